@@ -1,0 +1,563 @@
+//! `spotcheck ingest`: a three-stage pipeline with bounded memory.
+//!
+//! 1. A reader thread walks the inputs in order, skips files already ingested (by content
+//!    hash), and sends records in batches of bounded size.
+//! 2. The calling thread extracts each batch in parallel (rayon), keeping the order.
+//! 3. A writer thread owns the store and writes each batch in one transaction.
+//!
+//! Channels between the stages hold at most two batches, so memory stays bounded by a few
+//! batches however large the crawl. Record order, and so document ids, are deterministic.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use crossbeam_channel::{bounded, Receiver, Sender};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use sha1::{Digest, Sha1};
+
+use crate::cli::IngestArgs;
+use crate::extract::{self, ExtractOptions};
+use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
+use crate::store::{NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp};
+
+/// Records (or bytes of payload) per batch: large enough to keep both cores busy, small
+/// enough to bound memory.
+const BATCH_RECORDS: usize = 256;
+const BATCH_BYTES: usize = 32 << 20;
+
+/// Options of one ingest run.
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    pub extract: ExtractOptions,
+    pub reader: ReaderOptions,
+}
+
+
+/// What an ingest run did; printed as one line or as one JSON object.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct IngestSummary {
+    /// Files read in this run.
+    pub sources_read: u64,
+    /// Files skipped because the same content was already fully ingested.
+    pub sources_skipped: u64,
+    pub bytes_read: u64,
+    pub records_by_type: BTreeMap<String, u64>,
+    pub documents_added: u64,
+    /// Documents in the database whose visible text equals an earlier document's.
+    pub exact_duplicates: u64,
+    pub revisits: RevisitResolution,
+    /// Errors found in this run (damaged records, pages that could not be extracted).
+    pub errors: u64,
+    pub seconds: f64,
+}
+
+impl IngestSummary {
+    /// The one-line summary printed at the end of a run.
+    pub fn line(&self) -> String {
+        let types: Vec<String> = self
+            .records_by_type
+            .iter()
+            .map(|(t, n)| format!("{t} {n}"))
+            .collect();
+        format!(
+            "ingested {} files ({} already present, skipped), {:.1} MB in {:.1}s; records: {}; \
+             documents added {}; exact duplicates {}; revisits resolved {} (not pages {}, \
+             unresolved {}); errors {}",
+            self.sources_read,
+            self.sources_skipped,
+            self.bytes_read as f64 / 1e6,
+            self.seconds,
+            if types.is_empty() {
+                "none".to_string()
+            } else {
+                types.join(", ")
+            },
+            self.documents_added,
+            self.exact_duplicates,
+            self.revisits.resolved,
+            self.revisits.not_a_document,
+            self.revisits.unresolved,
+            self.errors
+        )
+    }
+
+    /// True when the run could read nothing at all (and skipped nothing as known).
+    pub fn read_nothing(&self) -> bool {
+        self.records_by_type.values().sum::<u64>() == 0 && self.sources_skipped == 0
+    }
+}
+
+pub fn run(a: &IngestArgs) -> Result<ExitCode> {
+    let inputs = ingest::expand_inputs(&a.paths)?;
+    let mut store = Store::open(&a.db.db)?;
+    let opts = IngestOptions {
+        extract: ExtractOptions {
+            main_content: !a.no_main,
+            max_bytes: a.max_page_bytes,
+        },
+        reader: ReaderOptions {
+            max_body_bytes: a.max_page_bytes,
+        },
+    };
+    let show_bar = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let summary = ingest_inputs(&mut store, &inputs, &opts, show_bar)?;
+    if a.json {
+        crate::cmd::write_json_line(&mut std::io::stdout().lock(), &summary)?;
+    } else {
+        println!("{}", summary.line());
+    }
+    if summary.read_nothing() {
+        eprintln!(
+            "spotcheck: error: nothing could be read from {}; see `spotcheck errors --db {}`",
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.db.db.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Convenience for tests and the demo: expand `paths` and ingest them into the database.
+pub fn ingest_paths(db: &Path, paths: &[PathBuf], opts: &IngestOptions) -> Result<IngestSummary> {
+    let inputs = ingest::expand_inputs(paths)?;
+    let mut store = Store::open(db)?;
+    ingest_inputs(&mut store, &inputs, opts, false)
+}
+
+/// What flows from the reader to the extractor to the writer.
+enum Stage {
+    /// A new source: `seq` numbers sources of this run.
+    Begin {
+        seq: usize,
+        input: InputFile,
+        size: u64,
+        hash: String,
+    },
+    /// Records of source `seq` (before extraction).
+    Records(usize, Vec<ReadItem>),
+    /// Writes of source `seq` (after extraction); `source_id` fields hold `seq`.
+    Writes(usize, Vec<WriteOp>),
+    /// The end of source `seq`, with its records by type.
+    End {
+        seq: usize,
+        counts: BTreeMap<String, u64>,
+    },
+}
+
+/// Ingests already expanded inputs. Returns the run's summary.
+pub fn ingest_inputs(
+    store: &mut Store,
+    inputs: &[InputFile],
+    opts: &IngestOptions,
+    show_bar: bool,
+) -> Result<IngestSummary> {
+    let started = Instant::now();
+    store.set_meta(
+        "ingest.params",
+        &serde_json::json!({
+            "main_content": opts.extract.main_content,
+            "max_page_bytes": opts.extract.max_bytes,
+        })
+        .to_string(),
+    )?;
+    let total_bytes: u64 = inputs
+        .iter()
+        .map(|i| std::fs::metadata(&i.path).map(|m| m.len()).unwrap_or(0))
+        .sum();
+    let bar = if show_bar {
+        let b = ProgressBar::new(total_bytes);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{spinner} [{elapsed_precise}] {wide_bar} {bytes}/{total_bytes} ({bytes_per_sec}, {eta}) {msg}",
+        ) {
+            b.set_style(style);
+        }
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+
+    let db_path = store.path().to_path_buf();
+    let (raw_tx, raw_rx) = bounded::<Stage>(2);
+    let (out_tx, out_rx) = bounded::<Stage>(2);
+    let reader_opts = opts.reader.clone();
+    let reader_bar = bar.clone();
+    let inputs_owned = inputs.to_vec();
+
+    std::thread::scope(|scope| -> Result<IngestSummary> {
+        let reader = scope
+            .spawn(move || read_stage(&db_path, &inputs_owned, &reader_opts, &raw_tx, &reader_bar));
+        let extractor = scope.spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract));
+        let mut summary = write_stage(store, &out_rx, &bar)?;
+        let (skipped, bytes) = reader
+            .join()
+            .map_err(|_| anyhow!("the reader thread panicked"))??;
+        extractor
+            .join()
+            .map_err(|_| anyhow!("the extraction thread panicked"))?;
+        summary.sources_skipped = skipped;
+        summary.bytes_read = bytes;
+        bar.set_message("resolving revisits and duplicate groups");
+        summary.revisits = store.resolve_revisits()?;
+        store.recompute_dup_groups()?;
+        summary.exact_duplicates = store.stats()?.exact_duplicates;
+        summary.seconds = started.elapsed().as_secs_f64();
+        bar.finish_and_clear();
+        Ok(summary)
+    })
+}
+
+/// SHA-1 of a file's bytes, hex.
+fn file_hash(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut f = std::fs::File::open(path)?;
+    let mut h = Sha1::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut size = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        size += n as u64;
+        h.update(&buf[..n]);
+    }
+    Ok((size, hex(&h.finalize())))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Stage 1: reads inputs into batches. Returns (sources skipped, bytes read).
+fn read_stage(
+    db_path: &Path,
+    inputs: &[InputFile],
+    opts: &ReaderOptions,
+    tx: &Sender<Stage>,
+    bar: &ProgressBar,
+) -> Result<(u64, u64)> {
+    // A second, read-only connection: WAL lets it read while the writer writes.
+    let store = Store::open(db_path)?;
+    let mut skipped = 0;
+    let mut bytes = 0;
+    let mut done_bytes = 0u64;
+    for (seq, input) in inputs.iter().enumerate() {
+        let (size, hash) = match file_hash(&input.path) {
+            Ok(v) => v,
+            Err(e) => {
+                let err = ReadItem::Error(ingest::RecordError {
+                    offset: 0,
+                    reason: format!("unreadable file: {e}"),
+                });
+                let hash = format!("unreadable:{}", input.path.display());
+                send_source(tx, seq, input, 0, hash, vec![err], BTreeMap::new())?;
+                continue;
+            }
+        };
+        let known: HashSet<u64> = match store.source_state(&hash)? {
+            SourceState::Complete(_) => {
+                skipped += 1;
+                done_bytes += size;
+                bar.set_position(done_bytes);
+                continue;
+            }
+            SourceState::Partial(id) => store.stored_offsets(id)?,
+            SourceState::New => HashSet::new(),
+        };
+        bytes += size;
+        tx.send(Stage::Begin {
+            seq,
+            input: input.clone(),
+            size,
+            hash,
+        })
+        .map_err(|_| anyhow!("ingest stopped"))?;
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        match ingest::open_reader(input, opts) {
+            Err(e) => {
+                let err = ReadItem::Error(ingest::RecordError {
+                    offset: 0,
+                    reason: format!("cannot open: {e}"),
+                });
+                tx.send(Stage::Records(seq, vec![err]))
+                    .map_err(|_| anyhow!("ingest stopped"))?;
+            }
+            Ok(reader) => {
+                let mut batch = Vec::new();
+                let mut batch_bytes = 0;
+                for item in reader {
+                    if let ReadItem::Record(r) = &item {
+                        *counts.entry(r.record_type.clone()).or_default() += 1;
+                        if let Some(loc) = r.locator {
+                            if known.contains(&loc.offset) {
+                                continue;
+                            }
+                            if loc.compression != ingest::Compression::GzipStream {
+                                bar.set_position(done_bytes + loc.offset);
+                            }
+                        }
+                        batch_bytes += r.body.as_ref().map_or(0, Vec::len);
+                    }
+                    batch.push(item);
+                    if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
+                        tx.send(Stage::Records(seq, std::mem::take(&mut batch)))
+                            .map_err(|_| anyhow!("ingest stopped"))?;
+                        batch_bytes = 0;
+                    }
+                }
+                if !batch.is_empty() {
+                    tx.send(Stage::Records(seq, batch))
+                        .map_err(|_| anyhow!("ingest stopped"))?;
+                }
+            }
+        }
+        tx.send(Stage::End { seq, counts })
+            .map_err(|_| anyhow!("ingest stopped"))?;
+        done_bytes += size;
+        bar.set_position(done_bytes);
+    }
+    Ok((skipped, bytes))
+}
+
+fn send_source(
+    tx: &Sender<Stage>,
+    seq: usize,
+    input: &InputFile,
+    size: u64,
+    hash: String,
+    items: Vec<ReadItem>,
+    counts: BTreeMap<String, u64>,
+) -> Result<()> {
+    let stopped = |_| anyhow!("ingest stopped");
+    tx.send(Stage::Begin {
+        seq,
+        input: input.clone(),
+        size,
+        hash,
+    })
+    .map_err(stopped)?;
+    tx.send(Stage::Records(seq, items)).map_err(stopped)?;
+    tx.send(Stage::End { seq, counts }).map_err(stopped)?;
+    Ok(())
+}
+
+/// Stage 2: extracts texts of each batch in parallel, in order.
+fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions) {
+    let mut current: Option<InputFile> = None;
+    for stage in rx {
+        let out = match stage {
+            Stage::Records(seq, items) => {
+                let input = current.as_ref();
+                let writes: Vec<WriteOp> = items
+                    .into_par_iter()
+                    .enumerate()
+                    .flat_map_iter(|(i, item)| prepare(seq, input, i, item, opts))
+                    .collect();
+                Stage::Writes(seq, writes)
+            }
+            Stage::Begin {
+                seq,
+                input,
+                size,
+                hash,
+            } => {
+                current = Some(input.clone());
+                Stage::Begin {
+                    seq,
+                    input,
+                    size,
+                    hash,
+                }
+            }
+            other => other,
+        };
+        if tx.send(out).is_err() {
+            return;
+        }
+    }
+}
+
+const CAPTURE_TYPES: &[&str] = &["response", "resource", "revisit", "arc"];
+
+/// Turns one read item into the writes it causes. `source_id` fields hold `seq`.
+fn prepare(
+    seq: usize,
+    input: Option<&InputFile>,
+    index: usize,
+    item: ReadItem,
+    opts: &ExtractOptions,
+) -> Vec<WriteOp> {
+    let source_path = input
+        .map(|i| i.path.display().to_string())
+        .unwrap_or_default();
+    let source_id = seq as i64;
+    let rec: CrawlRecord = match item {
+        ReadItem::Error(e) => {
+            return vec![WriteOp::Error {
+                source_id: Some(source_id),
+                source_path,
+                offset: e.offset,
+                reason: e.reason,
+            }]
+        }
+        ReadItem::Record(r) => *r,
+    };
+    let loc = rec.locator.unwrap_or(ingest::Locator {
+        offset: index as u64,
+        length: 0,
+        compression: ingest::Compression::None,
+    });
+    let mut ops = Vec::with_capacity(2);
+    if CAPTURE_TYPES.contains(&rec.record_type.as_str()) {
+        ops.push(WriteOp::Capture(NewCapture {
+            source_id,
+            record_offset: loc.offset,
+            record_type: if rec.record_type == "arc" {
+                "response".into()
+            } else {
+                rec.record_type.clone()
+            },
+            url: rec.url.clone(),
+            date: rec.date.clone(),
+            record_id: rec.record_id.clone(),
+            payload_digest: rec.payload_digest.clone(),
+            refers_to: rec.refers_to.clone(),
+            refers_to_uri: rec.refers_to_uri.clone(),
+            refers_to_date: rec.refers_to_date.clone(),
+            media_type: rec.media_type.clone(),
+            http_status: rec.http_status,
+        }));
+    }
+    let Some(body) = rec.body.as_deref() else {
+        return ops;
+    };
+    let Some(url) = rec.url.clone().filter(|u| !u.is_empty()) else {
+        ops.push(WriteOp::Error {
+            source_id: Some(source_id),
+            source_path,
+            offset: loc.offset,
+            reason: format!("no url: a {} record without a target URI", rec.record_type),
+        });
+        return ops;
+    };
+    // Panics inside a parser are caught in `extract`; this is a second fence for ours.
+    let extracted = std::panic::catch_unwind(|| {
+        extract::extract(body, rec.header_charset.as_deref(), rec.body_is_text, opts)
+    });
+    match extracted {
+        Ok(Ok(x)) => {
+            let text_hash = hex(&Sha1::digest(x.visible_text.as_bytes()));
+            ops.push(WriteOp::Document(NewDocument {
+                source_id,
+                record_offset: loc.offset,
+                record_length: loc.length,
+                compression: loc.compression.as_str(),
+                record_type: rec.record_type.clone(),
+                url,
+                title: rec
+                    .given_title
+                    .clone()
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or(x.title),
+                fetch_time: rec.date.clone(),
+                content_type: rec.media_type.clone(),
+                encoding: x.encoding.to_string(),
+                http_status: rec.http_status,
+                raw_hash: Some(hex(&Sha1::digest(body))),
+                text_hash,
+                visible_text: x.visible_text,
+                main_text: x.main_text,
+            }));
+        }
+        Ok(Err(e)) => ops.push(WriteOp::Error {
+            source_id: Some(source_id),
+            source_path,
+            offset: loc.offset,
+            reason: format!("extract: {e}"),
+        }),
+        Err(_) => ops.push(WriteOp::Error {
+            source_id: Some(source_id),
+            source_path,
+            offset: loc.offset,
+            reason: "extract: the extractor panicked on this page".into(),
+        }),
+    }
+    ops
+}
+
+/// Stage 3: writes batches; maps run-local source numbers to database ids.
+fn write_stage(
+    store: &mut Store,
+    rx: &Receiver<Stage>,
+    bar: &ProgressBar,
+) -> Result<IngestSummary> {
+    let mut summary = IngestSummary::default();
+    let mut ids: BTreeMap<usize, i64> = BTreeMap::new();
+    for stage in rx {
+        match stage {
+            Stage::Begin {
+                seq,
+                input,
+                size,
+                hash,
+            } => {
+                let path = input.path.display().to_string();
+                bar.set_message(short_name(&input.path));
+                let params = serde_json::json!({"format": input.format.as_str()}).to_string();
+                let id = store
+                    .begin_source(&path, size, &hash, input.format.as_str(), &params)
+                    .with_context(|| format!("cannot register source {path}"))?;
+                ids.insert(seq, id);
+                summary.sources_read += 1;
+            }
+            Stage::Writes(seq, mut ops) => {
+                let id = *ids
+                    .get(&seq)
+                    .ok_or_else(|| anyhow!("records before their source"))?;
+                for op in &mut ops {
+                    match op {
+                        WriteOp::Capture(c) => c.source_id = id,
+                        WriteOp::Document(d) => d.source_id = id,
+                        WriteOp::Error { source_id, .. } => *source_id = Some(id),
+                    }
+                    if matches!(op, WriteOp::Error { .. }) {
+                        summary.errors += 1;
+                    }
+                }
+                summary.documents_added += store.write_batch(&ops)?;
+            }
+            Stage::End { seq, counts } => {
+                let id = *ids
+                    .get(&seq)
+                    .ok_or_else(|| anyhow!("end before its source"))?;
+                for (t, n) in &counts {
+                    *summary.records_by_type.entry(t.clone()).or_default() += n;
+                }
+                store.finish_source(id, &counts)?;
+            }
+            Stage::Records(..) => {}
+        }
+    }
+    Ok(summary)
+}
+
+fn short_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}

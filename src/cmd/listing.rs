@@ -1,0 +1,65 @@
+//! `spotcheck docs` and `spotcheck errors`: plain listings so anyone can check an ingest
+//! from outside.
+
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::{tsv_cell, write_json_line};
+use crate::cli::{ListArgs, ListFormat};
+use crate::store::Store;
+
+pub fn docs(a: &ListArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if a.format == ListFormat::Tsv {
+        writeln!(out, "url\ttitle\tchars\tdup_group\tsource")?;
+    }
+    store.for_each_document(|d| {
+        match a.format {
+            ListFormat::Jsonl => write_json_line(
+                &mut out,
+                &serde_json::json!({
+                    "url": d.url, "title": d.title, "chars": d.chars,
+                    "dup_group": d.dup_group, "source": d.source,
+                }),
+            )?,
+            ListFormat::Tsv => writeln!(
+                out,
+                "{}\t{}\t{}\t{}\t{}",
+                tsv_cell(&d.url),
+                tsv_cell(&d.title),
+                d.chars,
+                d.dup_group.map(|g| g.to_string()).unwrap_or_default(),
+                tsv_cell(&d.source)
+            )?,
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn errors(a: &ListArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if a.format == ListFormat::Tsv {
+        writeln!(out, "source\toffset\treason")?;
+    }
+    store.for_each_error(|e| {
+        match a.format {
+            ListFormat::Jsonl => write_json_line(&mut out, &e)?,
+            ListFormat::Tsv => writeln!(
+                out,
+                "{}\t{}\t{}",
+                tsv_cell(&e.source),
+                e.offset,
+                tsv_cell(&e.reason)
+            )?,
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,26 @@
+//! The imperative shell: one module per subcommand, wiring readers, extractors, detectors
+//! and the store together. The functional core lives in the other modules.
+
+pub mod demo;
+pub mod ingest;
+pub mod listing;
+pub mod stats;
+
+use std::io::Write;
+
+/// Writes one line of JSON to `out`.
+pub(crate) fn write_json_line(
+    out: &mut impl Write,
+    value: &impl serde::Serialize,
+) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// Makes a field safe for one TSV cell: tabs, newlines and control characters become spaces.
+pub(crate) fn tsv_cell(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}

@@ -1,0 +1,53 @@
+//! `spotcheck stats`: what the database holds.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use crate::cli::StatsArgs;
+use crate::store::{Stats, Store};
+
+pub fn run(a: &StatsArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let stats = store.stats()?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        super::write_json_line(&mut out, &stats)?;
+    } else {
+        out.write_all(render(&stats).as_bytes())?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The human-readable form of the stats.
+pub fn render(s: &Stats) -> String {
+    let mut o = String::new();
+    let partial = if s.sources_partial > 0 {
+        format!(
+            " ({} not finished: run ingest again to resume)",
+            s.sources_partial
+        )
+    } else {
+        String::new()
+    };
+    o += &format!("sources                 {}{partial}\n", s.sources);
+    o += "records by type\n";
+    for (t, n) in &s.records_by_type {
+        o += &format!("  {t:<22}{n}\n");
+    }
+    o += &format!("documents               {}\n", s.documents);
+    o += &format!(
+        "exact duplicates        {} documents in {} groups\n",
+        s.exact_duplicates, s.exact_duplicate_groups
+    );
+    o += &format!(
+        "revisits                {} resolved, {} unresolved\n",
+        s.revisits_resolved, s.revisits_unresolved
+    );
+    o += &format!("errors                  {}\n", s.errors);
+    for (r, n) in &s.errors_by_reason {
+        o += &format!("  {r:<22}{n}\n");
+    }
+    o
+}

@@ -1,0 +1,1 @@
+//! Training pairs, ANDD features and training, evaluation metrics.

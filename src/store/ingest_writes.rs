@@ -1,0 +1,342 @@
+//! Writes made by the ingest command: sources and their completion, captures, documents,
+//! errors, revisit resolution and exact-duplicate groups. Every write is idempotent
+//! (`INSERT OR IGNORE` on the record's place in its file), which is what makes a killed
+//! ingest resumable: re-reading a partial source adds only what is missing.
+
+use std::collections::{BTreeMap, HashSet};
+
+use anyhow::{Context, Result};
+use rusqlite::{params, OptionalExtension};
+
+use super::Store;
+
+/// What the store already knows about a file with a given content hash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceState {
+    /// Never seen.
+    New,
+    /// Started but not finished (a killed ingest): resume it.
+    Partial(i64),
+    /// Fully ingested: nothing to do.
+    Complete(i64),
+}
+
+/// A response, resource or revisit record, whether or not it became a document.
+#[derive(Debug, Clone, Default)]
+pub struct NewCapture {
+    pub source_id: i64,
+    pub record_offset: u64,
+    pub record_type: String,
+    pub url: Option<String>,
+    pub date: Option<String>,
+    pub record_id: Option<String>,
+    pub payload_digest: Option<String>,
+    pub refers_to: Option<String>,
+    pub refers_to_uri: Option<String>,
+    pub refers_to_date: Option<String>,
+    pub media_type: Option<String>,
+    pub http_status: Option<u16>,
+}
+
+/// A page with its extracted texts.
+#[derive(Debug, Clone, Default)]
+pub struct NewDocument {
+    pub source_id: i64,
+    pub record_offset: u64,
+    pub record_length: u64,
+    pub compression: &'static str,
+    pub record_type: String,
+    pub url: String,
+    pub title: String,
+    pub fetch_time: Option<String>,
+    pub content_type: Option<String>,
+    pub encoding: String,
+    pub http_status: Option<u16>,
+    pub raw_hash: Option<String>,
+    pub text_hash: String,
+    pub visible_text: String,
+    pub main_text: Option<String>,
+}
+
+/// One write of a batch.
+#[derive(Debug, Clone)]
+pub enum WriteOp {
+    Capture(NewCapture),
+    Document(NewDocument),
+    Error {
+        source_id: Option<i64>,
+        source_path: String,
+        offset: u64,
+        reason: String,
+    },
+}
+
+/// How many revisits an ingest resolved into exact duplicates.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RevisitResolution {
+    /// Revisits that now have a document (a copy of the page they point at).
+    pub resolved: u64,
+    /// Revisits that point at a record that is not a page (an image, a script…).
+    pub not_a_document: u64,
+    /// Revisits whose original is not in the database (yet).
+    pub unresolved: u64,
+}
+
+fn now() -> String {
+    // Seconds since the epoch: enough for ordering; no clock crate needed.
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{secs}")
+}
+
+impl Store {
+    pub fn source_state(&self, content_hash: &str) -> Result<SourceState> {
+        let row: Option<(i64, String)> = self
+            .conn()
+            .query_row(
+                "SELECT id, status FROM sources WHERE content_hash = ?1",
+                [content_hash],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        Ok(match row {
+            None => SourceState::New,
+            Some((id, s)) if s == "complete" => SourceState::Complete(id),
+            Some((id, _)) => SourceState::Partial(id),
+        })
+    }
+
+    /// Registers a file about to be read (or returns the id of its partial earlier run).
+    pub fn begin_source(
+        &self,
+        path: &str,
+        size: u64,
+        content_hash: &str,
+        format: &str,
+        params_json: &str,
+    ) -> Result<i64> {
+        if let SourceState::Partial(id) | SourceState::Complete(id) =
+            self.source_state(content_hash)?
+        {
+            return Ok(id);
+        }
+        self.conn().execute(
+            "INSERT INTO sources(path, size, content_hash, format, status, params, started_at)
+             VALUES (?1, ?2, ?3, ?4, 'partial', ?5, ?6)",
+            params![path, size as i64, content_hash, format, params_json, now()],
+        )?;
+        Ok(self.conn().last_insert_rowid())
+    }
+
+    /// Offsets of records of a source already stored (documents and captures), so a resumed
+    /// ingest can skip re-extracting them.
+    pub fn stored_offsets(&self, source_id: i64) -> Result<HashSet<u64>> {
+        let mut st = self.conn().prepare(
+            "SELECT record_offset FROM documents WHERE source_id = ?1
+             UNION SELECT record_offset FROM captures WHERE source_id = ?1",
+        )?;
+        let rows = st.query_map([source_id], |r| r.get::<_, i64>(0))?;
+        let mut out = HashSet::new();
+        for r in rows {
+            out.insert(r? as u64);
+        }
+        Ok(out)
+    }
+
+    /// Writes a batch in one transaction. Returns how many documents were new.
+    pub fn write_batch(&mut self, ops: &[WriteOp]) -> Result<u64> {
+        let tx = self.conn.transaction()?;
+        let mut added = 0;
+        {
+            let mut ins_cap = tx.prepare_cached(
+                "INSERT OR IGNORE INTO captures(source_id, record_offset, record_type, url, date,
+                   record_id, payload_digest, refers_to, refers_to_uri, refers_to_date,
+                   media_type, http_status)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?;
+            let mut ins_doc = tx.prepare_cached(
+                "INSERT OR IGNORE INTO documents(source_id, record_offset, record_length,
+                   compression, record_type, url, title, fetch_time, content_type, encoding,
+                   http_status, raw_hash, text_hash, visible_text, main_text)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+            )?;
+            let mut link_cap = tx.prepare_cached(
+                "UPDATE captures SET document_id = ?3 WHERE source_id = ?1 AND record_offset = ?2",
+            )?;
+            let mut ins_err = tx.prepare_cached(
+                "INSERT OR IGNORE INTO ingest_errors(source_id, source_path, offset, reason)
+                 VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for op in ops {
+                match op {
+                    WriteOp::Capture(c) => {
+                        ins_cap.execute(params![
+                            c.source_id,
+                            c.record_offset as i64,
+                            c.record_type,
+                            c.url,
+                            c.date,
+                            c.record_id,
+                            c.payload_digest,
+                            c.refers_to,
+                            c.refers_to_uri,
+                            c.refers_to_date,
+                            c.media_type,
+                            c.http_status,
+                        ])?;
+                    }
+                    WriteOp::Document(d) => {
+                        let n = ins_doc.execute(params![
+                            d.source_id,
+                            d.record_offset as i64,
+                            d.record_length as i64,
+                            d.compression,
+                            d.record_type,
+                            d.url,
+                            d.title,
+                            d.fetch_time,
+                            d.content_type,
+                            d.encoding,
+                            d.http_status,
+                            d.raw_hash,
+                            d.text_hash,
+                            d.visible_text,
+                            d.main_text,
+                        ])?;
+                        if n > 0 {
+                            added += 1;
+                            let id = tx.last_insert_rowid();
+                            link_cap.execute(params![d.source_id, d.record_offset as i64, id])?;
+                        }
+                    }
+                    WriteOp::Error {
+                        source_id,
+                        source_path,
+                        offset,
+                        reason,
+                    } => {
+                        ins_err.execute(params![source_id, source_path, *offset as i64, reason])?;
+                    }
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(added)
+    }
+
+    /// Marks a source complete and stores its records by type (replacing earlier counts of
+    /// a partial run, which saw only part of the file).
+    pub fn finish_source(&mut self, source_id: i64, counts: &BTreeMap<String, u64>) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "DELETE FROM record_counts WHERE source_id = ?1",
+            [source_id],
+        )?;
+        for (ty, n) in counts {
+            tx.execute(
+                "INSERT INTO record_counts(source_id, record_type, count) VALUES (?1, ?2, ?3)",
+                params![source_id, ty, *n as i64],
+            )?;
+        }
+        tx.execute(
+            "UPDATE sources SET status = 'complete', finished_at = ?2 WHERE id = ?1",
+            params![source_id, now()],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Turns revisit records into exact duplicates of the pages they point at: by
+    /// WARC-Refers-To record id, then payload digest, then WARC-Refers-To-Target-URI and
+    /// date, then the same URL's latest earlier capture. Runs over the whole database, so
+    /// a revisit ingested before its original is resolved by the later ingest.
+    pub fn resolve_revisits(&mut self) -> Result<RevisitResolution> {
+        let tx = self.conn.transaction()?;
+        // Candidate originals for each pending revisit, best rule first.
+        tx.execute_batch(
+            r#"
+            CREATE TEMP TABLE IF NOT EXISTS revisit_target(revisit INTEGER PRIMARY KEY, target INTEGER);
+            DELETE FROM revisit_target;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o WHERE o.record_id = r.refers_to
+                              AND o.record_type != 'revisit' ORDER BY o.id LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
+                AND r.refers_to IS NOT NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o WHERE o.payload_digest = r.payload_digest
+                              AND o.record_type != 'revisit'
+                              ORDER BY (o.url = r.url) DESC, o.id LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
+                AND r.payload_digest IS NOT NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o WHERE o.url = r.refers_to_uri
+                              AND o.date = r.refers_to_date AND o.record_type != 'revisit'
+                              ORDER BY o.id LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
+                AND r.refers_to_uri IS NOT NULL AND r.refers_to_date IS NOT NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o
+                              WHERE o.url = coalesce(r.refers_to_uri, r.url)
+                                AND o.record_type != 'revisit'
+                                AND (r.date IS NULL OR o.date IS NULL OR o.date <= r.date)
+                              ORDER BY o.date DESC, o.id DESC LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            "#,
+        )?;
+        // A copy of the original's document, under the revisit's own URL and date.
+        tx.execute_batch(
+            r#"
+            INSERT OR IGNORE INTO documents(source_id, record_offset, record_length, compression,
+                record_type, url, title, fetch_time, content_type, encoding, http_status,
+                raw_hash, text_hash, visible_text, main_text, revisit_of)
+              SELECT r.source_id, r.record_offset, d.record_length, d.compression, 'revisit',
+                     coalesce(r.url, d.url), d.title, r.date, d.content_type, d.encoding,
+                     coalesce(r.http_status, d.http_status), d.raw_hash, d.text_hash,
+                     d.visible_text, d.main_text, d.id
+              FROM revisit_target t JOIN captures r ON r.id = t.revisit
+                   JOIN captures o ON o.id = t.target JOIN documents d ON d.id = o.document_id;
+            UPDATE captures SET document_id = (SELECT d.id FROM documents d
+                  WHERE d.source_id = captures.source_id AND d.record_offset = captures.record_offset),
+                revisit_status = 'resolved'
+              WHERE id IN (SELECT t.revisit FROM revisit_target t JOIN captures o ON o.id = t.target
+                           WHERE o.document_id IS NOT NULL);
+            UPDATE captures SET revisit_status = 'not-a-document'
+              WHERE id IN (SELECT t.revisit FROM revisit_target t JOIN captures o ON o.id = t.target
+                           WHERE o.document_id IS NULL);
+            UPDATE captures SET revisit_status = 'unresolved'
+              WHERE record_type = 'revisit' AND revisit_status IS NULL;
+            "#,
+        )?;
+        tx.commit()?;
+        let count = |status: &str| -> Result<u64> {
+            Ok(self.conn().query_row(
+                "SELECT count(*) FROM captures WHERE record_type='revisit' AND revisit_status=?1",
+                [status],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
+        };
+        Ok(RevisitResolution {
+            resolved: count("resolved")?,
+            not_a_document: count("not-a-document")?,
+            unresolved: count("unresolved")?,
+        })
+    }
+
+    /// Recomputes exact-duplicate groups: documents with the same visible-text hash share
+    /// the group named by their smallest document id.
+    pub fn recompute_dup_groups(&mut self) -> Result<()> {
+        self.conn
+            .execute_batch(
+                "UPDATE documents SET dup_group = (SELECT min(d2.id) FROM documents d2
+                   WHERE d2.text_hash = documents.text_hash)",
+            )
+            .context("cannot compute exact-duplicate groups")?;
+        Ok(())
+    }
+}

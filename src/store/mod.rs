@@ -1,0 +1,133 @@
+//! The project database: the only module that uses rusqlite. One SQLite file per project
+//! (bundled SQLite, WAL mode), a versioned schema with forward-only migrations, batched
+//! writes from a single writer, and paged reads for the commands and the review UI.
+
+mod ingest_writes;
+mod queries;
+mod schema;
+
+pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
+pub use queries::{DocListing, ErrorListing, Stats};
+pub use schema::SCHEMA_VERSION;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use rusqlite::{Connection, OptionalExtension};
+
+/// An open project database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens the database at `path`, creating it if needed, and migrates it to the current
+    /// schema. Refuses a database written by a newer spotcheck.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path)
+            .with_context(|| format!("cannot open database {}", path.display()))?;
+        let mut store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.configure()?;
+        schema::migrate(&mut store.conn)
+            .with_context(|| format!("cannot prepare database {}", path.display()))?;
+        Ok(store)
+    }
+
+    /// Opens an existing database; a missing file is an error that says what to do.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!(
+                "no database at {}: create one with `spotcheck ingest --db {} PATH...`",
+                path.display(),
+                path.display()
+            );
+        }
+        Self::open(path)
+    }
+
+    fn configure(&mut self) -> Result<()> {
+        let path = self.path.display().to_string();
+        self.conn
+            .busy_timeout(std::time::Duration::from_secs(30))
+            .with_context(|| format!("{path}: cannot set busy timeout"))?;
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
+            .with_context(|| format!("{path} is not a SQLite database"))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            bail!("{path}: cannot switch to WAL mode (got {mode})");
+        }
+        self.conn.execute_batch(
+            "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
+        )?;
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Records a parameter or fact in the `meta` table (tool version, derived-data params).
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?1, ?2)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )?;
+        Ok(())
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Direct access for sibling store modules.
+    pub(crate) fn conn(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_creates_schema_and_reopen_is_idempotent() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("p.db");
+        let s = Store::open(&db).unwrap();
+        s.set_meta("k", "v1").unwrap();
+        s.set_meta("k", "v2").unwrap();
+        drop(s);
+        let s = Store::open(&db).unwrap();
+        assert_eq!(s.meta("k").unwrap().as_deref(), Some("v2"));
+        assert_eq!(
+            s.meta("schema_version").unwrap(),
+            Some(SCHEMA_VERSION.to_string())
+        );
+    }
+
+    #[test]
+    fn open_existing_names_the_missing_file() {
+        let e = Store::open_existing(Path::new("/nonexistent/x.db"))
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("/nonexistent/x.db"), "{e}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_refused_with_its_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("junk.db");
+        std::fs::write(&db, b"this is not a database at all, just some text....").unwrap();
+        let e = Store::open(&db).err().unwrap();
+        assert!(format!("{e:#}").contains("junk.db"), "{e:#}");
+    }
+}

@@ -1,0 +1,140 @@
+//! Read-only queries behind `stats`, `docs` and `errors`, streamed row by row so a listing
+//! of a million documents never sits in memory.
+
+use std::collections::BTreeMap;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::Store;
+
+/// The numbers `spotcheck stats` prints.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Stats {
+    pub sources: u64,
+    pub sources_partial: u64,
+    pub records_by_type: BTreeMap<String, u64>,
+    pub documents: u64,
+    /// Groups of two or more documents with identical visible text.
+    pub exact_duplicate_groups: u64,
+    /// Documents that are not the first of their exact-duplicate group.
+    pub exact_duplicates: u64,
+    pub revisits_resolved: u64,
+    pub revisits_unresolved: u64,
+    pub errors: u64,
+    pub errors_by_reason: BTreeMap<String, u64>,
+}
+
+/// One line of `spotcheck docs`.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocListing {
+    pub id: i64,
+    pub url: String,
+    pub title: String,
+    pub chars: u64,
+    pub dup_group: Option<i64>,
+    pub source: String,
+}
+
+/// One line of `spotcheck errors`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorListing {
+    pub source: String,
+    pub offset: u64,
+    pub reason: String,
+}
+
+/// The part of an error reason before the first `:`, used to group errors by kind.
+fn reason_kind(reason: &str) -> &str {
+    reason.split(':').next().unwrap_or(reason).trim()
+}
+
+impl Store {
+    pub fn stats(&self) -> Result<Stats> {
+        let c = self.conn();
+        let one =
+            |sql: &str| -> Result<u64> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let mut s = Stats {
+            sources: one("SELECT count(*) FROM sources")?,
+            sources_partial: one("SELECT count(*) FROM sources WHERE status != 'complete'")?,
+            documents: one("SELECT count(*) FROM documents")?,
+            exact_duplicate_groups: one(
+                "SELECT count(*) FROM (SELECT 1 FROM documents GROUP BY text_hash HAVING count(*) > 1)",
+            )?,
+            exact_duplicates: one(
+                "SELECT count(*) - count(DISTINCT text_hash) FROM documents",
+            )?,
+            revisits_resolved: one(
+                "SELECT count(*) FROM captures WHERE record_type='revisit' AND revisit_status='resolved'",
+            )?,
+            revisits_unresolved: one(
+                "SELECT count(*) FROM captures WHERE record_type='revisit' AND revisit_status='unresolved'",
+            )?,
+            errors: one("SELECT count(*) FROM ingest_errors")?,
+            ..Stats::default()
+        };
+        let mut st = c.prepare(
+            "SELECT record_type, sum(count) FROM record_counts GROUP BY record_type ORDER BY 1",
+        )?;
+        for row in st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+            let (t, n) = row?;
+            s.records_by_type.insert(t, n as u64);
+        }
+        let mut st = c.prepare("SELECT reason FROM ingest_errors")?;
+        for row in st.query_map([], |r| r.get::<_, String>(0))? {
+            *s.errors_by_reason
+                .entry(reason_kind(&row?).to_string())
+                .or_default() += 1;
+        }
+        Ok(s)
+    }
+
+    /// Calls `f` for every document in id order.
+    pub fn for_each_document(&self, mut f: impl FnMut(DocListing) -> Result<()>) -> Result<()> {
+        let mut st = self.conn().prepare(
+            "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group, s.path
+             FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY d.id",
+        )?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(DocListing {
+                id: r.get(0)?,
+                url: r.get(1)?,
+                title: r.get(2)?,
+                chars: r.get::<_, i64>(3)? as u64,
+                dup_group: r.get(4)?,
+                source: r.get(5)?,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f` for every stored ingest error, by source and offset.
+    pub fn for_each_error(&self, mut f: impl FnMut(ErrorListing) -> Result<()>) -> Result<()> {
+        let mut st = self.conn().prepare(
+            "SELECT source_path, offset, reason FROM ingest_errors ORDER BY source_path, offset, id",
+        )?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            f(ErrorListing {
+                source: r.get(0)?,
+                offset: r.get::<_, i64>(1)? as u64,
+                reason: r.get(2)?,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Visible text of one document (for tests and later views).
+    pub fn document_text(&self, id: i64) -> Result<Option<(String, Option<String>)>> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT visible_text, main_text FROM documents WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+}

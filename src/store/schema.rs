@@ -1,0 +1,123 @@
+//! Schema versions and forward-only migrations. Each migration runs in its own transaction
+//! and bumps `PRAGMA user_version`; a database newer than this build is refused rather than
+//! touched.
+
+use anyhow::{bail, Result};
+use rusqlite::Connection;
+
+/// Migrations in order; migration `i` brings the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[
+    // v1: ingest foundation.
+    r#"
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    -- One row per input file (a folder contributes one row per page file).
+    CREATE TABLE sources (
+        id           INTEGER PRIMARY KEY,
+        path         TEXT NOT NULL,
+        size         INTEGER NOT NULL,
+        content_hash TEXT NOT NULL UNIQUE,      -- sha1 hex of the file's bytes
+        format       TEXT NOT NULL,             -- warc | arc | jsonl | html | text
+        status       TEXT NOT NULL,             -- partial | complete
+        params       TEXT NOT NULL,             -- JSON: extraction parameters used
+        started_at   TEXT NOT NULL,
+        finished_at  TEXT
+    );
+    -- Records by type per source, written when a source completes.
+    CREATE TABLE record_counts (
+        source_id   INTEGER NOT NULL REFERENCES sources(id),
+        record_type TEXT NOT NULL,
+        count       INTEGER NOT NULL,
+        PRIMARY KEY (source_id, record_type)
+    );
+    -- Every response/resource/revisit record (documents or not), for revisit resolution.
+    CREATE TABLE captures (
+        id             INTEGER PRIMARY KEY,
+        source_id      INTEGER NOT NULL REFERENCES sources(id),
+        record_offset  INTEGER NOT NULL,
+        record_type    TEXT NOT NULL,
+        url            TEXT,
+        date           TEXT,
+        record_id      TEXT,
+        payload_digest TEXT,
+        refers_to      TEXT,
+        refers_to_uri  TEXT,
+        refers_to_date TEXT,
+        media_type     TEXT,
+        http_status    INTEGER,
+        document_id    INTEGER REFERENCES documents(id),
+        revisit_status TEXT,                    -- for revisits: resolved | not-a-document | unresolved
+        UNIQUE (source_id, record_offset)
+    );
+    CREATE INDEX captures_digest ON captures(payload_digest);
+    CREATE INDEX captures_record_id ON captures(record_id);
+    CREATE INDEX captures_url ON captures(url, date);
+    CREATE TABLE documents (
+        id             INTEGER PRIMARY KEY,
+        source_id      INTEGER NOT NULL REFERENCES sources(id),
+        record_offset  INTEGER NOT NULL,
+        record_length  INTEGER NOT NULL,
+        compression    TEXT NOT NULL,           -- none | gzip-member | gzip-stream
+        record_type    TEXT NOT NULL,
+        url            TEXT NOT NULL,
+        title          TEXT NOT NULL,
+        fetch_time     TEXT,
+        content_type   TEXT,
+        encoding       TEXT NOT NULL,           -- the character set the bytes were decoded from
+        http_status    INTEGER,
+        raw_hash       TEXT,                    -- sha1 hex of the decoded payload bytes
+        text_hash      TEXT NOT NULL,           -- sha1 hex of visible_text
+        visible_text   TEXT NOT NULL,
+        main_text      TEXT,
+        dup_group      INTEGER,                 -- smallest document id with the same text_hash
+        revisit_of     INTEGER REFERENCES documents(id),
+        UNIQUE (source_id, record_offset)
+    );
+    CREATE INDEX documents_text_hash ON documents(text_hash);
+    CREATE INDEX documents_url ON documents(url);
+    CREATE TABLE ingest_errors (
+        id          INTEGER PRIMARY KEY,
+        source_id   INTEGER REFERENCES sources(id),
+        source_path TEXT NOT NULL,
+        offset      INTEGER NOT NULL,
+        reason      TEXT NOT NULL,
+        UNIQUE (source_path, offset, reason)
+    );
+    CREATE VIEW dup_groups AS
+        SELECT dup_group AS id, count(*) AS size, min(text_hash) AS text_hash
+        FROM documents WHERE dup_group IS NOT NULL GROUP BY dup_group;
+    "#,
+];
+
+/// The schema version this build writes.
+pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+
+pub(super) fn migrate(conn: &mut Connection) -> Result<()> {
+    let current: usize =
+        conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+    if current > SCHEMA_VERSION {
+        bail!(
+            "database schema version {current} is newer than this spotcheck understands \
+             ({SCHEMA_VERSION}); use a newer spotcheck"
+        );
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [(i + 1).to_string()],
+        )?;
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('tool_version', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [env!("CARGO_PKG_VERSION")],
+        )?;
+        tx.commit()?;
+    }
+    Ok(())
+}
