@@ -5,6 +5,7 @@
 //! `cmd::ingest` drives them.
 
 pub mod record;
+pub mod warc_write;
 
 pub use record::{Compression, CrawlRecord, Locator, ReadItem, RecordError};
 
