@@ -48,7 +48,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let [out, dirs @ ..] = args.as_slice() else {
         return Err("usage: make_demo_crawl OUT.warc.gz DIR...".into());
     };
-    let releases = [("3.34", "2021-01-20"), ("3.40", "2022-11-16"), ("3.46", "2024-08-13")];
+    let releases = [
+        ("3.34", "2021-01-20"),
+        ("3.40", "2022-11-16"),
+        ("3.46", "2024-08-13"),
+    ];
     let mut w = WarcWriter::new(BufWriter::new(File::create(out)?), true);
     w.warcinfo(
         "2024-08-13T00:00:00Z",

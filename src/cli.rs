@@ -59,8 +59,12 @@ pub struct IngestArgs {
 pub struct StatsArgs {
     #[command(flatten)]
     pub db: DbArg,
+    /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Also list every source file with its records, documents and errors.
+    #[arg(long)]
+    pub sources: bool,
 }
 
 #[derive(Debug, Args)]

@@ -11,11 +11,43 @@ use crate::store::{Stats, Store};
 pub fn run(a: &StatsArgs) -> Result<ExitCode> {
     let store = Store::open_existing(&a.db.db)?;
     let stats = store.stats()?;
+    let sources = if a.sources {
+        Some(store.source_summaries()?)
+    } else {
+        None
+    };
     let mut out = std::io::stdout().lock();
     if a.json {
-        super::write_json_line(&mut out, &stats)?;
+        let mut v = serde_json::to_value(&stats)?;
+        if let (Some(list), Some(obj)) = (&sources, v.as_object_mut()) {
+            obj.insert("per_source".into(), serde_json::to_value(list)?);
+        }
+        super::write_json_line(&mut out, &v)?;
     } else {
         out.write_all(render(&stats).as_bytes())?;
+        for s in sources.iter().flatten() {
+            let types: Vec<String> = s
+                .records_by_type
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect();
+            writeln!(
+                out,
+                "{} [{}{}]: {}; documents {} (html responses {}, distinct urls {}); errors {}",
+                s.path,
+                s.format,
+                if s.status == "complete" {
+                    ""
+                } else {
+                    ", not finished"
+                },
+                types.join(", "),
+                s.documents,
+                s.html_responses,
+                s.distinct_html_urls,
+                s.errors
+            )?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -161,8 +161,13 @@ mod tests {
     #[test]
     fn plain_records_have_the_declared_length() {
         let mut w = WarcWriter::new(Vec::new(), false);
-        w.response("http://x/", "2024-01-01T00:00:00Z", "text/html", b"<p>hi</p>")
-            .unwrap();
+        w.response(
+            "http://x/",
+            "2024-01-01T00:00:00Z",
+            "text/html",
+            b"<p>hi</p>",
+        )
+        .unwrap();
         let out = String::from_utf8(w.into_inner()).unwrap();
         assert!(out.starts_with("WARC/1.1\r\nWARC-Type: response\r\n"));
         let (head, rest) = out.split_once("\r\n\r\n").unwrap();

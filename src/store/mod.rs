@@ -7,7 +7,7 @@ mod queries;
 mod schema;
 
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
-pub use queries::{DocListing, ErrorListing, Stats};
+pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use schema::SCHEMA_VERSION;
 
 use std::path::{Path, PathBuf};

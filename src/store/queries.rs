@@ -138,3 +138,64 @@ impl Store {
             .optional()?)
     }
 }
+
+/// Per-file numbers, for `stats --sources` and for checking an ingest against a manifest.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct SourceSummary {
+    pub path: String,
+    pub format: String,
+    pub status: String,
+    pub records_by_type: BTreeMap<String, u64>,
+    pub documents: u64,
+    /// Documents from HTTP responses (WARC `response` or ARC records) with an HTML type.
+    pub html_responses: u64,
+    pub distinct_html_urls: u64,
+    pub errors: u64,
+}
+
+impl Store {
+    /// One summary per source, in ingest order.
+    pub fn source_summaries(&self) -> Result<Vec<SourceSummary>> {
+        let c = self.conn();
+        let mut st = c.prepare(
+            "SELECT s.id, s.path, s.format, s.status,
+               (SELECT count(*) FROM documents d WHERE d.source_id = s.id),
+               (SELECT count(*) FROM documents d WHERE d.source_id = s.id
+                  AND d.record_type IN ('response', 'arc') AND d.content_type LIKE '%html%'),
+               (SELECT count(DISTINCT url) FROM documents d WHERE d.source_id = s.id
+                  AND d.record_type IN ('response', 'arc') AND d.content_type LIKE '%html%'),
+               (SELECT count(*) FROM ingest_errors e WHERE e.source_id = s.id)
+             FROM sources s ORDER BY s.id",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                SourceSummary {
+                    path: r.get(1)?,
+                    format: r.get(2)?,
+                    status: r.get(3)?,
+                    documents: r.get::<_, i64>(4)? as u64,
+                    html_responses: r.get::<_, i64>(5)? as u64,
+                    distinct_html_urls: r.get::<_, i64>(6)? as u64,
+                    errors: r.get::<_, i64>(7)? as u64,
+                    ..SourceSummary::default()
+                },
+            ))
+        })?;
+        let mut out = Vec::new();
+        let mut counts = c.prepare(
+            "SELECT record_type, count FROM record_counts WHERE source_id = ?1 ORDER BY 1",
+        )?;
+        for row in rows {
+            let (id, mut s) = row?;
+            for r in
+                counts.query_map([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))?
+            {
+                let (t, n) = r?;
+                s.records_by_type.insert(t, n as u64);
+            }
+            out.push(s);
+        }
+        Ok(out)
+    }
+}
