@@ -2,10 +2,12 @@
 //! (bundled SQLite, WAL mode), a versioned schema with forward-only migrations, batched
 //! writes from a single writer, and paged reads for the commands and the review UI.
 
+mod detections;
 mod ingest_writes;
 mod queries;
 mod schema;
 
+pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use schema::SCHEMA_VERSION;

@@ -89,6 +89,52 @@ const MIGRATIONS: &[&str] = &[
         SELECT dup_group AS id, count(*) AS size, min(text_hash) AS text_hash
         FROM documents WHERE dup_group IS NOT NULL GROUP BY dup_group;
     "#,
+    // v2: detector runs, their pairs, clusters and per-document signatures.
+    r#"
+    CREATE TABLE runs (
+        id          INTEGER PRIMARY KEY,
+        method      TEXT NOT NULL,              -- spotsigs | imatch | cooper | andd
+        params      TEXT NOT NULL,              -- JSON: every parameter of the run
+        started_at  TEXT NOT NULL,
+        finished_at TEXT,                       -- NULL while running or after a crash
+        summary     TEXT                        -- JSON: counts and timings
+    );
+    -- Pairs as the method defines them; a < b (document ids).
+    CREATE TABLE run_pairs (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        a      INTEGER NOT NULL REFERENCES documents(id),
+        b      INTEGER NOT NULL REFERENCES documents(id),
+        score  REAL NOT NULL,
+        detail TEXT,                            -- method-specific, e.g. "7 of 11 lexicons"
+        PRIMARY KEY (run_id, a, b)
+    ) WITHOUT ROWID;
+    CREATE INDEX run_pairs_b ON run_pairs(run_id, b);
+    CREATE TABLE run_clusters (
+        run_id     INTEGER NOT NULL REFERENCES runs(id),
+        cluster    INTEGER NOT NULL,            -- 1.. within the run, largest first
+        size       INTEGER NOT NULL,
+        min_score  REAL,
+        max_score  REAL,
+        bridge_a   INTEGER,                     -- the weakest edge whose removal splits it
+        bridge_b   INTEGER,
+        bridge_score REAL,
+        PRIMARY KEY (run_id, cluster)
+    ) WITHOUT ROWID;
+    CREATE TABLE run_cluster_members (
+        run_id   INTEGER NOT NULL,
+        cluster  INTEGER NOT NULL,
+        doc_id   INTEGER NOT NULL REFERENCES documents(id),
+        PRIMARY KEY (run_id, cluster, doc_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX run_cluster_members_doc ON run_cluster_members(run_id, doc_id);
+    -- The signatures a run actually matched on, one text blob per document.
+    CREATE TABLE run_doc_sigs (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        doc_id INTEGER NOT NULL REFERENCES documents(id),
+        sigs   TEXT NOT NULL,                   -- JSON value, method-specific
+        PRIMARY KEY (run_id, doc_id)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

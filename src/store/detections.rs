@@ -1,0 +1,346 @@
+//! Detector runs: parameters, pairs, clusters and the signatures each document was matched
+//! on. A rerun is a new run; nothing of an older run (or any coder label) is overwritten.
+
+use std::collections::BTreeMap;
+
+use anyhow::{bail, Result};
+use rusqlite::{params, OptionalExtension};
+use serde::Serialize;
+
+use super::Store;
+
+/// A stored run.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct RunInfo {
+    pub id: i64,
+    pub method: String,
+    pub params: serde_json::Value,
+    pub finished: bool,
+    pub summary: Option<serde_json::Value>,
+}
+
+/// One cluster to store: members are document ids.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterRow {
+    pub members: Vec<i64>,
+    pub min_score: Option<f64>,
+    pub max_score: Option<f64>,
+    pub weakest_bridge: Option<(i64, i64, f64)>,
+}
+
+/// A document as detectors see it.
+#[derive(Debug, Clone)]
+pub struct DocText {
+    pub id: i64,
+    pub url: String,
+    pub text: String,
+    pub dup_group: Option<i64>,
+}
+
+/// Which stored text a detector reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum TextKind {
+    Visible,
+    Main,
+}
+
+impl Store {
+    pub fn create_run(&self, method: &str, params: &serde_json::Value) -> Result<i64> {
+        self.conn().execute(
+            "INSERT INTO runs(method, params, started_at) VALUES (?1, ?2, strftime('%s','now'))",
+            (method, params.to_string()),
+        )?;
+        Ok(self.conn().last_insert_rowid())
+    }
+
+    pub fn finish_run(&self, run: i64, summary: &serde_json::Value) -> Result<()> {
+        self.conn().execute(
+            "UPDATE runs SET finished_at = strftime('%s','now'), summary = ?2 WHERE id = ?1",
+            (run, summary.to_string()),
+        )?;
+        Ok(())
+    }
+
+    /// Stores pairs (a < b is enforced here) in one transaction.
+    pub fn write_run_pairs(
+        &mut self,
+        run: i64,
+        pairs: impl IntoIterator<Item = (i64, i64, f64, Option<String>)>,
+    ) -> Result<u64> {
+        let tx = self.conn.transaction()?;
+        let mut n = 0;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR REPLACE INTO run_pairs(run_id, a, b, score, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for (a, b, score, detail) in pairs {
+                let (a, b) = if a < b { (a, b) } else { (b, a) };
+                st.execute(params![run, a, b, score, detail])?;
+                n += 1;
+            }
+        }
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Stores clusters, numbered 1.. in the given order.
+    pub fn write_run_clusters(&mut self, run: i64, clusters: &[ClusterRow]) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut cl = tx.prepare_cached(
+                "INSERT INTO run_clusters(run_id, cluster, size, min_score, max_score,
+                   bridge_a, bridge_b, bridge_score) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?;
+            let mut mem = tx.prepare_cached(
+                "INSERT INTO run_cluster_members(run_id, cluster, doc_id) VALUES (?1, ?2, ?3)",
+            )?;
+            for (i, c) in clusters.iter().enumerate() {
+                let no = i as i64 + 1;
+                let (ba, bb, bs) = match c.weakest_bridge {
+                    Some((a, b, s)) => (Some(a), Some(b), Some(s)),
+                    None => (None, None, None),
+                };
+                cl.execute(params![
+                    run,
+                    no,
+                    c.members.len() as i64,
+                    c.min_score,
+                    c.max_score,
+                    ba,
+                    bb,
+                    bs
+                ])?;
+                for m in &c.members {
+                    mem.execute(params![run, no, m])?;
+                }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Stores the signatures each document was matched on (JSON per document).
+    pub fn write_run_doc_sigs(
+        &mut self,
+        run: i64,
+        sigs: impl IntoIterator<Item = (i64, serde_json::Value)>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR REPLACE INTO run_doc_sigs(run_id, doc_id, sigs) VALUES (?1, ?2, ?3)",
+            )?;
+            for (doc, v) in sigs {
+                st.execute(params![run, doc, v.to_string()])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
+        let params: String = r.get(2)?;
+        let summary: Option<String> = r.get(4)?;
+        Ok(RunInfo {
+            id: r.get(0)?,
+            method: r.get(1)?,
+            params: serde_json::from_str(&params).unwrap_or(serde_json::Value::Null),
+            finished: r.get::<_, Option<String>>(3)?.is_some(),
+            summary: summary.and_then(|s| serde_json::from_str(&s).ok()),
+        })
+    }
+
+    pub fn runs(&self) -> Result<Vec<RunInfo>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT id, method, params, finished_at, summary FROM runs ORDER BY id")?;
+        let rows = st.query_map([], Self::run_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The run `id` if given (it must exist), else the latest finished run of `method`.
+    pub fn resolve_run(&self, method: &str, id: Option<i64>) -> Result<RunInfo> {
+        let found = match id {
+            Some(id) => self
+                .conn()
+                .query_row(
+                    "SELECT id, method, params, finished_at, summary FROM runs WHERE id = ?1",
+                    [id],
+                    Self::run_from_row,
+                )
+                .optional()?,
+            None => self
+                .conn()
+                .query_row(
+                    "SELECT id, method, params, finished_at, summary FROM runs
+                     WHERE method = ?1 AND finished_at IS NOT NULL ORDER BY id DESC LIMIT 1",
+                    [method],
+                    Self::run_from_row,
+                )
+                .optional()?,
+        };
+        match found {
+            Some(r) => Ok(r),
+            None if id.is_some() => bail!("no run with id {}", id.unwrap_or_default()),
+            None => bail!(
+                "no finished {method} run in {}: run `spotcheck detect --db {} --method {method}` first",
+                self.path().display(),
+                self.path().display()
+            ),
+        }
+    }
+
+    /// Calls `f(url_a, url_b, score, detail)` for each pair of a run, sorted by (a, b).
+    pub fn for_each_run_pair(
+        &self,
+        run: i64,
+        mut f: impl FnMut(&str, &str, f64, Option<&str>) -> Result<()>,
+    ) -> Result<()> {
+        let mut st = self.conn().prepare(
+            "SELECT da.url, db.url, p.score, p.detail FROM run_pairs p
+             JOIN documents da ON da.id = p.a JOIN documents db ON db.id = p.b
+             WHERE p.run_id = ?1 ORDER BY p.a, p.b",
+        )?;
+        let mut rows = st.query([run])?;
+        while let Some(r) = rows.next()? {
+            let detail: Option<String> = r.get(3)?;
+            f(&r.get::<_, String>(0)?, &r.get::<_, String>(1)?, r.get(2)?, detail.as_deref())?;
+        }
+        Ok(())
+    }
+
+    /// Pairs of a run as document ids (a < b) with their scores.
+    pub fn run_pairs(&self, run: i64) -> Result<Vec<(i64, i64, f64)>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT a, b, score FROM run_pairs WHERE run_id = ?1 ORDER BY a, b")?;
+        let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Calls `f(cluster, urls)` for each cluster of a run, in cluster order.
+    pub fn for_each_run_cluster(
+        &self,
+        run: i64,
+        mut f: impl FnMut(i64, Vec<String>) -> Result<()>,
+    ) -> Result<()> {
+        let mut st = self.conn().prepare(
+            "SELECT m.cluster, d.url FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
+             WHERE m.run_id = ?1 ORDER BY m.cluster, d.id",
+        )?;
+        let mut rows = st.query([run])?;
+        let mut current: Option<(i64, Vec<String>)> = None;
+        while let Some(r) = rows.next()? {
+            let c: i64 = r.get(0)?;
+            let url: String = r.get(1)?;
+            match &mut current {
+                Some((cc, urls)) if *cc == c => urls.push(url),
+                _ => {
+                    if let Some((cc, urls)) = current.take() {
+                        f(cc, urls)?;
+                    }
+                    current = Some((c, vec![url]));
+                }
+            }
+        }
+        if let Some((cc, urls)) = current {
+            f(cc, urls)?;
+        }
+        Ok(())
+    }
+
+    /// Signatures of a run for documents (all, or those with the given URLs), by URL.
+    pub fn run_doc_sigs(
+        &self,
+        run: i64,
+        urls: &[String],
+    ) -> Result<BTreeMap<String, Vec<serde_json::Value>>> {
+        let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+        let mut st = self.conn().prepare(
+            "SELECT d.url, s.sigs FROM run_doc_sigs s JOIN documents d ON d.id = s.doc_id
+             WHERE s.run_id = ?1 ORDER BY d.id",
+        )?;
+        let mut rows = st.query([run])?;
+        while let Some(r) = rows.next()? {
+            let url: String = r.get(0)?;
+            if !urls.is_empty() && !urls.contains(&url) {
+                continue;
+            }
+            let v: String = r.get(1)?;
+            out.entry(url)
+                .or_default()
+                .push(serde_json::from_str(&v).unwrap_or(serde_json::Value::Null));
+        }
+        Ok(out)
+    }
+
+    /// Streams documents with the chosen text in id order, in chunks of `chunk` documents
+    /// (so a caller can sign each chunk in parallel without holding every text). Documents
+    /// without a main-content text are given their visible text when `Main` is asked for.
+    pub fn for_each_text_chunk(
+        &self,
+        kind: TextKind,
+        chunk: usize,
+        mut f: impl FnMut(Vec<DocText>) -> Result<()>,
+    ) -> Result<()> {
+        let col = match kind {
+            TextKind::Visible => "visible_text",
+            TextKind::Main => "coalesce(main_text, visible_text)",
+        };
+        let mut st = self.conn().prepare(&format!(
+            "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"
+        ))?;
+        let mut rows = st.query([])?;
+        let mut buf = Vec::with_capacity(chunk);
+        while let Some(r) = rows.next()? {
+            buf.push(DocText {
+                id: r.get(0)?,
+                url: r.get(1)?,
+                text: r.get(2)?,
+                dup_group: r.get(3)?,
+            });
+            if buf.len() >= chunk.max(1) {
+                f(std::mem::take(&mut buf))?;
+            }
+        }
+        if !buf.is_empty() {
+            f(buf)?;
+        }
+        Ok(())
+    }
+
+    /// One document's texts by id: (url, visible, main).
+    pub fn document(&self, id: i64) -> Result<Option<(String, String, Option<String>)>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT url, visible_text, main_text FROM documents WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_kept_and_the_latest_finished_one_is_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let r1 = s.create_run("spotsigs", &serde_json::json!({"tau": 0.9})).unwrap();
+        s.finish_run(r1, &serde_json::json!({})).unwrap();
+        let r2 = s.create_run("spotsigs", &serde_json::json!({"tau": 0.8})).unwrap();
+        // r2 not finished: the latest finished run is r1.
+        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r1);
+        s.finish_run(r2, &serde_json::json!({})).unwrap();
+        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r2);
+        assert_eq!(s.resolve_run("spotsigs", Some(r1)).unwrap().params["tau"], 0.9);
+        assert!(s.resolve_run("imatch", None).is_err());
+        assert_eq!(s.runs().unwrap().len(), 2);
+        let _ = s.write_run_pairs(r2, Vec::new()).unwrap();
+    }
+}
