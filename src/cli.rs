@@ -85,6 +85,60 @@ pub struct DemoArgs {
     pub no_review: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    Spotsigs,
+    Imatch,
+    Cooper,
+    Andd,
+    All,
+}
+
+impl MethodArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            MethodArg::Spotsigs => "spotsigs",
+            MethodArg::Imatch => "imatch",
+            MethodArg::Cooper => "cooper",
+            MethodArg::Andd => "andd",
+            MethodArg::All => "all",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunSelect {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Which method's latest finished run to show.
+    #[arg(long, value_enum)]
+    pub method: MethodArg,
+    /// Show this run instead of the latest (`spotcheck runs` lists them).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<i64>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SigsArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Only these documents (repeatable); all documents by default.
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -101,14 +155,14 @@ pub enum Command {
     Detect(PendingArgs),
     /// I-Match lexicons (`lexicon build --db DB --out FILE`).
     Lexicon(PendingArgs),
-    /// The pairs of a detector run.
-    Pairs(PendingArgs),
-    /// The clusters of a detector run.
-    Clusters(PendingArgs),
-    /// The signatures of documents.
-    Sigs(PendingArgs),
+    /// The pairs of a detector run: {"a":URL,"b":URL,"score":F}.
+    Pairs(RunSelect),
+    /// The clusters of a detector run: {"cluster":ID,"urls":[URL,...]}.
+    Clusters(RunSelect),
+    /// The signatures documents were matched on, per method's latest run.
+    Sigs(SigsArgs),
     /// Detector runs with their parameters.
-    Runs(PendingArgs),
+    Runs(RunsArgs),
     /// Counts of sources, records by type, documents, duplicate groups and errors.
     Stats(StatsArgs),
     /// One line per document: url, title, chars, dup_group, source.
@@ -138,10 +192,10 @@ pub fn main() -> ExitCode {
         Command::Demo(a) => cmd::demo::run(&a),
         Command::Detect(_) => not_implemented("detect"),
         Command::Lexicon(_) => not_implemented("lexicon"),
-        Command::Pairs(_) => not_implemented("pairs"),
-        Command::Clusters(_) => not_implemented("clusters"),
-        Command::Sigs(_) => not_implemented("sigs"),
-        Command::Runs(_) => not_implemented("runs"),
+        Command::Pairs(a) => cmd::results::pairs(&a),
+        Command::Clusters(a) => cmd::results::clusters(&a),
+        Command::Sigs(a) => cmd::results::sigs(&a),
+        Command::Runs(a) => cmd::results::runs(&a),
         Command::Review(_) => not_implemented("review"),
         Command::Export(_) => not_implemented("export"),
         Command::Eval(_) => not_implemented("eval"),

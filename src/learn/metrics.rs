@@ -22,8 +22,16 @@ pub struct PairScores {
 
 impl PairScores {
     pub fn new(true_positives: u64, predicted: u64, gold: u64) -> Self {
-        let precision = if predicted == 0 { 1.0 } else { true_positives as f64 / predicted as f64 };
-        let recall = if gold == 0 { 1.0 } else { true_positives as f64 / gold as f64 };
+        let precision = if predicted == 0 {
+            1.0
+        } else {
+            true_positives as f64 / predicted as f64
+        };
+        let recall = if gold == 0 {
+            1.0
+        } else {
+            true_positives as f64 / gold as f64
+        };
         let f1 = if precision + recall == 0.0 {
             0.0
         } else {
@@ -189,7 +197,13 @@ mod tests {
     #[test]
     fn max_f1_picks_the_best_threshold() {
         let g = gold();
-        let pairs = [(1, 2, 0.9), (2, 3, 0.8), (3, 4, 0.7), (1, 3, 0.6), (4, 5, 0.5)];
+        let pairs = [
+            (1, 2, 0.9),
+            (2, 3, 0.8),
+            (3, 4, 0.7),
+            (1, 3, 0.6),
+            (4, 5, 0.5),
+        ];
         let (t, s) = g.max_f1(&pairs).unwrap();
         // At 0.5 everything: tp 4 of 5 predicted, recall 1 → F1 = 8/9, the best.
         assert_eq!(t, 0.5);
