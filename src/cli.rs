@@ -139,6 +139,18 @@ pub struct RunsArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Gold clustering: `url<TAB>cluster` lines, `#` comments.
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// One JSON object per run.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -173,8 +185,8 @@ pub enum Command {
     Review(PendingArgs),
     /// Export labels (andd-jsonl, gold-tsv, gold-dirs).
     Export(PendingArgs),
-    /// Score detector runs against a gold file.
-    Eval(PendingArgs),
+    /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
+    Eval(EvalArgs),
     /// Train the ANDD similarity from the coders' labels.
     Train(PendingArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
@@ -198,7 +210,7 @@ pub fn main() -> ExitCode {
         Command::Runs(a) => cmd::results::runs(&a),
         Command::Review(_) => not_implemented("review"),
         Command::Export(_) => not_implemented("export"),
-        Command::Eval(_) => not_implemented("eval"),
+        Command::Eval(a) => cmd::eval::run(&a),
         Command::Train(_) => not_implemented("train"),
     };
     match result {
