@@ -328,35 +328,6 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn runs_are_kept_and_the_latest_finished_one_is_resolved() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
-        let r1 = s
-            .create_run("spotsigs", &serde_json::json!({"tau": 0.9}))
-            .unwrap();
-        s.finish_run(r1, &serde_json::json!({})).unwrap();
-        let r2 = s
-            .create_run("spotsigs", &serde_json::json!({"tau": 0.8}))
-            .unwrap();
-        // r2 not finished: the latest finished run is r1.
-        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r1);
-        s.finish_run(r2, &serde_json::json!({})).unwrap();
-        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r2);
-        assert_eq!(
-            s.resolve_run("spotsigs", Some(r1)).unwrap().params["tau"],
-            0.9
-        );
-        assert!(s.resolve_run("imatch", None).is_err());
-        assert_eq!(s.runs().unwrap().len(), 2);
-        let _ = s.write_run_pairs(r2, Vec::new()).unwrap();
-    }
-}
-
 impl Store {
     /// Every document's URL with its id (a URL captured twice maps to both documents).
     pub fn url_ids(&self) -> Result<Vec<(String, i64)>> {
@@ -387,5 +358,34 @@ impl Store {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_are_kept_and_the_latest_finished_one_is_resolved() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let r1 = s
+            .create_run("spotsigs", &serde_json::json!({"tau": 0.9}))
+            .unwrap();
+        s.finish_run(r1, &serde_json::json!({})).unwrap();
+        let r2 = s
+            .create_run("spotsigs", &serde_json::json!({"tau": 0.8}))
+            .unwrap();
+        // r2 not finished: the latest finished run is r1.
+        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r1);
+        s.finish_run(r2, &serde_json::json!({})).unwrap();
+        assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r2);
+        assert_eq!(
+            s.resolve_run("spotsigs", Some(r1)).unwrap().params["tau"],
+            0.9
+        );
+        assert!(s.resolve_run("imatch", None).is_err());
+        assert_eq!(s.runs().unwrap().len(), 2);
+        let _ = s.write_run_pairs(r2, Vec::new()).unwrap();
     }
 }
