@@ -2,6 +2,7 @@
 //! and the store together. The functional core lives in the other modules.
 
 pub mod demo;
+pub mod detect;
 pub mod eval;
 pub mod ingest;
 pub mod listing;
