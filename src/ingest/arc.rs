@@ -1,0 +1,313 @@
+//! The ARC record parser (Internet Archive ARC v1 and v2, plain or gzip per record). Each
+//! record is one header line `URL IP DATE MIME [v2 fields…] LENGTH`, then LENGTH bytes
+//! (usually a raw HTTP response), then a newline. Damage is handled like WARC: rewind to just
+//! past the bad record's start and scan for the next line that parses as an ARC header.
+
+use std::collections::{HashSet, VecDeque};
+
+use super::block::{read_block, BlockKind, Truncated};
+use super::stream::{Fault, FaultKind, Line, Stream};
+use super::warc::escape;
+use super::{CrawlRecord, ReadItem, ReaderOptions, RecordError};
+
+const HEADER_LINE_MAX: usize = 16 * 1024;
+
+/// The fields of an ARC header line.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArcHeader {
+    pub url: String,
+    pub date: String,
+    pub mime: String,
+    pub length: u64,
+}
+
+/// Parses an ARC header line (v1: 5 fields, v2: 10 fields; the length is always last).
+pub fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
+    let text = std::str::from_utf8(line).ok()?;
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    if fields.len() < 5 {
+        return None;
+    }
+    let url = fields[0];
+    let plausible_url = url.contains(':') && !url.starts_with("WARC/");
+    if !plausible_url {
+        return None;
+    }
+    let length = fields[fields.len() - 1].parse::<u64>().ok()?;
+    let date = fields[2];
+    if date.is_empty() || !date.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(ArcHeader {
+        url: url.to_string(),
+        date: date.to_string(),
+        mime: fields[3].to_string(),
+        length,
+    })
+}
+
+/// Iterates over the records of one ARC file.
+pub struct ArcReader {
+    stream: Stream,
+    opts: ReaderOptions,
+    out: VecDeque<ReadItem>,
+    done: bool,
+    saw_anything: bool,
+    reported: HashSet<(u64, FaultKind)>,
+    line: Vec<u8>,
+}
+
+impl ArcReader {
+    pub fn new(stream: Stream, opts: &ReaderOptions) -> ArcReader {
+        ArcReader {
+            stream,
+            opts: opts.clone(),
+            out: VecDeque::new(),
+            done: false,
+            saw_anything: false,
+            reported: HashSet::new(),
+            line: Vec::new(),
+        }
+    }
+
+    fn error(&mut self, offset: u64, reason: String) {
+        self.out.push_back(ReadItem::Error(RecordError { offset, reason }));
+    }
+
+    fn report_fault(&mut self, f: &Fault) {
+        if self.reported.insert((f.file_offset, f.kind)) {
+            self.error(f.file_offset, f.reason());
+        }
+    }
+
+    /// Whether the bytes at the current position start a plausible ARC header line.
+    fn at_header(&mut self) -> bool {
+        match self.stream.peek(HEADER_LINE_MAX) {
+            Ok(buf) => match memchr::memchr(b'\n', buf) {
+                Some(nl) => parse_arc_header(super::http::trim_cr(&buf[..nl])).is_some(),
+                None => false,
+            },
+            Err(_) => false,
+        }
+    }
+
+    /// Consumes bytes up to the next line that parses as an ARC header (or the end).
+    fn resync(&mut self) -> u64 {
+        let start = self.stream.pos();
+        loop {
+            match self.stream.fill_buf() {
+                Err(f) => {
+                    self.report_fault(&f);
+                    self.stream.recover();
+                    continue;
+                }
+                Ok([]) => break,
+                Ok(_) => {}
+            }
+            if (self.stream.last_byte() == b'\n' || self.stream.is_member_start(self.stream.pos()))
+                && self.at_header()
+            {
+                break;
+            }
+            // Move to just after the next newline.
+            let mut line = std::mem::take(&mut self.line);
+            let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
+            self.line = line;
+            if let Err(f) = res {
+                self.report_fault(&f);
+                self.stream.recover();
+            }
+        }
+        self.stream.pos() - start
+    }
+
+    fn rewind_and_resync(&mut self, rec_start: u64) {
+        if let Err(e) = self.stream.seek_logical(rec_start + 1) {
+            self.error(rec_start, format!("io: {e}"));
+            self.done = true;
+            return;
+        }
+        self.resync();
+    }
+
+    fn step(&mut self) {
+        loop {
+            match self.stream.fill_buf() {
+                Err(f) => {
+                    self.saw_anything = true;
+                    self.report_fault(&f);
+                    self.stream.recover();
+                }
+                Ok([]) => {
+                    if !self.saw_anything {
+                        self.error(0, "empty file: no records".into());
+                    }
+                    self.done = true;
+                    return;
+                }
+                Ok(buf) => {
+                    self.saw_anything = true;
+                    let ws = buf
+                        .iter()
+                        .take_while(|&&b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
+                        .count();
+                    let all = ws == buf.len();
+                    self.stream.consume(ws);
+                    if !all {
+                        break;
+                    }
+                }
+            }
+        }
+        let rec_start = self.stream.pos();
+        self.stream.forget_before(rec_start);
+        let rec_offset = self.stream.file_offset_of(rec_start);
+        let mut line = std::mem::take(&mut self.line);
+        let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
+        let header = match res {
+            Ok(Line::Complete) => parse_arc_header(&line),
+            _ => None,
+        };
+        let shown = escape(&line, 40);
+        self.line = line;
+        let Some(header) = header else {
+            match res {
+                Err(f) => {
+                    self.report_fault(&f);
+                    self.stream.recover();
+                }
+                Ok(Line::Partial) => {
+                    self.error(rec_offset, format!("truncated: file ends in an ARC header '{shown}'"));
+                }
+                _ => {
+                    self.error(rec_offset, format!("malformed header: not an ARC header line '{shown}'"));
+                    self.rewind_and_resync(rec_start);
+                }
+            }
+            return;
+        };
+        let is_filedesc = header.url.starts_with("filedesc:");
+        let kind = if is_filedesc {
+            BlockKind::Other
+        } else {
+            BlockKind::Response
+        };
+        let block = read_block(
+            &mut self.stream,
+            header.length,
+            kind,
+            Some(&header.mime),
+            &self.opts,
+        );
+        let info = match block {
+            Ok(info) => info,
+            Err(Truncated { read, fault }) => {
+                match fault {
+                    Some(f) => {
+                        self.report_fault(&f);
+                        if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+                            self.stream.recover();
+                            return;
+                        }
+                    }
+                    None => self.error(
+                        rec_offset,
+                        format!(
+                            "truncated: record ends early ({read} of {} bytes)",
+                            header.length
+                        ),
+                    ),
+                }
+                self.rewind_and_resync(rec_start);
+                return;
+            }
+        };
+        // The record ends with a newline; then comes the next header line or the end.
+        let mut ok = true;
+        loop {
+            match self.stream.fill_buf() {
+                Ok([]) => break,
+                Ok(buf) => {
+                    let n = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+                    let more = n == buf.len();
+                    self.stream.consume(n);
+                    if !more {
+                        ok = self.at_header();
+                        break;
+                    }
+                }
+                Err(f) => {
+                    if f.kind == FaultKind::Corrupt && f.logical_start < self.stream.pos() {
+                        self.report_fault(&f);
+                        self.stream.recover();
+                        return;
+                    }
+                    break;
+                }
+            }
+        }
+        if !ok {
+            self.error(
+                rec_offset,
+                format!("bad length: length {} does not end the record", header.length),
+            );
+            self.rewind_and_resync(rec_start);
+            return;
+        }
+        let rec_end = self.stream.pos();
+        for p in &info.problems {
+            self.error(rec_offset, p.clone());
+        }
+        let record = CrawlRecord {
+            locator: Some(self.stream.locate(rec_start, rec_end)),
+            record_type: if is_filedesc { "arc-header" } else { "arc" }.to_string(),
+            url: Some(header.url),
+            date: Some(header.date),
+            http_status: info.http_status,
+            media_type: info.media_type,
+            header_charset: info.charset,
+            body: info.body,
+            body_is_text: info.body_is_text,
+            ..CrawlRecord::default()
+        };
+        self.out.push_back(ReadItem::Record(Box::new(record)));
+    }
+}
+
+impl Iterator for ArcReader {
+    type Item = ReadItem;
+
+    fn next(&mut self) -> Option<ReadItem> {
+        loop {
+            if let Some(item) = self.out.pop_front() {
+                return Some(item);
+            }
+            if self.done {
+                return None;
+            }
+            self.step();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn v1_and_v2_header_lines() {
+        let v1 = parse_arc_header(b"http://a.example/ 1.2.3.4 19961104142103 text/html 208").unwrap();
+        assert_eq!(v1.url, "http://a.example/");
+        assert_eq!(v1.length, 208);
+        assert_eq!(v1.mime, "text/html");
+        let v2 = parse_arc_header(
+            b"http://www.dryswamp.edu:80/index.html 127.10.100.2 19961104142103 text/html 200 fac069150613fe55599cc7fa88aa089d - 209 IA-001102.arc 202",
+        )
+        .unwrap();
+        assert_eq!(v2.length, 202);
+        assert_eq!(v2.date, "19961104142103");
+        assert!(parse_arc_header(b"HTTP/1.0 200 Document follows").is_none());
+        assert!(parse_arc_header(b"1 1 InternetArchive").is_none());
+        assert!(parse_arc_header(b"http://x 1.2.3.4 2008 text/html notanumber").is_none());
+    }
+}
