@@ -4,6 +4,13 @@
 //! over everything), then the HTTP header charset, then — for HTML only — a `<meta>` charset
 //! declaration in the first [`PRESCAN_BYTES`], then valid UTF-8, then `chardetng`. Decoding
 //! never fails: malformed sequences become U+FFFD.
+//!
+//! One deliberate departure from browsers: when a header or `<meta>` declares a legacy
+//! ASCII-compatible encoding but the whole body is valid UTF-8 with non-ASCII bytes, the body
+//! is UTF-8. Legacy-encoded text is almost never valid UTF-8 by accident, while stale
+//! declarations are common (server defaults of ISO-8859-1, pages re-saved as UTF-8 that kept
+//! `<meta charset=gb2312>`, as `news/readability/qq.html` in the corpus); decoding such a page
+//! with its declaration gives mojibake that would defeat every detector downstream.
 
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
@@ -18,6 +25,8 @@ pub enum CharsetSource {
     Header,
     Meta,
     ValidUtf8,
+    /// A declaration (header or meta) named a legacy encoding, but the body is UTF-8.
+    Utf8OverDeclared,
     Detected,
 }
 
@@ -49,14 +58,21 @@ fn choose(
     if let Some((encoding, bom_len)) = Encoding::for_bom(body) {
         return (encoding, CharsetSource::ByteOrderMark, bom_len);
     }
-    if let Some(encoding) = header_charset.and_then(label_to_encoding) {
-        return (encoding, CharsetSource::Header, 0);
-    }
-    if sniff_meta {
-        let window = &body[..body.len().min(PRESCAN_BYTES)];
-        if let Some(encoding) = prescan_meta(window) {
-            return (encoding, CharsetSource::Meta, 0);
+    let declared = match header_charset.and_then(label_to_encoding) {
+        Some(encoding) => Some((encoding, CharsetSource::Header)),
+        None if sniff_meta => prescan_meta(&body[..body.len().min(PRESCAN_BYTES)])
+            .map(|encoding| (encoding, CharsetSource::Meta)),
+        None => None,
+    };
+    if let Some((encoding, source)) = declared {
+        let stale = encoding != UTF_8
+            && encoding.is_ascii_compatible()
+            && !body.is_ascii()
+            && std::str::from_utf8(body).is_ok();
+        if stale {
+            return (UTF_8, CharsetSource::Utf8OverDeclared, 0);
         }
+        return (encoding, source, 0);
     }
     if std::str::from_utf8(body).is_ok() {
         return (UTF_8, CharsetSource::ValidUtf8, 0);
@@ -250,11 +266,33 @@ mod tests {
 
     #[test]
     fn meta_wins_over_detection() {
-        // Valid UTF-8 bytes, but the page declares windows-1252: the declaration wins.
-        let body = "<meta charset=windows-1252><p>é</p>".as_bytes();
+        // Detection alone would pick GBK for these bytes; the declaration wins.
+        let (bytes, _, _) = GBK.encode("中华人民共和国是一个位于东亚的国家，首都是北京。");
+        let mut body = b"<meta charset=euc-kr><p>".to_vec();
+        body.extend_from_slice(&bytes);
+        let d = decode(&body, None, true);
+        assert_eq!(d.source, CharsetSource::Meta);
+        assert_eq!(d.encoding, encoding_rs::EUC_KR);
+        let d = decode(&body, None, false);
+        assert_eq!(d.source, CharsetSource::Detected);
+        assert_eq!(d.encoding, GBK);
+    }
+
+    #[test]
+    fn valid_utf8_overrides_a_stale_legacy_declaration() {
+        let body = "<meta charset=gb2312><p>香港行政长官 café</p>".as_bytes();
         let d = decode(body, None, true);
-        assert_eq!(d.encoding, WINDOWS_1252);
-        assert!(d.text.contains("Ã©"));
+        assert_eq!(d.source, CharsetSource::Utf8OverDeclared);
+        assert_eq!(d.encoding, UTF_8);
+        assert!(d.text.contains("香港行政长官 café"));
+        let d = decode(body, Some("iso-8859-1"), true);
+        assert_eq!(d.source, CharsetSource::Utf8OverDeclared);
+        // Pure ASCII keeps its declaration (nothing to decide, and the name is what was said).
+        let d = decode(b"<meta charset=gb2312><p>ascii</p>", None, true);
+        assert_eq!(d.encoding, GBK);
+        // A UTF-16 declaration is not ASCII-compatible: NUL-laden UTF-16 is valid UTF-8.
+        let d = decode("h\0i\0é\0".as_bytes(), Some("utf-16le"), true);
+        assert_eq!(d.encoding, UTF_16LE);
     }
 
     #[test]
