@@ -1,0 +1,121 @@
+//! Main content of an article page: the readability-style extractor of `dom_smoothie`,
+//! asked for formatted plain text, then normalized like the visible text.
+//!
+//! The extractor builds a full DOM and walks it, so it runs on its own thread with a large
+//! stack: a panic there is caught by the join (the caller turns it into an error for this
+//! page) and deep nesting cannot overflow the calling thread's stack. Pages that are too big
+//! or too deep are not given to it at all (see [`MainLimits`]).
+
+use dom_smoothie::{Config, Readability, ReadabilityError, TextMode};
+
+use super::lines::normalize_lines;
+
+/// When the main-content extractor is skipped.
+#[derive(Debug, Clone, Copy)]
+pub struct MainLimits {
+    /// Decoded HTML larger than this is not given to the extractor.
+    pub max_html_bytes: usize,
+    /// Pages with more start tags than this are not given to the extractor.
+    pub max_elements: usize,
+    /// Pages nested deeper than this (an upper bound counting unclosed tags) are skipped.
+    pub max_depth: usize,
+    /// Longest text kept, in bytes.
+    pub max_text_bytes: usize,
+}
+
+impl Default for MainLimits {
+    fn default() -> Self {
+        MainLimits {
+            max_html_bytes: 2 << 20,
+            max_elements: 60_000,
+            max_depth: 4_000,
+            max_text_bytes: 4 << 20,
+        }
+    }
+}
+
+/// Stack of the extractor thread: generous, because the DOM walks recurse.
+const EXTRACTOR_STACK_BYTES: usize = 64 << 20;
+
+/// Why no main text was produced although the page was eligible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MainFailure {
+    /// The extractor panicked (message attached).
+    Panicked(String),
+    /// The operating system refused a thread.
+    NoThread(String),
+}
+
+/// Runs the extractor on `html`; `Ok(None)` when it finds no article.
+pub fn main_text(html: &str, limits: MainLimits) -> Result<Option<String>, MainFailure> {
+    let owned = html.to_owned();
+    let worker = std::thread::Builder::new()
+        .name("main-content".into())
+        .stack_size(EXTRACTOR_STACK_BYTES)
+        .spawn(move || run_extractor(owned, limits.max_text_bytes))
+        .map_err(|e| MainFailure::NoThread(e.to_string()))?;
+    worker
+        .join()
+        .map_err(|panic| MainFailure::Panicked(panic_message(&*panic)))
+}
+
+fn run_extractor(html: String, max_text_bytes: usize) -> Option<String> {
+    let config = Config {
+        text_mode: TextMode::Formatted,
+        ..Config::default()
+    };
+    let mut readability = Readability::new(html, None, Some(config)).ok()?;
+    let article = match readability.parse() {
+        Ok(article) => article,
+        Err(ReadabilityError::GrabFailed)
+        | Err(ReadabilityError::TooManyElements(..))
+        | Err(ReadabilityError::BadDocumentURL) => return None,
+    };
+    let (text, _truncated) = normalize_lines(&article.text_content, max_text_bytes);
+    (!text.is_empty()).then_some(text)
+}
+
+/// The text of a panic payload (`&str` or `String`), for the error row.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-text payload".to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_article_and_drops_navigation() {
+        let para = "The committee met on Tuesday to discuss the new budget, which includes \
+            significant increases for schools, roads and public health programs across the region. ";
+        let html = format!(
+            "<html><head><title>Budget</title><script>var tracking = 1;</script></head><body>\
+             <nav><ul><li><a href='/'>Home</a></li><li><a href='/s'>Sports</a></li></ul></nav>\
+             <article><h1>Budget approved</h1><p>{}</p><p>{}</p><p>{}</p></article>\
+             <footer>Copyright footer text</footer></body></html>",
+            para.repeat(2),
+            para.repeat(2),
+            para.repeat(2)
+        );
+        let text = main_text(&html, MainLimits::default())
+            .expect("no panic")
+            .expect("an article");
+        assert!(text.contains("The committee met on Tuesday"));
+        assert!(!text.contains("tracking"));
+        assert!(!text.contains("Sports"));
+        assert!(!text.contains("Copyright footer"));
+        assert!(!text.contains("\n\n\n"));
+    }
+
+    #[test]
+    fn empty_page_has_no_article() {
+        assert_eq!(main_text("", MainLimits::default()), Ok(None));
+        assert_eq!(main_text("<p></p>", MainLimits::default()), Ok(None));
+    }
+}
