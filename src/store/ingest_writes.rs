@@ -267,8 +267,14 @@ impl Store {
             DELETE FROM revisit_target WHERE target IS NULL;
             INSERT OR IGNORE INTO revisit_target
               SELECT r.id, (SELECT o.id FROM captures o WHERE o.payload_digest = r.payload_digest
-                              AND o.record_type != 'revisit'
-                              ORDER BY (o.url = r.url) DESC, o.id LIMIT 1)
+                              AND o.url = r.url AND o.record_type != 'revisit'
+                              ORDER BY o.id LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
+                AND r.payload_digest IS NOT NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o WHERE o.payload_digest = r.payload_digest
+                              AND o.record_type != 'revisit' ORDER BY o.id LIMIT 1)
               FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
                 AND r.payload_digest IS NOT NULL;
             DELETE FROM revisit_target WHERE target IS NULL;
