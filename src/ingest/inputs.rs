@@ -28,9 +28,7 @@ fn format_by_extension(path: &Path) -> Option<InputFormat> {
 /// Reads the first bytes of a file, decompressed when it is gzip.
 fn first_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut raw = Vec::with_capacity(SNIFF_BYTES);
-    File::open(path)?
-        .take(64 * 1024)
-        .read_to_end(&mut raw)?;
+    File::open(path)?.take(64 * 1024).read_to_end(&mut raw)?;
     if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(SNIFF_BYTES);
         let dec = flate2::bufread::MultiGzDecoder::new(&raw[..]);
@@ -153,9 +151,9 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<InputFile>, InputError> {
         }
         let format = sniff(path)?;
         let page_url = match format {
-            InputFormat::Html | InputFormat::Text => path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
+            InputFormat::Html | InputFormat::Text => {
+                path.file_name().map(|n| n.to_string_lossy().into_owned())
+            }
             _ => None,
         };
         out.push(InputFile {
@@ -186,7 +184,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let w = write(d.path(), "x.bin", b"WARC/1.0\r\n");
         assert_eq!(sniff(&w).unwrap(), InputFormat::Warc);
-        let a = write(d.path(), "y.dat", b"filedesc://x.arc 0.0.0.0 2000 text/plain 3\n");
+        let a = write(
+            d.path(),
+            "y.dat",
+            b"filedesc://x.arc 0.0.0.0 2000 text/plain 3\n",
+        );
         assert_eq!(sniff(&a).unwrap(), InputFormat::Arc);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(b"{\"url\":\"u\",\"html\":\"<p>\"}\n").unwrap();

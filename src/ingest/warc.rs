@@ -59,9 +59,10 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
                 trim_ascii(&line[..c]).to_ascii_lowercase(),
                 trim_ascii(&line[c + 1..]).to_vec(),
             )),
-            _ => h
-                .problems
-                .push(format!("malformed header: line without a field name: {}", escape(line, 40))),
+            _ => h.problems.push(format!(
+                "malformed header: line without a field name: {}",
+                escape(line, 40)
+            )),
         }
     }
     for (name, value) in fields {
@@ -82,10 +83,13 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
                     .and_then(|s| s.trim().parse::<u64>().ok());
                 match (parsed, h.content_length) {
                     (None, _) => {
-                        h.fatal = Some(format!("bad length: Content-Length {}", escape(&value, 30)));
+                        h.fatal =
+                            Some(format!("bad length: Content-Length {}", escape(&value, 30)));
                     }
                     (Some(n), Some(old)) if n != old => {
-                        h.fatal = Some(format!("bad length: two Content-Length values {old} and {n}"));
+                        h.fatal = Some(format!(
+                            "bad length: two Content-Length values {old} and {n}"
+                        ));
                     }
                     (Some(n), _) => h.content_length = Some(n),
                 }
@@ -151,7 +155,8 @@ impl WarcReader {
     }
 
     fn error(&mut self, offset: u64, reason: String) {
-        self.out.push_back(ReadItem::Error(RecordError { offset, reason }));
+        self.out
+            .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
     /// Reports a stream fault once (a rewind may meet it again) and moves past it.
@@ -256,9 +261,10 @@ impl WarcReader {
                     rec_offset,
                     format!("malformed header: bad version line '{what}'"),
                 ),
-                Ok(Line::Partial) => {
-                    self.error(rec_offset, "truncated: file ends in the record header".into())
-                }
+                Ok(Line::Partial) => self.error(
+                    rec_offset,
+                    "truncated: file ends in the record header".into(),
+                ),
                 _ => self.error(
                     rec_offset,
                     format!("malformed header: bad version line '{what}'"),
