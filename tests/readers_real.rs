@@ -72,7 +72,10 @@ fn counts(records: &[CrawlRecord]) -> Counts {
         records: records.len() as u64,
         responses: records.iter().filter(|r| is_response(r)).count() as u64,
         html_responses: records.iter().filter(|r| is_html_response(r)).count() as u64,
-        revisits: records.iter().filter(|r| r.record_type == "revisit").count() as u64,
+        revisits: records
+            .iter()
+            .filter(|r| r.record_type == "revisit")
+            .count() as u64,
         distinct_html_uris: uris.len() as u64,
     }
 }
@@ -101,7 +104,12 @@ fn counts_match_the_manifest() {
         // Every HTML response is a document candidate with a body.
         for r in records.iter().filter(|r| is_html_response(r)) {
             assert!(r.body.is_some(), "{}: {:?} has no body", f[0], r.url);
-            assert!(r.http_status.is_some(), "{}: {:?} has no status", f[0], r.url);
+            assert!(
+                r.http_status.is_some(),
+                "{}: {:?} has no status",
+                f[0],
+                r.url
+            );
         }
         if got != want && !KNOWN_DIFFERENCES.iter().any(|(file, _, _)| *file == f[0]) {
             mismatches.push(format!("{}: got {got:?}, manifest {want:?}", f[0]));
@@ -133,7 +141,10 @@ fn crawl2_revisits_point_at_crawl1_responses() {
             by_uri_date.insert((u, d));
         }
     }
-    let revisits: Vec<&CrawlRecord> = crawl2.iter().filter(|r| r.record_type == "revisit").collect();
+    let revisits: Vec<&CrawlRecord> = crawl2
+        .iter()
+        .filter(|r| r.record_type == "revisit")
+        .collect();
     assert_eq!(revisits.len(), 55);
     for r in &revisits {
         let by_digest_hit = r
@@ -141,7 +152,10 @@ fn crawl2_revisits_point_at_crawl1_responses() {
             .as_deref()
             .and_then(|d| by_digest.get(d))
             .is_some();
-        let by_ref_hit = r.refers_to.as_deref().is_some_and(|id| by_id.contains_key(id))
+        let by_ref_hit = r
+            .refers_to
+            .as_deref()
+            .is_some_and(|id| by_id.contains_key(id))
             || matches!((&r.refers_to_uri, &r.refers_to_date), (Some(u), Some(d)) if by_uri_date.contains(&(u.as_str(), d.as_str())));
         assert!(
             by_digest_hit || by_ref_hit,

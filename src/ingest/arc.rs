@@ -71,7 +71,8 @@ impl ArcReader {
     }
 
     fn error(&mut self, offset: u64, reason: String) {
-        self.out.push_back(ReadItem::Error(RecordError { offset, reason }));
+        self.out
+            .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
     fn report_fault(&mut self, f: &Fault) {
@@ -177,10 +178,16 @@ impl ArcReader {
                     self.stream.recover();
                 }
                 Ok(Line::Partial) => {
-                    self.error(rec_offset, format!("truncated: file ends in an ARC header '{shown}'"));
+                    self.error(
+                        rec_offset,
+                        format!("truncated: file ends in an ARC header '{shown}'"),
+                    );
                 }
                 _ => {
-                    self.error(rec_offset, format!("malformed header: not an ARC header line '{shown}'"));
+                    self.error(
+                        rec_offset,
+                        format!("malformed header: not an ARC header line '{shown}'"),
+                    );
                     self.rewind_and_resync(rec_start);
                 }
             }
@@ -228,7 +235,10 @@ impl ArcReader {
             match self.stream.fill_buf() {
                 Ok([]) => break,
                 Ok(buf) => {
-                    let n = buf.iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+                    let n = buf
+                        .iter()
+                        .take_while(|&&b| b == b'\r' || b == b'\n')
+                        .count();
                     let more = n == buf.len();
                     self.stream.consume(n);
                     if !more {
@@ -249,7 +259,10 @@ impl ArcReader {
         if !ok {
             self.error(
                 rec_offset,
-                format!("bad length: length {} does not end the record", header.length),
+                format!(
+                    "bad length: length {} does not end the record",
+                    header.length
+                ),
             );
             self.rewind_and_resync(rec_start);
             return;
@@ -296,7 +309,8 @@ mod tests {
 
     #[test]
     fn v1_and_v2_header_lines() {
-        let v1 = parse_arc_header(b"http://a.example/ 1.2.3.4 19961104142103 text/html 208").unwrap();
+        let v1 =
+            parse_arc_header(b"http://a.example/ 1.2.3.4 19961104142103 text/html 208").unwrap();
         assert_eq!(v1.url, "http://a.example/");
         assert_eq!(v1.length, 208);
         assert_eq!(v1.mime, "text/html");

@@ -76,7 +76,10 @@ pub fn read_block(
     }
     if !has_http {
         if let Some(ct) = record_content_type {
-            let is_http_envelope = ct.trim().to_ascii_lowercase().starts_with("application/http");
+            let is_http_envelope = ct
+                .trim()
+                .to_ascii_lowercase()
+                .starts_with("application/http");
             if !is_http_envelope && kind != BlockKind::Other {
                 content_type = Some(ct.to_string());
             }
@@ -148,8 +151,9 @@ pub fn read_block(
         match http::decode_content(coding, &payload, max) {
             Ok(d) => payload = d,
             Err(DecodeError::TooLarge) => {
-                info.problems
-                    .push(format!("page too large: more than {max} bytes after decoding"));
+                info.problems.push(format!(
+                    "page too large: more than {max} bytes after decoding"
+                ));
                 return Ok(info);
             }
             Err(DecodeError::Failed(why)) => {

@@ -51,10 +51,13 @@ pub fn parse_http_head(raw: &[u8]) -> HttpHead {
             b"content-type" if head.content_type.is_none() && !value.is_empty() => {
                 head.content_type = Some(String::from_utf8_lossy(value).into_owned());
             }
-            b"transfer-encoding" => {
-                if value.to_ascii_lowercase().windows(7).any(|w| w == b"chunked") {
-                    head.chunked = true;
-                }
+            b"transfer-encoding"
+                if value
+                    .to_ascii_lowercase()
+                    .windows(7)
+                    .any(|w| w == b"chunked") =>
+            {
+                head.chunked = true;
             }
             b"content-encoding" => {
                 for coding in value.split(|&b| b == b',') {
@@ -90,7 +93,16 @@ fn parse_status_line(line: &[u8]) -> Option<u16> {
 
 /// The media type of a Content-Type value: lowercase, without parameters.
 pub fn media_type(content_type: &str) -> Option<String> {
-    let mt = content_type.split(';').next()?.trim().to_ascii_lowercase();
+    // Some old servers run headers together ("text/html Last-modified: …"): the type is
+    // the first word.
+    let mt = content_type
+        .split(';')
+        .next()?
+        .split_ascii_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(',')
+        .to_ascii_lowercase();
     if mt.is_empty() {
         None
     } else {
@@ -265,7 +277,10 @@ pub fn trim_cr(line: &[u8]) -> &[u8] {
 }
 
 pub fn trim_ascii(s: &[u8]) -> &[u8] {
-    let start = s.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(s.len());
+    let start = s
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(s.len());
     let end = s
         .iter()
         .rposition(|b| !b.is_ascii_whitespace())
@@ -302,8 +317,14 @@ mod tests {
 
     #[test]
     fn media_type_and_charset() {
-        assert_eq!(media_type("Text/HTML; charset=\"ISO-8859-1\"").as_deref(), Some("text/html"));
-        assert_eq!(charset_param("text/html; Charset='ISO-8859-1'").as_deref(), Some("iso-8859-1"));
+        assert_eq!(
+            media_type("Text/HTML; charset=\"ISO-8859-1\"").as_deref(),
+            Some("text/html")
+        );
+        assert_eq!(
+            charset_param("text/html; Charset='ISO-8859-1'").as_deref(),
+            Some("iso-8859-1")
+        );
         assert_eq!(media_type("  ;x=y"), None);
     }
 
@@ -343,8 +364,14 @@ mod tests {
         let d = d.finish().unwrap();
         assert_eq!(decode_content("deflate", &d, 1 << 20).unwrap(), text);
 
-        assert!(matches!(decode_content("gzip", b"<html>plain</html>", 100), Err(DecodeError::Failed(_))));
-        assert!(matches!(decode_content("br", b"xx", 100), Err(DecodeError::Failed(_))));
+        assert!(matches!(
+            decode_content("gzip", b"<html>plain</html>", 100),
+            Err(DecodeError::Failed(_))
+        ));
+        assert!(matches!(
+            decode_content("br", b"xx", 100),
+            Err(DecodeError::Failed(_))
+        ));
     }
 
     #[test]

@@ -28,9 +28,7 @@ fn format_by_extension(path: &Path) -> Option<InputFormat> {
 /// Reads the first bytes of a file, decompressed when it is gzip.
 fn first_bytes(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut raw = Vec::with_capacity(SNIFF_BYTES);
-    File::open(path)?
-        .take(64 * 1024)
-        .read_to_end(&mut raw)?;
+    File::open(path)?.take(64 * 1024).read_to_end(&mut raw)?;
     if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(SNIFF_BYTES);
         let dec = flate2::bufread::MultiGzDecoder::new(&raw[..]);
@@ -56,7 +54,7 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
     }
     let lead = t.iter().take_while(|b| b.is_ascii_whitespace()).count();
     let t = &t[lead..];
-    if t.starts_with(b"WARC/") {
+    if t.len() >= 5 && t[..5].eq_ignore_ascii_case(b"WARC/") {
         return Ok(InputFormat::Warc);
     }
     if t.starts_with(b"filedesc://") {
@@ -64,9 +62,8 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
     }
     // Page and JSONL extensions are trusted over weak content hints: a .txt about HTML
     // is still a text page.
-    match by_ext {
-        Some(f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl)) => return Ok(f),
-        _ => {}
+    if let Some(f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl)) = by_ext {
+        return Ok(f);
     }
     if t.starts_with(b"{") {
         return Ok(InputFormat::Jsonl);
@@ -153,9 +150,9 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<InputFile>, InputError> {
         }
         let format = sniff(path)?;
         let page_url = match format {
-            InputFormat::Html | InputFormat::Text => path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
+            InputFormat::Html | InputFormat::Text => {
+                path.file_name().map(|n| n.to_string_lossy().into_owned())
+            }
             _ => None,
         };
         out.push(InputFile {
@@ -186,7 +183,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let w = write(d.path(), "x.bin", b"WARC/1.0\r\n");
         assert_eq!(sniff(&w).unwrap(), InputFormat::Warc);
-        let a = write(d.path(), "y.dat", b"filedesc://x.arc 0.0.0.0 2000 text/plain 3\n");
+        let a = write(
+            d.path(),
+            "y.dat",
+            b"filedesc://x.arc 0.0.0.0 2000 text/plain 3\n",
+        );
         assert_eq!(sniff(&a).unwrap(), InputFormat::Arc);
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(b"{\"url\":\"u\",\"html\":\"<p>\"}\n").unwrap();

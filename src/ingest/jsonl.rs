@@ -37,7 +37,8 @@ impl JsonlReader {
     }
 
     fn error(&mut self, offset: u64, reason: String) {
-        self.out.push_back(ReadItem::Error(RecordError { offset, reason }));
+        self.out
+            .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
     fn step(&mut self) {
@@ -110,7 +111,11 @@ impl JsonlReader {
         if body.len() > self.max_body {
             self.error(
                 start,
-                format!("page too large: {} bytes (limit {})", body.len(), self.max_body),
+                format!(
+                    "page too large: {} bytes (limit {})",
+                    body.len(),
+                    self.max_body
+                ),
             );
             return;
         }

@@ -126,10 +126,12 @@ fn open_stream(input: &InputFile) -> std::io::Result<stream::Stream> {
 fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<ReadItem>> {
     let file = File::open(&input.path)?;
     let len = file.metadata()?.len();
-    let url = input
-        .page_url
-        .clone()
-        .or_else(|| input.path.file_name().map(|n| n.to_string_lossy().into_owned()));
+    let url = input.page_url.clone().or_else(|| {
+        input
+            .path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    });
     let is_text = input.format == InputFormat::Text;
     let mut record = CrawlRecord {
         locator: Some(Locator {
@@ -147,7 +149,10 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
     if len > opts.max_body_bytes as u64 {
         items.push(ReadItem::Error(RecordError {
             offset: 0,
-            reason: format!("page too large: {len} bytes (limit {})", opts.max_body_bytes),
+            reason: format!(
+                "page too large: {len} bytes (limit {})",
+                opts.max_body_bytes
+            ),
         }));
     } else {
         let mut body = Vec::with_capacity(len as usize);

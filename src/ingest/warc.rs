@@ -35,8 +35,10 @@ pub struct WarcHeader {
 
 /// Whether a version line names a WARC version warcio/jwat read.
 pub fn version_ok(line: &[u8]) -> bool {
+    // Field names are case-insensitive and JHOVE's conformance files treat `warc/1.0` as
+    // valid too.
     matches!(
-        trim_ascii(line),
+        trim_ascii(line).to_ascii_uppercase().as_slice(),
         b"WARC/1.0" | b"WARC/1.1" | b"WARC/0.17" | b"WARC/0.18"
     )
 }
@@ -49,7 +51,9 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
     for line in lines {
         if line.first().is_some_and(|&b| b == b' ' || b == b'\t') {
             if let Some((_, v)) = fields.last_mut() {
-                v.push(b' ');
+                if !v.is_empty() {
+                    v.push(b' ');
+                }
                 v.extend_from_slice(trim_ascii(line));
                 continue;
             }
@@ -59,9 +63,10 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
                 trim_ascii(&line[..c]).to_ascii_lowercase(),
                 trim_ascii(&line[c + 1..]).to_vec(),
             )),
-            _ => h
-                .problems
-                .push(format!("malformed header: line without a field name: {}", escape(line, 40))),
+            _ => h.problems.push(format!(
+                "malformed header: line without a field name: {}",
+                escape(line, 40)
+            )),
         }
     }
     for (name, value) in fields {
@@ -82,11 +87,17 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
                     .and_then(|s| s.trim().parse::<u64>().ok());
                 match (parsed, h.content_length) {
                     (None, _) => {
-                        h.fatal = Some(format!("bad length: Content-Length {}", escape(&value, 30)));
+                        h.fatal =
+                            Some(format!("bad length: Content-Length {}", escape(&value, 30)));
                     }
                     (Some(n), Some(old)) if n != old => {
-                        h.fatal = Some(format!("bad length: two Content-Length values {old} and {n}"));
+                        h.fatal = Some(format!(
+                            "bad length: two Content-Length values {old} and {n}"
+                        ));
                     }
+                    (Some(_), Some(_)) => h
+                        .problems
+                        .push("malformed header: duplicate field content-length".into()),
                     (Some(n), _) => h.content_length = Some(n),
                 }
                 continue;
@@ -95,6 +106,11 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
         };
         if slot.is_none() && !value.is_empty() {
             *slot = Some(text());
+        } else if slot.is_some() {
+            h.problems.push(format!(
+                "malformed header: duplicate field {}",
+                String::from_utf8_lossy(&name)
+            ));
         }
     }
     if h.content_length.is_none() && h.fatal.is_none() {
@@ -151,7 +167,8 @@ impl WarcReader {
     }
 
     fn error(&mut self, offset: u64, reason: String) {
-        self.out.push_back(ReadItem::Error(RecordError { offset, reason }));
+        self.out
+            .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
     /// Reports a stream fault once (a rewind may meet it again) and moves past it.
@@ -216,7 +233,6 @@ impl WarcReader {
                     return;
                 }
                 Ok(buf) => {
-                    self.saw_anything = true;
                     let ws = buf
                         .iter()
                         .take_while(|&&b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
@@ -224,6 +240,7 @@ impl WarcReader {
                     let all = ws == buf.len();
                     self.stream.consume(ws);
                     if !all {
+                        self.saw_anything = true;
                         break;
                     }
                 }
@@ -233,7 +250,7 @@ impl WarcReader {
         self.stream.forget_before(rec_start);
         let rec_offset = self.stream.file_offset_of(rec_start);
         match self.stream.peek(5) {
-            Ok(b"WARC/") => {}
+            Ok(head) if head.eq_ignore_ascii_case(b"WARC/") => {}
             Ok(_) => {
                 self.resync(true);
                 return;
@@ -256,9 +273,10 @@ impl WarcReader {
                     rec_offset,
                     format!("malformed header: bad version line '{what}'"),
                 ),
-                Ok(Line::Partial) => {
-                    self.error(rec_offset, "truncated: file ends in the record header".into())
-                }
+                Ok(Line::Partial) => self.error(
+                    rec_offset,
+                    "truncated: file ends in the record header".into(),
+                ),
                 _ => self.error(
                     rec_offset,
                     format!("malformed header: bad version line '{what}'"),
@@ -364,10 +382,11 @@ impl WarcReader {
                     let more = n == buf.len();
                     self.stream.consume(n);
                     if !more {
-                        let rec_end = self.stream.pos();
                         // peek may cross into the next gzip member; that is fine.
-                        let starts_record = matches!(self.stream.peek(5), Ok(b"WARC/"));
-                        let _ = rec_end;
+                        let starts_record = self
+                            .stream
+                            .peek(5)
+                            .is_ok_and(|h| h.eq_ignore_ascii_case(b"WARC/"));
                         break starts_record || newlines >= 2;
                     }
                 }
@@ -390,7 +409,7 @@ impl WarcReader {
             self.rewind_and_resync(rec_start);
             return;
         }
-        let rec_end = self.trailer_end(rec_start);
+        let rec_end = self.stream.pos();
         for p in &info.problems {
             self.error(rec_offset, p.clone());
         }
@@ -419,11 +438,6 @@ impl WarcReader {
             given_title: None,
         };
         self.out.push_back(ReadItem::Record(Box::new(record)));
-    }
-
-    /// Where the record just read ends: the current position (after its CRLFs).
-    fn trailer_end(&self, _rec_start: u64) -> u64 {
-        self.stream.pos()
     }
 }
 
