@@ -171,3 +171,6 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
     items.push(ReadItem::Record(Box::new(record)));
     Ok(items)
 }
+
+#[cfg(test)]
+mod tests;
