@@ -190,6 +190,18 @@ fn arc_samples_parse_their_http_responses() {
     assert_eq!(recs[1].http_status, Some(200));
     assert_eq!(recs[1].media_type.as_deref(), Some("text/html"));
     assert_eq!(recs[1].date.as_deref(), Some("19961104142103"));
+    assert_eq!(
+        recs[1].body.as_deref(),
+        Some(&b"<HTML>\r\nHello World!!!\r\n</HTML>"[..])
+    );
+    // hello-world2.arc has no blank line between the HTTP head and the body.
+    let (recs, errs) = read(&corpus.join("warc/torture/hello-world2.arc"));
+    assert!(errs.is_empty());
+    assert_eq!(recs[1].http_status, Some(200));
+    assert!(recs[1]
+        .body
+        .as_deref()
+        .is_some_and(|b| b.starts_with(b"<HTML>")));
 }
 
 /// Prints what every file yields (run with --nocapture to see it); asserts only no panic.

@@ -55,6 +55,9 @@ pub struct ArcReader {
     saw_anything: bool,
     reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
+    /// File offset of the record being read, and where it is in a gzip stream.
+    rec_offset: u64,
+    rec_where: String,
 }
 
 impl ArcReader {
@@ -67,7 +70,15 @@ impl ArcReader {
             saw_anything: false,
             reported: HashSet::new(),
             line: Vec::new(),
+            rec_offset: 0,
+            rec_where: String::new(),
         }
+    }
+
+    /// An error about the record being read.
+    fn rec_error(&mut self, reason: String) {
+        let reason = format!("{reason}{}", self.rec_where);
+        self.error(self.rec_offset, reason);
     }
 
     fn error(&mut self, offset: u64, reason: String) {
@@ -162,7 +173,14 @@ impl ArcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        let rec_offset = self.stream.file_offset_of(rec_start);
+        self.rec_offset = self.stream.file_offset_of(rec_start);
+        // Inside a big gzip member the file offset is the member's; say where in the
+        // decompressed stream the record is, so errors stay distinct and findable.
+        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
+            format!(" (decompressed offset {rec_start})")
+        } else {
+            String::new()
+        };
         let mut line = std::mem::take(&mut self.line);
         let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
         let header = match res {
@@ -178,16 +196,12 @@ impl ArcReader {
                     self.stream.recover();
                 }
                 Ok(Line::Partial) => {
-                    self.error(
-                        rec_offset,
-                        format!("truncated: file ends in an ARC header '{shown}'"),
-                    );
+                    self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"));
                 }
                 _ => {
-                    self.error(
-                        rec_offset,
-                        format!("malformed header: not an ARC header line '{shown}'"),
-                    );
+                    self.rec_error(format!(
+                        "malformed header: not an ARC header line '{shown}'"
+                    ));
                     self.rewind_and_resync(rec_start);
                 }
             }
@@ -217,13 +231,10 @@ impl ArcReader {
                             return;
                         }
                     }
-                    None => self.error(
-                        rec_offset,
-                        format!(
-                            "truncated: record ends early ({read} of {} bytes)",
-                            header.length
-                        ),
-                    ),
+                    None => self.rec_error(format!(
+                        "truncated: record ends early ({read} of {} bytes)",
+                        header.length
+                    )),
                 }
                 self.rewind_and_resync(rec_start);
                 return;
@@ -257,19 +268,16 @@ impl ArcReader {
             }
         }
         if !ok {
-            self.error(
-                rec_offset,
-                format!(
-                    "bad length: length {} does not end the record",
-                    header.length
-                ),
-            );
+            self.rec_error(format!(
+                "bad length: length {} does not end the record",
+                header.length
+            ));
             self.rewind_and_resync(rec_start);
             return;
         }
         let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         let record = CrawlRecord {
             locator: Some(self.stream.locate(rec_start, rec_end)),

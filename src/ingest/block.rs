@@ -192,6 +192,11 @@ fn read_http_head(stream: &mut Stream, len: u64) -> Result<Vec<u8>, Truncated> {
         if remaining == 0 {
             break;
         }
+        // Old servers (and ARC hello-world samples) omit the blank line before the body:
+        // no header line starts with '<', so such a line starts the payload.
+        if !raw.is_empty() && matches!(stream.peek(1), Ok(b"<")) {
+            break;
+        }
         let limit = (remaining - 1).min(HEAD_LINE_MAX) as usize;
         match stream.read_line(&mut line, limit) {
             Ok(Line::Complete) => {

@@ -517,3 +517,49 @@ fn empty_and_blank_files() {
         r.errors
     );
 }
+
+#[test]
+fn truncated_whole_file_gzip_keeps_what_decodes() {
+    let recs = three_records();
+    let plain = recs.concat();
+    // Enough records that the stream is cut well after the first ones.
+    let many: Vec<u8> = (0..200).flat_map(|_| plain.clone()).collect();
+    let mut file = gz(&many);
+    file.truncate(file.len() * 3 / 4);
+    let r = read("x.warc.gz", &file);
+    assert!(r.records.len() > 100, "{}", r.records.len());
+    assert!(r.records.len() < 600);
+    for (i, rec) in r.records.iter().enumerate() {
+        assert_eq!(rec.url.as_deref(), urls_of_three()[i % 3]);
+        assert_eq!(rec.locator.unwrap().compression, Compression::GzipStream);
+    }
+    assert!(!r.errors.is_empty());
+    assert!(
+        r.errors
+            .iter()
+            .all(|e| e.reason.starts_with("corrupt gzip:")),
+        "{:?}",
+        r.errors
+    );
+}
+
+fn urls_of_three() -> [Option<&'static str>; 3] {
+    [Some("info"), Some("http://a/"), Some("http://b/")]
+}
+
+#[test]
+fn bad_record_inside_a_big_member_names_its_decompressed_offset() {
+    let recs = three_records();
+    let bad = with_length(&recs[1], 3);
+    let file = gz(&[recs[0].clone(), bad, recs[2].clone()].concat());
+    let r = read("x.warc.gz", &file);
+    assert_eq!(urls(&r), vec!["info", "http://b/"]);
+    assert_eq!(r.errors.len(), 1);
+    assert_eq!(
+        r.errors[0].reason,
+        format!(
+            "bad length: Content-Length 3 does not end the record (decompressed offset {})",
+            recs[0].len()
+        )
+    );
+}

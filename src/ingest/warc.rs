@@ -151,6 +151,9 @@ pub struct WarcReader {
     saw_anything: bool,
     reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
+    /// File offset of the record being read, and where it is in a gzip stream.
+    rec_offset: u64,
+    rec_where: String,
 }
 
 impl WarcReader {
@@ -163,7 +166,15 @@ impl WarcReader {
             saw_anything: false,
             reported: HashSet::new(),
             line: Vec::new(),
+            rec_offset: 0,
+            rec_where: String::new(),
         }
+    }
+
+    /// An error about the record being read.
+    fn rec_error(&mut self, reason: String) {
+        let reason = format!("{reason}{}", self.rec_where);
+        self.error(self.rec_offset, reason);
     }
 
     fn error(&mut self, offset: u64, reason: String) {
@@ -204,6 +215,23 @@ impl WarcReader {
         if report_junk && skipped > 0 {
             self.error(offset, format!("junk: {skipped} bytes skipped"));
         }
+    }
+
+    /// A record could not be read. When the stream itself broke (a gzip member that does
+    /// not decode), that is the error to report; otherwise `reason`. Then move on: past the
+    /// broken member, or back to just after the record's start to look for the next one.
+    fn fail_record(&mut self, rec_start: u64, reason: String) {
+        if let Err(f) = self.stream.fill_buf() {
+            self.report_fault_only(&f);
+            if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+                // The record's own member is broken: nothing in it to rescan.
+                self.stream.recover();
+                return;
+            }
+        } else {
+            self.rec_error(reason);
+        }
+        self.rewind_and_resync(rec_start);
     }
 
     /// After a bad record: go back to just past its start and look for the next record.
@@ -248,7 +276,14 @@ impl WarcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        let rec_offset = self.stream.file_offset_of(rec_start);
+        self.rec_offset = self.stream.file_offset_of(rec_start);
+        // Inside a big gzip member the file offset is the member's; say where in the
+        // decompressed stream the record is, so errors stay distinct and findable.
+        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
+            format!(" (decompressed offset {rec_start})")
+        } else {
+            String::new()
+        };
         match self.stream.peek(5) {
             Ok(head) if head.eq_ignore_ascii_case(b"WARC/") => {}
             Ok(_) => {
@@ -267,22 +302,13 @@ impl WarcReader {
         if res != Ok(Line::Complete) || !version_ok(&line) {
             let what = escape(&line, 40);
             self.line = line;
-            match res {
-                Err(f) => self.report_fault_only(&f),
-                Ok(Line::Partial) if !version_ok(&self.line) => self.error(
-                    rec_offset,
-                    format!("malformed header: bad version line '{what}'"),
-                ),
-                Ok(Line::Partial) => self.error(
-                    rec_offset,
-                    "truncated: file ends in the record header".into(),
-                ),
-                _ => self.error(
-                    rec_offset,
-                    format!("malformed header: bad version line '{what}'"),
-                ),
-            }
-            self.rewind_and_resync(rec_start);
+            let reason = match res {
+                Ok(Line::Partial) if version_ok(&self.line) => {
+                    "truncated: file ends in the record header".to_string()
+                }
+                _ => format!("malformed header: bad version line '{what}'"),
+            };
+            self.fail_record(rec_start, reason);
             return;
         }
         let version = String::from_utf8_lossy(trim_ascii(&line)).into_owned();
@@ -306,9 +332,8 @@ impl WarcReader {
                     failure = Some("truncated: file ends in the record header".into());
                     break;
                 }
-                Err(f) => {
-                    self.report_fault_only(&f);
-                    failure = Some(String::new());
+                Err(_) => {
+                    failure = Some("truncated: file ends in the record header".into());
                     break;
                 }
             }
@@ -318,16 +343,13 @@ impl WarcReader {
             failure = Some("malformed header: too many header lines".into());
         }
         if let Some(reason) = failure {
-            if !reason.is_empty() {
-                self.error(rec_offset, reason);
-            }
-            self.rewind_and_resync(rec_start);
+            self.fail_record(rec_start, reason);
             return;
         }
         let mut header = parse_fields(&lines);
         header.version = version;
         if let Some(reason) = header.fatal.take() {
-            self.error(rec_offset, reason);
+            self.rec_error(reason);
             self.rewind_and_resync(rec_start);
             return;
         }
@@ -358,10 +380,9 @@ impl WarcReader {
                             return;
                         }
                     }
-                    None => self.error(
-                        rec_offset,
-                        format!("truncated: record ends early ({read} of {len} bytes)"),
-                    ),
+                    None => self.rec_error(format!(
+                        "truncated: record ends early ({read} of {len} bytes)"
+                    )),
                 }
                 self.rewind_and_resync(rec_start);
                 return;
@@ -402,22 +423,21 @@ impl WarcReader {
             }
         };
         if !next_ok {
-            self.error(
-                rec_offset,
-                format!("bad length: Content-Length {len} does not end the record"),
-            );
+            self.rec_error(format!(
+                "bad length: Content-Length {len} does not end the record"
+            ));
             self.rewind_and_resync(rec_start);
             return;
         }
         let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         for p in &header.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         let Some(record_type) = record_type else {
-            self.error(rec_offset, "malformed header: no WARC-Type".into());
+            self.rec_error("malformed header: no WARC-Type".into());
             return;
         };
         let record = CrawlRecord {
