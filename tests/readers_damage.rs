@@ -126,3 +126,67 @@ proptest! {
         }
     }
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(data).expect("gzip");
+    e.finish().expect("gzip")
+}
+
+/// Random bytes behind a plausible start, in every format: the reader ends without panic
+/// and yields a bounded number of items.
+fn garbage_case(format: InputFormat, prefix: &[u8], body: &[u8], gz: bool) -> usize {
+    let mut data = prefix.to_vec();
+    data.extend_from_slice(body);
+    if gz {
+        data = gzip(&data);
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("garbage");
+    std::fs::write(&path, &data).expect("write");
+    let input = InputFile {
+        path,
+        format,
+        page_url: Some("garbage".into()),
+    };
+    let items = open_reader(
+        &input,
+        &ReaderOptions {
+            max_body_bytes: 512,
+        },
+    )
+    .expect("open")
+    .count();
+    assert!(
+        items <= data.len() + 2,
+        "{items} items from {} bytes",
+        data.len()
+    );
+    items
+}
+
+fn texty_bytes() -> impl Strategy<Value = Vec<u8>> {
+    // Mostly header-like characters so parsers get deep before failing.
+    let alphabet: Vec<u8> =
+        b"WARC/1.0\r\n: Content-Length0123456789 HTTP/1.1 200\x1f\x8b\x08{}\"url\"<html>".to_vec();
+    prop::collection::vec(
+        prop_oneof![prop::sample::select(alphabet), any::<u8>()],
+        0..2048,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn garbage_never_panics(body in texty_bytes(), gz in any::<bool>(), which in 0..4usize) {
+        let (format, prefix): (InputFormat, &[u8]) = match which {
+            0 => (InputFormat::Warc, b"WARC/1.0\r\nWARC-Type: response\r\nContent-Length: 40\r\n\r\nHTTP/1.1 200 OK\r\n"),
+            1 => (InputFormat::Arc, b"filedesc://x.arc 0.0.0.0 20000101000000 text/plain 5\n"),
+            2 => (InputFormat::Jsonl, b"{\"url\":\"u\",\"html\":\""),
+            _ => (InputFormat::Html, b"<html>"),
+        };
+        garbage_case(format, prefix, &body, gz);
+    }
+}

@@ -258,7 +258,13 @@ impl ArcReader {
                     }
                 }
                 Err(f) => {
-                    if f.kind == FaultKind::Corrupt && f.logical_start < self.stream.pos() {
+                    // A member that failed its check (CRC) right after this record, and that began
+                    // inside it, held only this record: the record is damaged. A big member
+                    // that began before the record (whole-file gzip) does not condemn it.
+                    if f.kind == FaultKind::Corrupt
+                        && f.logical_start >= rec_start
+                        && f.logical_start < self.stream.pos()
+                    {
                         self.report_fault(&f);
                         self.stream.recover();
                         return;
