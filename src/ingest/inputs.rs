@@ -87,8 +87,15 @@ fn is_crawl_file(path: &Path) -> bool {
     )
 }
 
-/// Collects the files of a folder, recursively, in sorted order.
-fn walk(dir: &Path, root: &Path, out: &mut Vec<InputFile>) -> Result<(), InputError> {
+/// How deep folders are followed; a symlink loop must not recurse forever.
+const MAX_DEPTH: usize = 64;
+
+/// Collects the files of a folder, recursively, in sorted order. Hidden files and folders
+/// (`.git`, editor droppings) are skipped.
+fn walk(dir: &Path, root: &Path, depth: usize, out: &mut Vec<InputFile>) -> Result<(), InputError> {
+    if depth > MAX_DEPTH {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| InputError::Io(dir.to_path_buf(), e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -102,7 +109,7 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<InputFile>) -> Result<(), InputEr
             continue;
         }
         if path.is_dir() {
-            walk(&path, root, out)?;
+            walk(&path, root, depth + 1, out)?;
             continue;
         }
         match format_by_extension(&path) {
@@ -142,7 +149,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<InputFile>, InputError> {
         })?;
         if meta.is_dir() {
             let before = out.len();
-            walk(path, path, &mut out)?;
+            walk(path, path, 0, &mut out)?;
             if out.len() == before {
                 return Err(InputError::EmptyDirectory(path.clone()));
             }

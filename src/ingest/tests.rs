@@ -563,3 +563,31 @@ fn bad_record_inside_a_big_member_names_its_decompressed_offset() {
         )
     );
 }
+
+#[test]
+fn resync_finds_records_across_buffer_boundaries() {
+    let recs = three_records();
+    for junk_len in [256 * 1024 - 3, 256 * 1024 - 1, 256 * 1024, 300 * 1024] {
+        let junk = vec![b'j'; junk_len];
+        let file = [
+            recs[0].clone(),
+            junk.clone(),
+            b"\n".to_vec(),
+            recs[1].clone(),
+        ]
+        .concat();
+        let r = read("x.warc", &file);
+        assert_eq!(urls(&r), vec!["info", "http://a/"], "junk {junk_len}");
+        assert_eq!(r.errors.len(), 1);
+        assert_eq!(
+            r.errors[0].reason,
+            format!("junk: {} bytes skipped", junk_len + 1)
+        );
+
+        let file = [gz(&recs[0]), junk, gz(&recs[1])].concat();
+        let r = read("x.warc.gz", &file);
+        assert_eq!(urls(&r), vec!["info", "http://a/"], "gz junk {junk_len}");
+        assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+        assert_eq!(r.errors[0].offset, gz(&recs[0]).len() as u64);
+    }
+}
