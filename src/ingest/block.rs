@@ -130,7 +130,7 @@ pub fn read_block(
         Ok(n) => {
             return Err(Truncated {
                 read: consumed(stream).min(len - remaining + n),
-                fault: None,
+                fault: stream.fill_buf().err(),
             })
         }
         Err((_, f)) => {
@@ -211,10 +211,12 @@ fn read_http_head(stream: &mut Stream, len: u64) -> Result<Vec<u8>, Truncated> {
             // A head line longer than the block or than any sane header: the rest is payload.
             Ok(Line::TooLong) => break,
             Ok(Line::Partial) => {
+                // A partial line ends at the end of the stream or at a fault: say which.
+                let fault = stream.fill_buf().err();
                 return Err(Truncated {
                     read: stream.pos() - start,
-                    fault: None,
-                })
+                    fault,
+                });
             }
             Err(f) => {
                 return Err(Truncated {
@@ -232,7 +234,7 @@ fn skip_exact(stream: &mut Stream, n: u64, len: u64, start: u64) -> Result<(), T
         Ok(k) if k == n => Ok(()),
         Ok(_) => Err(Truncated {
             read: (stream.pos() - start).min(len),
-            fault: None,
+            fault: stream.fill_buf().err(),
         }),
         Err((_, f)) => Err(Truncated {
             read: stream.pos() - start,

@@ -591,3 +591,24 @@ fn resync_finds_records_across_buffer_boundaries() {
         assert_eq!(r.errors[0].offset, gz(&recs[0]).len() as u64);
     }
 }
+
+#[test]
+fn corrupt_whole_file_gzip_keeps_records_before_the_damage() {
+    let plain = three_records().concat();
+    let many: Vec<u8> = (0..2000).flat_map(|_| plain.clone()).collect();
+    let mut file = gz(&many);
+    let at = file.len() / 2;
+    for b in &mut file[at..at + 64] {
+        *b ^= 0xa5;
+    }
+    let r = read("x.warc.gz", &file);
+    // About half of the 6000 records lie before the damage (about 2550 decode cleanly);
+    // allow for the decoder's last output before the error being dropped.
+    assert!(r.records.len() > 2400, "{} records", r.records.len());
+    assert_eq!(r.errors.len(), 1, "{:?}", r.errors);
+    assert!(r.errors[0].reason.starts_with("corrupt gzip:"));
+    for (i, rec) in r.records.iter().enumerate() {
+        assert_eq!(rec.url.as_deref(), urls_of_three()[i % 3]);
+    }
+    assert!(!r.errors.is_empty());
+}
