@@ -1,4 +1,4 @@
-//! Property: damaging a real WARC (truncation, byte flips) never makes the reader panic or
+//! Property: damaging a real WARC or ARC (truncation, byte flips) never makes the reader panic or
 //! loop, and every record whose bytes all lie before the first damaged byte is still yielded
 //! with the same URL, type and body.
 
@@ -15,6 +15,7 @@ const FILES: &[&str] = &[
     "nutch-warcfile.warc.gz",
     "ukwa-govuk-crawl2-revisits.warc.gz",
     "wget-sample-0000.warc.gz",
+    "IAH-20080430204825-00000-blackbook.arc.gz",
 ];
 
 fn corpus() -> Option<PathBuf> {
@@ -30,9 +31,14 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn read_file(path: PathBuf) -> (Vec<CrawlRecord>, usize) {
+    let is_arc = path.to_string_lossy().contains(".arc");
     let input = InputFile {
         path,
-        format: InputFormat::Warc,
+        format: if is_arc {
+            InputFormat::Arc
+        } else {
+            InputFormat::Warc
+        },
         page_url: None,
     };
     let mut recs = Vec::new();

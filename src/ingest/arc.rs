@@ -195,9 +195,16 @@ impl ArcReader {
                     self.report_fault(&f);
                     self.stream.recover();
                 }
-                Ok(Line::Partial) => {
-                    self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"));
-                }
+                Ok(Line::Partial) => match self.stream.fill_buf() {
+                    // The line stopped at broken gzip data, not at the end of the file.
+                    Err(f) => {
+                        self.report_fault(&f);
+                        self.stream.recover();
+                    }
+                    Ok(_) => {
+                        self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"))
+                    }
+                },
                 _ => {
                     self.rec_error(format!(
                         "malformed header: not an ARC header line '{shown}'"
