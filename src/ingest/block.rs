@@ -117,7 +117,9 @@ pub fn read_block(
 
     let max = opts.max_body_bytes;
     // Chunk framing adds a little; compressed payloads are smaller than what they decode to.
-    let raw_cap = (max as u64) + (max as u64) / 8 + 64 * 1024;
+    let raw_cap = (max as u64)
+        .saturating_add(max as u64 / 8)
+        .saturating_add(64 * 1024);
     if remaining > raw_cap {
         skip_exact(stream, remaining, len, start)?;
         info.problems

@@ -247,7 +247,9 @@ fn decode_deflate(data: &[u8], limit: usize) -> Result<Vec<u8>, DecodeError> {
 /// output keeps that output (truncated captures are common).
 fn read_limited<R: Read>(r: R, limit: usize, what: &str) -> Result<Vec<u8>, DecodeError> {
     let mut out = Vec::new();
-    let res = r.take(limit as u64 + 1).read_to_end(&mut out);
+    let res = r
+        .take((limit as u64).saturating_add(1))
+        .read_to_end(&mut out);
     if out.len() > limit {
         return Err(DecodeError::TooLarge);
     }

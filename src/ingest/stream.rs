@@ -470,7 +470,7 @@ impl Stream {
                 return Ok(Line::Partial);
             }
             let room = limit - out.len();
-            let window = &buf[..buf.len().min(room + 1)];
+            let window = &buf[..buf.len().min(room.saturating_add(1))];
             if let Some(i) = memchr::memchr(b'\n', window) {
                 out.extend_from_slice(&buf[..i]);
                 self.consume(i + 1);

@@ -612,3 +612,25 @@ fn corrupt_whole_file_gzip_keeps_records_before_the_damage() {
     }
     assert!(!r.errors.is_empty());
 }
+
+#[test]
+fn unlimited_page_size_does_not_overflow() {
+    let opts = ReaderOptions {
+        max_body_bytes: usize::MAX,
+    };
+    let file = three_records().concat();
+    assert_eq!(read_bytes("x.warc", &file, &opts).records.len(), 3);
+    let r = read_bytes("x.jsonl", b"{\"url\":\"u\",\"html\":\"<p>\"}\n", &opts);
+    assert_eq!(r.records.len(), 1);
+    let body = b"<html>x</html>";
+    let block = http_response(
+        "Content-Type: text/html\r\nContent-Encoding: gzip\r\n",
+        &gz(body),
+    );
+    let r = read_bytes(
+        "x.warc",
+        &warc_record("response", "http://g/", "", &block),
+        &opts,
+    );
+    assert_eq!(r.records[0].body.as_deref(), Some(&body[..]));
+}
