@@ -72,6 +72,15 @@ const SEMANTIC_ONLY: &[(&str, &str)] = &[
     ),
 ];
 
+/// Samples outside `valid/` and `invalid/` that do carry a defect. File → (error kind, why).
+const DEFECTIVE_SAMPLES: &[(&str, &str, &str)] = &[(
+    "hello-world2.arc",
+    "bad length",
+    "the filedesc header says 122 bytes but its block has 121: the length runs one byte into \
+     the next record's URL line (warcio stumbles on it too). The header record is reported and \
+     dropped; the URL record after it is read correctly.",
+)];
+
 fn read(path: &std::path::Path) -> (Vec<CrawlRecord>, Vec<(u64, String)>) {
     let inputs = expand_inputs(&[path.to_path_buf()]).expect("sniffed");
     let mut recs = Vec::new();
@@ -106,6 +115,12 @@ fn valid_files_yield_records_without_errors() {
     for f in all {
         let (recs, errs) = read(&f);
         assert!(!recs.is_empty(), "{}: no records", f.display());
+        let name = f.file_name().expect("name").to_string_lossy().into_owned();
+        if let Some((_, kind, _)) = DEFECTIVE_SAMPLES.iter().find(|(n, _, _)| *n == name) {
+            assert_eq!(errs.len(), 1, "{name}: {errs:?}");
+            assert!(errs[0].1.starts_with(kind), "{name}: {errs:?}");
+            continue;
+        }
         assert!(errs.is_empty(), "{}: {errs:?}", f.display());
         for r in &recs {
             assert_eq!(r.record_type, r.record_type.trim().to_ascii_lowercase());
@@ -194,11 +209,17 @@ fn arc_samples_parse_their_http_responses() {
         recs[1].body.as_deref(),
         Some(&b"<HTML>\r\nHello World!!!\r\n</HTML>"[..])
     );
-    // hello-world2.arc has no blank line between the HTTP head and the body.
+    // hello-world2.arc (ARC v2) has a filedesc length one byte too long and no blank line
+    // between the HTTP head and the body.
     let (recs, errs) = read(&corpus.join("warc/torture/hello-world2.arc"));
-    assert!(errs.is_empty());
-    assert_eq!(recs[1].http_status, Some(200));
-    assert!(recs[1]
+    assert_eq!(errs.len(), 1);
+    assert_eq!(recs.len(), 1);
+    assert_eq!(
+        recs[0].url.as_deref(),
+        Some("http://www.dryswamp.edu:80/index.html")
+    );
+    assert_eq!(recs[0].http_status, Some(200));
+    assert!(recs[0]
         .body
         .as_deref()
         .is_some_and(|b| b.starts_with(b"<HTML>")));

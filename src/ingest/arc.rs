@@ -247,8 +247,11 @@ impl ArcReader {
                 return;
             }
         };
-        // The record ends with a newline; then comes the next header line or the end.
+        // The record ends with a newline; then comes the next header line or the end. A
+        // block running straight into the next line means its length is wrong (one byte too
+        // long in hello-world2.arc), unless a new gzip member starts there.
         let mut ok = true;
+        let mut separated = false;
         loop {
             match self.stream.fill_buf() {
                 Ok([]) => break,
@@ -258,9 +261,11 @@ impl ArcReader {
                         .take_while(|&&b| b == b'\r' || b == b'\n')
                         .count();
                     let more = n == buf.len();
+                    separated |= n > 0;
                     self.stream.consume(n);
                     if !more {
-                        ok = self.at_header();
+                        let boundary = separated || self.stream.is_member_start(self.stream.pos());
+                        ok = boundary && self.at_header();
                         break;
                     }
                 }
