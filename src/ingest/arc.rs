@@ -29,7 +29,13 @@ pub fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
         return None;
     }
     let url = fields[0];
-    let plausible_url = url.contains(':') && !url.starts_with("WARC/");
+    // A URL starts with a scheme: a letter, then letters, digits, '+', '-' or '.', then ':'.
+    let scheme = url.split(':').next().unwrap_or("");
+    let plausible_url = url.len() > scheme.len()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !plausible_url {
         return None;
     }
@@ -348,6 +354,11 @@ mod tests {
         assert_eq!(v2.date, "19961104142103");
         assert!(parse_arc_header(b"HTTP/1.0 200 Document follows").is_none());
         assert!(parse_arc_header(b"1 1 InternetArchive").is_none());
+        assert!(parse_arc_header(b"<p>x: 1.2.3.4 2008 text/html 5").is_none());
+        assert!(
+            parse_arc_header(b"dns:www.archive.org 68.87.76.178 20080430204825 text/dns 56")
+                .is_some()
+        );
         assert!(parse_arc_header(b"http://x 1.2.3.4 2008 text/html notanumber").is_none());
     }
 }
