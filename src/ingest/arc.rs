@@ -92,6 +92,19 @@ impl ArcReader {
             .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
+    /// Reports a stream fault once and moves past it.
+    fn fault(&mut self, f: Fault) {
+        let skipped = self.stream.recover();
+        if self.reported.insert((f.file_offset, f.kind)) {
+            let reason = if f.kind == FaultKind::Junk {
+                format!("junk: {skipped} bytes skipped, not a gzip member")
+            } else {
+                f.reason()
+            };
+            self.error(f.file_offset, reason);
+        }
+    }
+
     fn report_fault(&mut self, f: &Fault) {
         if self.reported.insert((f.file_offset, f.kind)) {
             self.error(f.file_offset, f.reason());
@@ -115,8 +128,7 @@ impl ArcReader {
         loop {
             match self.stream.fill_buf() {
                 Err(f) => {
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                     continue;
                 }
                 Ok([]) => break,
@@ -132,8 +144,7 @@ impl ArcReader {
             let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
             self.line = line;
             if let Err(f) = res {
-                self.report_fault(&f);
-                self.stream.recover();
+                self.fault(f);
             }
         }
         self.stream.pos() - start
@@ -153,8 +164,7 @@ impl ArcReader {
             match self.stream.fill_buf() {
                 Err(f) => {
                     self.saw_anything = true;
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                 }
                 Ok([]) => {
                     if !self.saw_anything {
@@ -198,14 +208,12 @@ impl ArcReader {
         let Some(header) = header else {
             match res {
                 Err(f) => {
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                 }
                 Ok(Line::Partial) => match self.stream.fill_buf() {
                     // The line stopped at broken gzip data, not at the end of the file.
                     Err(f) => {
-                        self.report_fault(&f);
-                        self.stream.recover();
+                        self.fault(f);
                     }
                     Ok(_) => {
                         self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"))
@@ -283,8 +291,7 @@ impl ArcReader {
                         && f.logical_start >= rec_start
                         && f.logical_start < self.stream.pos()
                     {
-                        self.report_fault(&f);
-                        self.stream.recover();
+                        self.fault(f);
                         return;
                     }
                     break;

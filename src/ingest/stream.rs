@@ -48,7 +48,7 @@ impl Fault {
     pub fn reason(&self) -> String {
         match self.kind {
             FaultKind::Corrupt => format!("corrupt gzip: {}", self.detail),
-            FaultKind::Junk => format!("junk: {}", self.detail),
+            FaultKind::Junk => "junk: bytes that are not a gzip member".to_string(),
             FaultKind::Io => format!("io: {}", self.detail),
         }
     }

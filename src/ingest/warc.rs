@@ -184,15 +184,15 @@ impl WarcReader {
 
     /// Reports a stream fault once (a rewind may meet it again) and moves past it.
     fn fault(&mut self, f: Fault) {
+        let skipped = self.stream.recover();
         if self.reported.insert((f.file_offset, f.kind)) {
             let reason = if f.kind == FaultKind::Junk {
-                "junk: bytes that are not a gzip member".to_string()
+                format!("junk: {skipped} bytes skipped, not a gzip member")
             } else {
                 f.reason()
             };
             self.error(f.file_offset, reason);
         }
-        self.stream.recover();
     }
 
     fn report_fault_only(&mut self, f: &Fault) {
