@@ -165,3 +165,61 @@ fn crawl2_revisits_point_at_crawl1_responses() {
         assert!(r.body.is_none(), "revisits carry no document body");
     }
 }
+
+/// The bytes a locator points at, decompressed.
+fn reopen(file: &[u8], loc: spotcheck::ingest::Locator) -> Vec<u8> {
+    use spotcheck::ingest::Compression;
+    use std::io::Read;
+    let span = |o: u64, l: u64| &file[o as usize..(o + l) as usize];
+    match loc.compression {
+        Compression::None => span(loc.offset, loc.length).to_vec(),
+        Compression::GzipMember => {
+            let mut out = Vec::new();
+            flate2::read::MultiGzDecoder::new(span(loc.offset, loc.length))
+                .read_to_end(&mut out)
+                .expect("member decodes");
+            out
+        }
+        Compression::GzipStream => {
+            let mut out = Vec::new();
+            flate2::read::MultiGzDecoder::new(file)
+                .read_to_end(&mut out)
+                .expect("file decodes");
+            out[loc.offset as usize..(loc.offset + loc.length) as usize].to_vec()
+        }
+    }
+}
+
+#[test]
+fn locators_reopen_the_same_record() {
+    let Some(corpus) = corpus() else { return };
+    let dir = corpus.join("warc/real");
+    let mut checked = 0;
+    for name in [
+        "books.toscrape.warc",
+        "pywb-iana.warc.gz",
+        "IAH-20080430204825-00000-blackbook.arc.gz",
+        "servo-qq.warc.gz",
+    ] {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).expect("read");
+        let (records, _) = read_all(&path);
+        for r in records.iter().step_by(5) {
+            let loc = r.locator.expect("locator");
+            let raw = reopen(&bytes, loc);
+            if r.record_type.starts_with("arc") {
+                let first_line = format!("{} ", r.url.as_deref().expect("url"));
+                assert!(raw.starts_with(first_line.as_bytes()), "{name}: {loc:?}");
+            } else {
+                assert!(raw.starts_with(b"WARC/"), "{name}: {loc:?}");
+                let id = r.record_id.as_deref().expect("id");
+                assert!(
+                    raw.windows(id.len()).any(|w| w == id.as_bytes()),
+                    "{name}: {loc:?} does not hold {id}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}

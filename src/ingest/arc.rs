@@ -29,7 +29,13 @@ pub fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
         return None;
     }
     let url = fields[0];
-    let plausible_url = url.contains(':') && !url.starts_with("WARC/");
+    // A URL starts with a scheme: a letter, then letters, digits, '+', '-' or '.', then ':'.
+    let scheme = url.split(':').next().unwrap_or("");
+    let plausible_url = url.len() > scheme.len()
+        && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
     if !plausible_url {
         return None;
     }
@@ -55,6 +61,9 @@ pub struct ArcReader {
     saw_anything: bool,
     reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
+    /// File offset of the record being read, and where it is in a gzip stream.
+    rec_offset: u64,
+    rec_where: String,
 }
 
 impl ArcReader {
@@ -67,12 +76,33 @@ impl ArcReader {
             saw_anything: false,
             reported: HashSet::new(),
             line: Vec::new(),
+            rec_offset: 0,
+            rec_where: String::new(),
         }
+    }
+
+    /// An error about the record being read.
+    fn rec_error(&mut self, reason: String) {
+        let reason = format!("{reason}{}", self.rec_where);
+        self.error(self.rec_offset, reason);
     }
 
     fn error(&mut self, offset: u64, reason: String) {
         self.out
             .push_back(ReadItem::Error(RecordError { offset, reason }));
+    }
+
+    /// Reports a stream fault once and moves past it.
+    fn fault(&mut self, f: Fault) {
+        let skipped = self.stream.recover();
+        if self.reported.insert((f.file_offset, f.kind)) {
+            let reason = if f.kind == FaultKind::Junk {
+                format!("junk: {skipped} bytes skipped, not a gzip member")
+            } else {
+                f.reason()
+            };
+            self.error(f.file_offset, reason);
+        }
     }
 
     fn report_fault(&mut self, f: &Fault) {
@@ -98,8 +128,7 @@ impl ArcReader {
         loop {
             match self.stream.fill_buf() {
                 Err(f) => {
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                     continue;
                 }
                 Ok([]) => break,
@@ -115,8 +144,7 @@ impl ArcReader {
             let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
             self.line = line;
             if let Err(f) = res {
-                self.report_fault(&f);
-                self.stream.recover();
+                self.fault(f);
             }
         }
         self.stream.pos() - start
@@ -136,8 +164,7 @@ impl ArcReader {
             match self.stream.fill_buf() {
                 Err(f) => {
                     self.saw_anything = true;
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                 }
                 Ok([]) => {
                     if !self.saw_anything {
@@ -162,7 +189,14 @@ impl ArcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        let rec_offset = self.stream.file_offset_of(rec_start);
+        self.rec_offset = self.stream.file_offset_of(rec_start);
+        // Inside a big gzip member the file offset is the member's; say where in the
+        // decompressed stream the record is, so errors stay distinct and findable.
+        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
+            format!(" (decompressed offset {rec_start})")
+        } else {
+            String::new()
+        };
         let mut line = std::mem::take(&mut self.line);
         let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
         let header = match res {
@@ -174,20 +208,21 @@ impl ArcReader {
         let Some(header) = header else {
             match res {
                 Err(f) => {
-                    self.report_fault(&f);
-                    self.stream.recover();
+                    self.fault(f);
                 }
-                Ok(Line::Partial) => {
-                    self.error(
-                        rec_offset,
-                        format!("truncated: file ends in an ARC header '{shown}'"),
-                    );
-                }
+                Ok(Line::Partial) => match self.stream.fill_buf() {
+                    // The line stopped at broken gzip data, not at the end of the file.
+                    Err(f) => {
+                        self.fault(f);
+                    }
+                    Ok(_) => {
+                        self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"))
+                    }
+                },
                 _ => {
-                    self.error(
-                        rec_offset,
-                        format!("malformed header: not an ARC header line '{shown}'"),
-                    );
+                    self.rec_error(format!(
+                        "malformed header: not an ARC header line '{shown}'"
+                    ));
                     self.rewind_and_resync(rec_start);
                 }
             }
@@ -217,20 +252,20 @@ impl ArcReader {
                             return;
                         }
                     }
-                    None => self.error(
-                        rec_offset,
-                        format!(
-                            "truncated: record ends early ({read} of {} bytes)",
-                            header.length
-                        ),
-                    ),
+                    None => self.rec_error(format!(
+                        "truncated: record ends early ({read} of {} bytes)",
+                        header.length
+                    )),
                 }
                 self.rewind_and_resync(rec_start);
                 return;
             }
         };
-        // The record ends with a newline; then comes the next header line or the end.
+        // The record ends with a newline; then comes the next header line or the end. A
+        // block running straight into the next line means its length is wrong (one byte too
+        // long in hello-world2.arc), unless a new gzip member starts there.
         let mut ok = true;
+        let mut separated = false;
         loop {
             match self.stream.fill_buf() {
                 Ok([]) => break,
@@ -240,16 +275,23 @@ impl ArcReader {
                         .take_while(|&&b| b == b'\r' || b == b'\n')
                         .count();
                     let more = n == buf.len();
+                    separated |= n > 0;
                     self.stream.consume(n);
                     if !more {
-                        ok = self.at_header();
+                        let boundary = separated || self.stream.is_member_start(self.stream.pos());
+                        ok = boundary && self.at_header();
                         break;
                     }
                 }
                 Err(f) => {
-                    if f.kind == FaultKind::Corrupt && f.logical_start < self.stream.pos() {
-                        self.report_fault(&f);
-                        self.stream.recover();
+                    // A member that failed its check (CRC) right after this record, and that began
+                    // inside it, held only this record: the record is damaged. A big member
+                    // that began before the record (whole-file gzip) does not condemn it.
+                    if f.kind == FaultKind::Corrupt
+                        && f.logical_start >= rec_start
+                        && f.logical_start < self.stream.pos()
+                    {
+                        self.fault(f);
                         return;
                     }
                     break;
@@ -257,19 +299,16 @@ impl ArcReader {
             }
         }
         if !ok {
-            self.error(
-                rec_offset,
-                format!(
-                    "bad length: length {} does not end the record",
-                    header.length
-                ),
-            );
+            self.rec_error(format!(
+                "bad length: length {} does not end the record",
+                header.length
+            ));
             self.rewind_and_resync(rec_start);
             return;
         }
         let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         let record = CrawlRecord {
             locator: Some(self.stream.locate(rec_start, rec_end)),
@@ -322,6 +361,11 @@ mod tests {
         assert_eq!(v2.date, "19961104142103");
         assert!(parse_arc_header(b"HTTP/1.0 200 Document follows").is_none());
         assert!(parse_arc_header(b"1 1 InternetArchive").is_none());
+        assert!(parse_arc_header(b"<p>x: 1.2.3.4 2008 text/html 5").is_none());
+        assert!(
+            parse_arc_header(b"dns:www.archive.org 68.87.76.178 20080430204825 text/dns 56")
+                .is_some()
+        );
         assert!(parse_arc_header(b"http://x 1.2.3.4 2008 text/html notanumber").is_none());
     }
 }

@@ -117,7 +117,9 @@ pub fn read_block(
 
     let max = opts.max_body_bytes;
     // Chunk framing adds a little; compressed payloads are smaller than what they decode to.
-    let raw_cap = (max as u64) + (max as u64) / 8 + 64 * 1024;
+    let raw_cap = (max as u64)
+        .saturating_add(max as u64 / 8)
+        .saturating_add(64 * 1024);
     if remaining > raw_cap {
         skip_exact(stream, remaining, len, start)?;
         info.problems
@@ -130,7 +132,7 @@ pub fn read_block(
         Ok(n) => {
             return Err(Truncated {
                 read: consumed(stream).min(len - remaining + n),
-                fault: None,
+                fault: stream.fill_buf().err(),
             })
         }
         Err((_, f)) => {
@@ -192,6 +194,11 @@ fn read_http_head(stream: &mut Stream, len: u64) -> Result<Vec<u8>, Truncated> {
         if remaining == 0 {
             break;
         }
+        // Old servers (and ARC hello-world samples) omit the blank line before the body:
+        // no header line starts with '<', so such a line starts the payload.
+        if !raw.is_empty() && matches!(stream.peek(1), Ok(b"<")) {
+            break;
+        }
         let limit = (remaining - 1).min(HEAD_LINE_MAX) as usize;
         match stream.read_line(&mut line, limit) {
             Ok(Line::Complete) => {
@@ -206,10 +213,12 @@ fn read_http_head(stream: &mut Stream, len: u64) -> Result<Vec<u8>, Truncated> {
             // A head line longer than the block or than any sane header: the rest is payload.
             Ok(Line::TooLong) => break,
             Ok(Line::Partial) => {
+                // A partial line ends at the end of the stream or at a fault: say which.
+                let fault = stream.fill_buf().err();
                 return Err(Truncated {
                     read: stream.pos() - start,
-                    fault: None,
-                })
+                    fault,
+                });
             }
             Err(f) => {
                 return Err(Truncated {
@@ -227,7 +236,7 @@ fn skip_exact(stream: &mut Stream, n: u64, len: u64, start: u64) -> Result<(), T
         Ok(k) if k == n => Ok(()),
         Ok(_) => Err(Truncated {
             read: (stream.pos() - start).min(len),
-            fault: None,
+            fault: stream.fill_buf().err(),
         }),
         Err((_, f)) => Err(Truncated {
             read: stream.pos() - start,

@@ -51,14 +51,13 @@ pub fn parse_http_head(raw: &[u8]) -> HttpHead {
             b"content-type" if head.content_type.is_none() && !value.is_empty() => {
                 head.content_type = Some(String::from_utf8_lossy(value).into_owned());
             }
-            b"transfer-encoding" => {
+            b"transfer-encoding"
                 if value
                     .to_ascii_lowercase()
                     .windows(7)
-                    .any(|w| w == b"chunked")
-                {
-                    head.chunked = true;
-                }
+                    .any(|w| w == b"chunked") =>
+            {
+                head.chunked = true;
             }
             b"content-encoding" => {
                 for coding in value.split(|&b| b == b',') {
@@ -94,7 +93,16 @@ fn parse_status_line(line: &[u8]) -> Option<u16> {
 
 /// The media type of a Content-Type value: lowercase, without parameters.
 pub fn media_type(content_type: &str) -> Option<String> {
-    let mt = content_type.split(';').next()?.trim().to_ascii_lowercase();
+    // Some old servers run headers together ("text/html Last-modified: …"): the type is
+    // the first word.
+    let mt = content_type
+        .split(';')
+        .next()?
+        .split_ascii_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(',')
+        .to_ascii_lowercase();
     if mt.is_empty() {
         None
     } else {
@@ -239,7 +247,9 @@ fn decode_deflate(data: &[u8], limit: usize) -> Result<Vec<u8>, DecodeError> {
 /// output keeps that output (truncated captures are common).
 fn read_limited<R: Read>(r: R, limit: usize, what: &str) -> Result<Vec<u8>, DecodeError> {
     let mut out = Vec::new();
-    let res = r.take(limit as u64 + 1).read_to_end(&mut out);
+    let res = r
+        .take((limit as u64).saturating_add(1))
+        .read_to_end(&mut out);
     if out.len() > limit {
         return Err(DecodeError::TooLarge);
     }

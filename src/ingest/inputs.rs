@@ -54,7 +54,7 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
     }
     let lead = t.iter().take_while(|b| b.is_ascii_whitespace()).count();
     let t = &t[lead..];
-    if t.starts_with(b"WARC/") {
+    if t.len() >= 5 && t[..5].eq_ignore_ascii_case(b"WARC/") {
         return Ok(InputFormat::Warc);
     }
     if t.starts_with(b"filedesc://") {
@@ -62,9 +62,8 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
     }
     // Page and JSONL extensions are trusted over weak content hints: a .txt about HTML
     // is still a text page.
-    match by_ext {
-        Some(f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl)) => return Ok(f),
-        _ => {}
+    if let Some(f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl)) = by_ext {
+        return Ok(f);
     }
     if t.starts_with(b"{") {
         return Ok(InputFormat::Jsonl);
@@ -88,8 +87,15 @@ fn is_crawl_file(path: &Path) -> bool {
     )
 }
 
-/// Collects the files of a folder, recursively, in sorted order.
-fn walk(dir: &Path, root: &Path, out: &mut Vec<InputFile>) -> Result<(), InputError> {
+/// How deep folders are followed; a symlink loop must not recurse forever.
+const MAX_DEPTH: usize = 64;
+
+/// Collects the files of a folder, recursively, in sorted order. Hidden files and folders
+/// (`.git`, editor droppings) are skipped.
+fn walk(dir: &Path, root: &Path, depth: usize, out: &mut Vec<InputFile>) -> Result<(), InputError> {
+    if depth > MAX_DEPTH {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| InputError::Io(dir.to_path_buf(), e))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -103,7 +109,7 @@ fn walk(dir: &Path, root: &Path, out: &mut Vec<InputFile>) -> Result<(), InputEr
             continue;
         }
         if path.is_dir() {
-            walk(&path, root, out)?;
+            walk(&path, root, depth + 1, out)?;
             continue;
         }
         match format_by_extension(&path) {
@@ -143,7 +149,7 @@ pub fn expand(paths: &[PathBuf]) -> Result<Vec<InputFile>, InputError> {
         })?;
         if meta.is_dir() {
             let before = out.len();
-            walk(path, path, &mut out)?;
+            walk(path, path, 0, &mut out)?;
             if out.len() == before {
                 return Err(InputError::EmptyDirectory(path.clone()));
             }

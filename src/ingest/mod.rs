@@ -158,7 +158,7 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
     } else {
         let mut body = Vec::with_capacity(len as usize);
         // Read at most the limit even if the file grew since we looked.
-        file.take(opts.max_body_bytes as u64 + 1)
+        file.take((opts.max_body_bytes as u64).saturating_add(1))
             .read_to_end(&mut body)?;
         if body.len() > opts.max_body_bytes {
             items.push(ReadItem::Error(RecordError {
@@ -172,3 +172,6 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
     items.push(ReadItem::Record(Box::new(record)));
     Ok(items)
 }
+
+#[cfg(test)]
+mod tests;

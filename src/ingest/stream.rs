@@ -17,6 +17,8 @@ use super::record::{Compression, Locator};
 
 /// Size of the logical (decompressed) buffer and of the file read buffer.
 const BUF_SIZE: usize = 256 * 1024;
+/// Largest decompressed read per decoder call (see `fill_more`).
+const GZIP_READ: usize = 32 * 1024;
 /// The three bytes every gzip member (with deflate) starts with.
 pub const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b, 0x08];
 
@@ -46,7 +48,7 @@ impl Fault {
     pub fn reason(&self) -> String {
         match self.kind {
             FaultKind::Corrupt => format!("corrupt gzip: {}", self.detail),
-            FaultKind::Junk => format!("junk: {}", self.detail),
+            FaultKind::Junk => "junk: bytes that are not a gzip member".to_string(),
             FaultKind::Io => format!("io: {}", self.detail),
         }
     }
@@ -327,7 +329,10 @@ impl Stream {
                     self.source = Source::GzipMember(Box::new(GzDecoder::new(r)));
                 }
                 Source::GzipMember(mut d) => {
-                    let res = d.read(&mut self.buf[self.end..]);
+                    // flate2 drops the output of a call that ends in a deflate error, so
+                    // modest calls keep most of the good bytes before a damaged spot.
+                    let stop = self.buf.len().min(self.end + GZIP_READ);
+                    let res = d.read(&mut self.buf[self.end..stop]);
                     match res {
                         Ok(0) => {
                             let r = d.into_inner();
@@ -465,7 +470,7 @@ impl Stream {
                 return Ok(Line::Partial);
             }
             let room = limit - out.len();
-            let window = &buf[..buf.len().min(room + 1)];
+            let window = &buf[..buf.len().min(room.saturating_add(1))];
             if let Some(i) = memchr::memchr(b'\n', window) {
                 out.extend_from_slice(&buf[..i]);
                 self.consume(i + 1);

@@ -35,8 +35,10 @@ pub struct WarcHeader {
 
 /// Whether a version line names a WARC version warcio/jwat read.
 pub fn version_ok(line: &[u8]) -> bool {
+    // Field names are case-insensitive and JHOVE's conformance files treat `warc/1.0` as
+    // valid too.
     matches!(
-        trim_ascii(line),
+        trim_ascii(line).to_ascii_uppercase().as_slice(),
         b"WARC/1.0" | b"WARC/1.1" | b"WARC/0.17" | b"WARC/0.18"
     )
 }
@@ -49,7 +51,9 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
     for line in lines {
         if line.first().is_some_and(|&b| b == b' ' || b == b'\t') {
             if let Some((_, v)) = fields.last_mut() {
-                v.push(b' ');
+                if !v.is_empty() {
+                    v.push(b' ');
+                }
                 v.extend_from_slice(trim_ascii(line));
                 continue;
             }
@@ -91,6 +95,9 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
                             "bad length: two Content-Length values {old} and {n}"
                         ));
                     }
+                    (Some(_), Some(_)) => h
+                        .problems
+                        .push("malformed header: duplicate field content-length".into()),
                     (Some(n), _) => h.content_length = Some(n),
                 }
                 continue;
@@ -99,6 +106,11 @@ pub fn parse_fields(lines: &[Vec<u8>]) -> WarcHeader {
         };
         if slot.is_none() && !value.is_empty() {
             *slot = Some(text());
+        } else if slot.is_some() {
+            h.problems.push(format!(
+                "malformed header: duplicate field {}",
+                String::from_utf8_lossy(&name)
+            ));
         }
     }
     if h.content_length.is_none() && h.fatal.is_none() {
@@ -139,6 +151,9 @@ pub struct WarcReader {
     saw_anything: bool,
     reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
+    /// File offset of the record being read, and where it is in a gzip stream.
+    rec_offset: u64,
+    rec_where: String,
 }
 
 impl WarcReader {
@@ -151,7 +166,15 @@ impl WarcReader {
             saw_anything: false,
             reported: HashSet::new(),
             line: Vec::new(),
+            rec_offset: 0,
+            rec_where: String::new(),
         }
+    }
+
+    /// An error about the record being read.
+    fn rec_error(&mut self, reason: String) {
+        let reason = format!("{reason}{}", self.rec_where);
+        self.error(self.rec_offset, reason);
     }
 
     fn error(&mut self, offset: u64, reason: String) {
@@ -161,15 +184,15 @@ impl WarcReader {
 
     /// Reports a stream fault once (a rewind may meet it again) and moves past it.
     fn fault(&mut self, f: Fault) {
+        let skipped = self.stream.recover();
         if self.reported.insert((f.file_offset, f.kind)) {
             let reason = if f.kind == FaultKind::Junk {
-                "junk: bytes that are not a gzip member".to_string()
+                format!("junk: {skipped} bytes skipped, not a gzip member")
             } else {
                 f.reason()
             };
             self.error(f.file_offset, reason);
         }
-        self.stream.recover();
     }
 
     fn report_fault_only(&mut self, f: &Fault) {
@@ -192,6 +215,23 @@ impl WarcReader {
         if report_junk && skipped > 0 {
             self.error(offset, format!("junk: {skipped} bytes skipped"));
         }
+    }
+
+    /// A record could not be read. When the stream itself broke (a gzip member that does
+    /// not decode), that is the error to report; otherwise `reason`. Then move on: past the
+    /// broken member, or back to just after the record's start to look for the next one.
+    fn fail_record(&mut self, rec_start: u64, reason: String) {
+        if let Err(f) = self.stream.fill_buf() {
+            self.report_fault_only(&f);
+            if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+                // The record's own member is broken: nothing in it to rescan.
+                self.stream.recover();
+                return;
+            }
+        } else {
+            self.rec_error(reason);
+        }
+        self.rewind_and_resync(rec_start);
     }
 
     /// After a bad record: go back to just past its start and look for the next record.
@@ -221,7 +261,6 @@ impl WarcReader {
                     return;
                 }
                 Ok(buf) => {
-                    self.saw_anything = true;
                     let ws = buf
                         .iter()
                         .take_while(|&&b| matches!(b, b'\r' | b'\n' | b' ' | b'\t'))
@@ -229,6 +268,7 @@ impl WarcReader {
                     let all = ws == buf.len();
                     self.stream.consume(ws);
                     if !all {
+                        self.saw_anything = true;
                         break;
                     }
                 }
@@ -236,9 +276,16 @@ impl WarcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        let rec_offset = self.stream.file_offset_of(rec_start);
+        self.rec_offset = self.stream.file_offset_of(rec_start);
+        // Inside a big gzip member the file offset is the member's; say where in the
+        // decompressed stream the record is, so errors stay distinct and findable.
+        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
+            format!(" (decompressed offset {rec_start})")
+        } else {
+            String::new()
+        };
         match self.stream.peek(5) {
-            Ok(b"WARC/") => {}
+            Ok(head) if head.eq_ignore_ascii_case(b"WARC/") => {}
             Ok(_) => {
                 self.resync(true);
                 return;
@@ -255,22 +302,13 @@ impl WarcReader {
         if res != Ok(Line::Complete) || !version_ok(&line) {
             let what = escape(&line, 40);
             self.line = line;
-            match res {
-                Err(f) => self.report_fault_only(&f),
-                Ok(Line::Partial) if !version_ok(&self.line) => self.error(
-                    rec_offset,
-                    format!("malformed header: bad version line '{what}'"),
-                ),
-                Ok(Line::Partial) => self.error(
-                    rec_offset,
-                    "truncated: file ends in the record header".into(),
-                ),
-                _ => self.error(
-                    rec_offset,
-                    format!("malformed header: bad version line '{what}'"),
-                ),
-            }
-            self.rewind_and_resync(rec_start);
+            let reason = match res {
+                Ok(Line::Partial) if version_ok(&self.line) => {
+                    "truncated: file ends in the record header".to_string()
+                }
+                _ => format!("malformed header: bad version line '{what}'"),
+            };
+            self.fail_record(rec_start, reason);
             return;
         }
         let version = String::from_utf8_lossy(trim_ascii(&line)).into_owned();
@@ -294,9 +332,8 @@ impl WarcReader {
                     failure = Some("truncated: file ends in the record header".into());
                     break;
                 }
-                Err(f) => {
-                    self.report_fault_only(&f);
-                    failure = Some(String::new());
+                Err(_) => {
+                    failure = Some("truncated: file ends in the record header".into());
                     break;
                 }
             }
@@ -306,16 +343,13 @@ impl WarcReader {
             failure = Some("malformed header: too many header lines".into());
         }
         if let Some(reason) = failure {
-            if !reason.is_empty() {
-                self.error(rec_offset, reason);
-            }
-            self.rewind_and_resync(rec_start);
+            self.fail_record(rec_start, reason);
             return;
         }
         let mut header = parse_fields(&lines);
         header.version = version;
         if let Some(reason) = header.fatal.take() {
-            self.error(rec_offset, reason);
+            self.rec_error(reason);
             self.rewind_and_resync(rec_start);
             return;
         }
@@ -346,10 +380,9 @@ impl WarcReader {
                             return;
                         }
                     }
-                    None => self.error(
-                        rec_offset,
-                        format!("truncated: record ends early ({read} of {len} bytes)"),
-                    ),
+                    None => self.rec_error(format!(
+                        "truncated: record ends early ({read} of {len} bytes)"
+                    )),
                 }
                 self.rewind_and_resync(rec_start);
                 return;
@@ -370,15 +403,22 @@ impl WarcReader {
                     let more = n == buf.len();
                     self.stream.consume(n);
                     if !more {
-                        let rec_end = self.stream.pos();
                         // peek may cross into the next gzip member; that is fine.
-                        let starts_record = matches!(self.stream.peek(5), Ok(b"WARC/"));
-                        let _ = rec_end;
+                        let starts_record = self
+                            .stream
+                            .peek(5)
+                            .is_ok_and(|h| h.eq_ignore_ascii_case(b"WARC/"));
                         break starts_record || newlines >= 2;
                     }
                 }
                 Err(f) => {
-                    if f.kind == FaultKind::Corrupt && f.logical_start < self.stream.pos() {
+                    // A member that failed its check (CRC) right after this record, and that began
+                    // inside it, held only this record: the record is damaged. A big member
+                    // that began before the record (whole-file gzip) does not condemn it.
+                    if f.kind == FaultKind::Corrupt
+                        && f.logical_start >= rec_start
+                        && f.logical_start < self.stream.pos()
+                    {
                         // The member holding this record's end does not check out (CRC).
                         self.report_fault_only(&f);
                         self.stream.recover();
@@ -389,22 +429,21 @@ impl WarcReader {
             }
         };
         if !next_ok {
-            self.error(
-                rec_offset,
-                format!("bad length: Content-Length {len} does not end the record"),
-            );
+            self.rec_error(format!(
+                "bad length: Content-Length {len} does not end the record"
+            ));
             self.rewind_and_resync(rec_start);
             return;
         }
-        let rec_end = self.trailer_end(rec_start);
+        let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         for p in &header.problems {
-            self.error(rec_offset, p.clone());
+            self.rec_error(p.clone());
         }
         let Some(record_type) = record_type else {
-            self.error(rec_offset, "malformed header: no WARC-Type".into());
+            self.rec_error("malformed header: no WARC-Type".into());
             return;
         };
         let record = CrawlRecord {
@@ -425,11 +464,6 @@ impl WarcReader {
             given_title: None,
         };
         self.out.push_back(ReadItem::Record(Box::new(record)));
-    }
-
-    /// Where the record just read ends: the current position (after its CRLFs).
-    fn trailer_end(&self, _rec_start: u64) -> u64 {
-        self.stream.pos()
     }
 }
 
