@@ -27,7 +27,7 @@ struct Families {
     label: HashMap<i64, (String, String)>,
 }
 
-fn families(store: &Store, gold_path: &PathBuf) -> Res<Families> {
+fn families(store: &Store, gold_path: &std::path::Path) -> Res<Families> {
     let rows = read_gold_file(gold_path)?;
     let mut ids: HashMap<String, Vec<i64>> = HashMap::new();
     for (url, id) in store.url_ids()? {
