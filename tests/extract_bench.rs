@@ -10,7 +10,10 @@ use spotcheck::extract::visible::{visible_text, VisibleLimits};
 use spotcheck::extract::{extract, ExtractOptions};
 
 fn news_pages() -> Option<Vec<Vec<u8>>> {
-    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/news"));
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/corpus/news"
+    ));
     if !dir.is_dir() {
         if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
             panic!("corpus not found at {}", dir.display());
@@ -62,7 +65,10 @@ fn report(what: &str, bytes: usize, pages: usize, clock: Clock) {
     eprintln!(
         "{what}: {mb:.1} MB; wall {wall:.2} s = {:.1} MB/s; cpu {} ({:.2} ms/page wall)",
         mb / wall,
-        cpu.map_or("n/a".to_owned(), |c| format!("{c:.2} s = {:.1} MB/s", mb / c)),
+        cpu.map_or("n/a".to_owned(), |c| format!(
+            "{c:.2} s = {:.1} MB/s",
+            mb / c
+        )),
         1e3 * wall / pages as f64
     );
 }
@@ -86,7 +92,12 @@ fn extraction_throughput_on_news_pages() {
             sink += visible_text(h, VisibleLimits::default()).text.len();
         }
     }
-    report("visible text (tokenizer pass)", bytes * rounds, html.len() * rounds, clock);
+    report(
+        "visible text (tokenizer pass)",
+        bytes * rounds,
+        html.len() * rounds,
+        clock,
+    );
 
     let no_main = ExtractOptions {
         main_content: false,
@@ -95,10 +106,18 @@ fn extraction_throughput_on_news_pages() {
     let clock = start();
     for _ in 0..rounds {
         for p in &pages {
-            sink += extract(p, None, false, &no_main).expect("ok").visible_text.len();
+            sink += extract(p, None, false, &no_main)
+                .expect("ok")
+                .visible_text
+                .len();
         }
     }
-    report("extract, no main content", bytes * rounds, pages.len() * rounds, clock);
+    report(
+        "extract, no main content",
+        bytes * rounds,
+        pages.len() * rounds,
+        clock,
+    );
 
     let rounds = 2;
     let clock = start();
@@ -109,7 +128,12 @@ fn extraction_throughput_on_news_pages() {
                 .map_or(0, |t| t.len());
         }
     }
-    report("main content (dom_smoothie)", bytes * rounds, html.len() * rounds, clock);
+    report(
+        "main content (dom_smoothie)",
+        bytes * rounds,
+        html.len() * rounds,
+        clock,
+    );
 
     let clock = start();
     for _ in 0..rounds {

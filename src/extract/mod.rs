@@ -62,7 +62,8 @@ pub enum ExtractError {
 /// visible text stops after [`VisibleLimits::max_tags`] tags or
 /// [`VisibleLimits::max_text_bytes`] bytes of text and keeps what it has (a truncated text,
 /// not an error: the page stays reviewable); the main-content extractor is not run on pages
-/// over [`MainLimits`] (size, element count, nesting depth) and `main_text` is then `None`.
+/// over [`MainLimits`] (size, element count, nesting depth and their product: the work a
+/// DOM walk does) and `main_text` is then `None`.
 /// A panic in either parser becomes `ExtractError::Failed` for this page.
 pub fn extract(
     body: &[u8],
@@ -88,17 +89,14 @@ pub fn extract(
                 ))
             })?;
     let limits = MainLimits::default();
-    let main_text = if opts.main_content
-        && html.len() <= limits.max_html_bytes
-        && visible.elements <= limits.max_elements
-        && visible.max_depth <= limits.max_depth
-    {
-        main_content::main_text(&html, limits).map_err(|failure| {
-            ExtractError::Failed(format!("main-content extractor: {failure:?}"))
-        })?
-    } else {
-        None
-    };
+    let main_text =
+        if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {
+            main_content::main_text(&html, limits).map_err(|failure| {
+                ExtractError::Failed(format!("main-content extractor: {failure:?}"))
+            })?
+        } else {
+            None
+        };
     let title = if visible.title.is_empty() {
         visible.first_h1
     } else {

@@ -50,7 +50,9 @@ pub struct Visible {
     pub truncated: bool,
     /// Start tags seen.
     pub elements: usize,
-    /// Deepest nesting of non-void elements, counting unclosed ones (an upper bound).
+    /// Deepest nesting of elements, estimated with a stack of open element names that
+    /// mimics the tree builder's implied end tags for siblings (`p`, `li`, `td`…) and ignores
+    /// end tags that close nothing, so stray `</x>` cannot hide real depth.
     pub max_depth: usize,
 }
 
@@ -109,7 +111,9 @@ struct State {
     tags: usize,
     limits: VisibleLimits,
     exhausted: bool,
-    depth: usize,
+    open: Vec<LocalName>,
+    /// Open elements beyond [`MAX_OPEN_TRACKED`], counted but not named.
+    open_overflow: usize,
     max_depth: usize,
 }
 
@@ -129,7 +133,8 @@ impl State {
             tags: 0,
             limits,
             exhausted: false,
-            depth: 0,
+            open: Vec::new(),
+            open_overflow: 0,
             max_depth: 0,
         }
     }
@@ -182,10 +187,6 @@ impl State {
 
     fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
         let name = &tag.name;
-        if !tag.self_closing && !is_void(name) {
-            self.depth += 1;
-            self.max_depth = self.max_depth.max(self.depth);
-        }
         if let Some(kind) = raw_kind(name) {
             if tag.self_closing {
                 return TokenSinkResult::Continue;
@@ -214,6 +215,15 @@ impl State {
             self.text.line_break();
             return TokenSinkResult::Plaintext;
         }
+        // In HTML `<div/>` opens a div like `<div>` does; only foreign (svg) content knows `/>`.
+        let opens = if self.hidden.is_empty() {
+            !is_void(name)
+        } else {
+            !is_void(name) && !tag.self_closing
+        };
+        if opens {
+            self.open_element(name);
+        }
         if is_hidden_container(name) {
             if !tag.self_closing && self.hidden.len() < MAX_HIDDEN_STACK {
                 self.hidden.push(name.clone());
@@ -225,7 +235,7 @@ impl State {
     }
 
     fn end_tag(&mut self, name: &LocalName) {
-        self.depth = self.depth.saturating_sub(1);
+        self.close_element(name);
         if self.raw.is_some() && raw_kind(name).is_some() {
             if self.raw == Some(RawUse::Show) {
                 self.text.line_break();
@@ -238,6 +248,35 @@ impl State {
             return;
         }
         self.layout(name, false);
+    }
+
+    /// Tracks nesting depth: siblings that imply the end of their predecessor close it first.
+    fn open_element(&mut self, name: &LocalName) {
+        if closes_same_sibling(name) {
+            let window = self.open.len().saturating_sub(SIBLING_WINDOW);
+            if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
+                self.open.truncate(window + at);
+            }
+        }
+        if self.open.len() < MAX_OPEN_TRACKED {
+            self.open.push(name.clone());
+        } else {
+            self.open_overflow += 1;
+        }
+        self.max_depth = self.max_depth.max(self.open.len() + self.open_overflow);
+    }
+
+    /// An end tag closes the innermost open element of its name, if one is near the top;
+    /// an end tag that matches nothing is ignored, as the tree builder does.
+    fn close_element(&mut self, name: &LocalName) {
+        if self.open_overflow > 0 {
+            self.open_overflow -= 1;
+            return;
+        }
+        let window = self.open.len().saturating_sub(END_TAG_WINDOW);
+        if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
+            self.open.truncate(window + at);
+        }
     }
 
     /// Line structure of rendered elements (start and end tags alike).
@@ -275,6 +314,29 @@ impl State {
             _ => {}
         }
     }
+}
+
+/// How deep an element's own end tag searches the open elements (misnesting is local).
+const END_TAG_WINDOW: usize = 16;
+/// How deep a sibling that implies its predecessor's end searches for it.
+const SIBLING_WINDOW: usize = 4;
+/// Open element names kept; deeper nesting is only counted.
+const MAX_OPEN_TRACKED: usize = 1 << 16;
+
+/// Elements whose start tag ends an open element of the same name (`<li>a<li>b`).
+fn closes_same_sibling(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("p")
+            | local_name!("li")
+            | local_name!("dt")
+            | local_name!("dd")
+            | local_name!("option")
+            | local_name!("tr")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("a")
+    )
 }
 
 /// Tokenizer state for elements whose content is raw text, as the HTML tree builder would
@@ -514,6 +576,19 @@ mod tests {
         let v = visible_text(&html, VisibleLimits::default());
         assert_eq!(v.text, "deep");
         assert_eq!(v.max_depth, 200_000);
+    }
+
+    #[test]
+    fn depth_estimate_follows_the_tree_builder_roughly() {
+        let depth = |html: &str| visible_text(html, VisibleLimits::default()).max_depth;
+        assert_eq!(depth("<div><p>a<p>b<p>c</div><div></div>"), 2);
+        assert_eq!(depth("<ul><li>a<li>b<li>c</ul>"), 2);
+        assert_eq!(depth("<table><tr><td>1<td>2<tr><td>3</table>"), 3);
+        // Stray end tags close nothing; self-closing HTML elements still open.
+        assert_eq!(depth(&"<b>x</x>".repeat(1000)), 1000);
+        assert_eq!(depth(&"<div/>".repeat(1000)), 1000);
+        assert_eq!(depth(&"<img><br><input>".repeat(1000)), 0);
+        assert_eq!(depth("<svg><path/><path/></svg>"), 1);
     }
 
     #[test]
