@@ -4,7 +4,11 @@
 //! and its open-element stack is what deep nesting attacks). The sink keeps just enough state
 //! to know whether text is rendered: which raw-text element it is in (`script`, `style`,
 //! `title`…, switched explicitly because without a tree builder nobody else tells the
-//! tokenizer) and a small stack of hidden containers (`template`, `svg`, `math`).
+//! tokenizer) and a small stack of hidden subtrees: `template`, `svg`, `math`, `select`,
+//! `object`, and elements with a required end tag that are hidden by a `hidden` attribute or
+//! an inline `display:none` / `visibility:hidden` style (menus, modals, keyword stuffing).
+//! Elements whose end tag is optional (`p`, `li`…) are not hidden by attributes: without a
+//! tree builder an unclosed one would hide the rest of the page.
 //! Block elements end lines, `p` and headings end paragraphs, table cells are separated by a
 //! space. The same pass captures the `<title>` and the first `<h1>` (the title fallback), and
 //! counts elements and nesting depth so the caller can decide whether a tree build is safe.
@@ -106,7 +110,10 @@ struct State {
     in_h1: bool,
     h1_done: bool,
     raw: Option<RawUse>,
-    hidden: Vec<LocalName>,
+    /// Hidden subtrees, innermost last, each with the number of same-name elements opened
+    /// inside it and not yet closed (so `<div hidden><div></div>…</div>` ends at the right
+    /// `</div>`).
+    hidden: Vec<(LocalName, usize)>,
     pre_depth: usize,
     tags: usize,
     limits: VisibleLimits,
@@ -224,9 +231,20 @@ impl State {
         if opens {
             self.open_element(name);
         }
-        if is_hidden_container(name) {
-            if !tag.self_closing && self.hidden.len() < MAX_HIDDEN_STACK {
-                self.hidden.push(name.clone());
+        if let Some(top) = self.hidden.last_mut() {
+            if top.0 == *name && opens {
+                top.1 += 1;
+                return TokenSinkResult::Continue;
+            }
+        }
+        let hides = if is_hidden_container(name) {
+            !tag.self_closing
+        } else {
+            opens && has_required_end_tag(name) && hidden_by_attributes(tag)
+        };
+        if hides {
+            if self.hidden.len() < MAX_HIDDEN_STACK {
+                self.hidden.push((name.clone(), 0));
             }
             return TokenSinkResult::Continue;
         }
@@ -243,7 +261,18 @@ impl State {
             self.raw = None;
             return;
         }
-        if let Some(at) = self.hidden.iter().rposition(|h| h == name) {
+        if let Some(top) = self.hidden.last_mut() {
+            if top.0 == *name {
+                if top.1 > 0 {
+                    top.1 -= 1;
+                } else {
+                    self.hidden.pop();
+                }
+                return;
+            }
+        }
+        // Misnested markup: an outer hidden subtree closes over unclosed inner ones.
+        if let Some(at) = self.hidden.iter().rposition(|h| h.0 == *name) {
             self.hidden.truncate(at);
             return;
         }
@@ -368,6 +397,61 @@ fn is_hidden_container(name: &LocalName) -> bool {
     )
 }
 
+/// Elements whose end tag may not be omitted, so their subtree ends where the author says.
+fn has_required_end_tag(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("div")
+            | local_name!("span")
+            | local_name!("section")
+            | local_name!("nav")
+            | local_name!("aside")
+            | local_name!("article")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("main")
+            | local_name!("ul")
+            | local_name!("ol")
+            | local_name!("dl")
+            | local_name!("form")
+            | local_name!("table")
+            | local_name!("figure")
+            | local_name!("blockquote")
+            | local_name!("a")
+            | local_name!("button")
+            | local_name!("label")
+            | local_name!("dialog")
+            | local_name!("fieldset")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
+/// A `hidden` attribute, or an inline style with `display:none` or `visibility:hidden`.
+fn hidden_by_attributes(tag: &Tag) -> bool {
+    tag.attrs.iter().any(|attr| match attr.name.local {
+        local_name!("hidden") => true,
+        local_name!("style") => style_hides(&attr.value),
+        _ => false,
+    })
+}
+
+fn style_hides(style: &str) -> bool {
+    style.split(';').any(|declaration| {
+        let Some((property, value)) = declaration.split_once(':') else {
+            return false;
+        };
+        let property = property.trim();
+        let value = value.trim().trim_end_matches("!important").trim();
+        (property.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (property.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
+}
+
 /// Elements that start and end a line when rendered.
 fn is_block(name: &LocalName) -> bool {
     matches!(
@@ -463,7 +547,7 @@ impl TokenSink for Sink {
             .borrow()
             .hidden
             .last()
-            .is_some_and(|top| *top == local_name!("svg") || *top == local_name!("math"))
+            .is_some_and(|top| top.0 == local_name!("svg") || top.0 == local_name!("math"))
     }
 }
 
@@ -547,6 +631,23 @@ mod tests {
         assert_eq!(v.first_h1, "First H1");
         assert!(!v.text.contains("later"));
         assert!(!v.text.contains("The Title"));
+    }
+
+    #[test]
+    fn elements_hidden_by_attributes_are_dropped_until_their_end() {
+        assert_eq!(
+            text("<div hidden><div>in</div>still hidden</div>shown"),
+            "shown"
+        );
+        assert_eq!(
+            text("a<span style=\"color:red; DISPLAY : none !important\">x</span>b"),
+            "ab"
+        );
+        assert_eq!(text("<ul style='visibility:hidden'><li>menu</ul>c"), "c");
+        assert_eq!(text("<div style='display:block'>d</div>"), "d");
+        // Optional end tags are not trusted: an unclosed `<p hidden>` would hide everything.
+        assert_eq!(text("<p hidden>p<p>q"), "p\n\nq");
+        assert_eq!(text("<div hidden><div hidden>x</div>y</div>z"), "z");
     }
 
     #[test]
