@@ -65,10 +65,20 @@ impl MainLimits {
 /// Runs the extractor on `html`; `Ok(None)` when it finds no article.
 pub fn main_text(html: &str, limits: MainLimits) -> Result<Option<String>, MainFailure> {
     let owned = html.to_owned();
+    on_big_stack(move || run_extractor(owned, limits.max_text_bytes))
+}
+
+/// Runs `work` on a fresh thread with [`EXTRACTOR_STACK_BYTES`] of stack; a panic in it is
+/// returned as [`MainFailure::Panicked`].
+pub fn on_big_stack<T, F>(work: F) -> Result<T, MainFailure>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
     let worker = std::thread::Builder::new()
         .name("main-content".into())
         .stack_size(EXTRACTOR_STACK_BYTES)
-        .spawn(move || run_extractor(owned, limits.max_text_bytes))
+        .spawn(work)
         .map_err(|e| MainFailure::NoThread(e.to_string()))?;
     worker
         .join()
@@ -127,6 +137,28 @@ mod tests {
         assert!(!text.contains("Sports"));
         assert!(!text.contains("Copyright footer"));
         assert!(!text.contains("\n\n\n"));
+    }
+
+    #[test]
+    fn a_panic_on_the_big_stack_is_an_error_not_a_crash() {
+        let result: Result<(), _> = on_big_stack(|| panic!("parser bug"));
+        assert_eq!(result, Err(MainFailure::Panicked("parser bug".into())));
+        let result: Result<(), _> = on_big_stack(|| panic!("{} bug", "formatted"));
+        assert_eq!(result, Err(MainFailure::Panicked("formatted bug".into())));
+    }
+
+    #[test]
+    fn the_big_stack_holds_deep_recursion() {
+        fn depth(n: u64) -> u64 {
+            let pad = std::hint::black_box([0u8; 512]);
+            if n == 0 {
+                u64::from(pad[0])
+            } else {
+                1 + depth(n - 1)
+            }
+        }
+        // ~50 MB of frames: far beyond a default 2 MB thread stack.
+        assert_eq!(on_big_stack(|| depth(50_000)), Ok(50_000));
     }
 
     #[test]

@@ -110,6 +110,18 @@ pub fn extract(
     })
 }
 
+/// Runs `work`, turning a panic into `ExtractError::Failed` naming `what` panicked.
+fn isolate<T>(what: &str, work: impl FnOnce() -> T) -> Result<T, ExtractError> {
+    // Unwind safety: `work` only reads borrowed input and returns owned output; nothing it
+    // touches is observed after a panic.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
+        ExtractError::Failed(format!(
+            "{what} panicked: {}",
+            main_content::panic_message(&*panic)
+        ))
+    })
+}
+
 /// Longest title taken from the first line of a plain-text payload, in characters.
 const MAX_PLAIN_TITLE_CHARS: usize = 200;
 

@@ -122,3 +122,13 @@ fn moderately_nested_page_does_not_overflow_the_extractor() {
     assert!(x.visible_text.starts_with("Some words here"));
     assert!(x.main_text.is_some());
 }
+
+#[test]
+fn a_panic_becomes_failed() {
+    assert_eq!(isolate("test parser", || 7), Ok(7));
+    let result: Result<(), _> = isolate("test parser", || panic!("boom"));
+    assert_eq!(
+        result,
+        Err(ExtractError::Failed("test parser panicked: boom".into()))
+    );
+}
