@@ -80,14 +80,10 @@ pub fn extract(
         return Ok(extract_plain_text(&decoded.text, encoding));
     }
     let html = decoded.text;
-    let visible =
-        std::panic::catch_unwind(|| visible::visible_text(&html, VisibleLimits::default()))
-            .map_err(|panic| {
-                ExtractError::Failed(format!(
-                    "html tokenizer panicked: {}",
-                    main_content::panic_message(&*panic)
-                ))
-            })?;
+    let visible = isolate("html tokenizer", || {
+        visible::visible_text(&html, VisibleLimits::default())
+    })?;
+
     let limits = MainLimits::default();
     let main_text =
         if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {
