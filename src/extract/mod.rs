@@ -83,7 +83,6 @@ pub fn extract(
     let visible = isolate("html tokenizer", || {
         visible::visible_text(&html, VisibleLimits::default())
     })?;
-
     let limits = MainLimits::default();
     let main_text =
         if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {

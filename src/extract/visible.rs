@@ -8,7 +8,9 @@
 //! `object`, and elements with a required end tag that are hidden by a `hidden` attribute or
 //! an inline `display:none` / `visibility:hidden` style (menus, modals, keyword stuffing).
 //! Elements whose end tag is optional (`p`, `li`…) are not hidden by attributes: without a
-//! tree builder an unclosed one would hide the rest of the page.
+//! tree builder an unclosed one would hide the rest of the page. Everything a `<head>` holds
+//! is raw text or void (`title`, `script`, `style`, `meta`…), so no head rule is needed; stray
+//! text in a head is kept, because browsers move it into the body and render it.
 //! Block elements end lines, `p` and headings end paragraphs, table cells are separated by a
 //! space. The same pass captures the `<title>` and the first `<h1>` (the title fallback), and
 //! counts elements and nesting depth so the caller can decide whether a tree build is safe.
