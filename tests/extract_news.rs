@@ -166,7 +166,7 @@ fn cnn_article_body_without_frame() {
              Department of Transportation.",
             "That's good news for people like Latasha Abney,",
         ],
-        &["Set edition preference", "StumbleUpon"],
+        &["Set edition preference", "World Sport"],
         &["cnnCurrTime", "CNN.expandableMap", "cnn_shareconfig"],
     );
 }
@@ -259,4 +259,21 @@ fn legacy_encodings_of_real_pages_decode_back() {
         encoding_rs::WINDOWS_1252,
         false,
     );
+}
+
+#[test]
+fn hidden_modals_and_menus_are_not_visible_text() {
+    let Some(x) = page("readability/nytimes-1.html") else {
+        return;
+    };
+    for hidden in ["Close this modal window", "My Billing Information"] {
+        assert!(
+            !x.visible_text.contains(hidden),
+            "visible text has {hidden:?}"
+        );
+    }
+    let Some(x) = page("newspaper/nypost.com2.html") else {
+        return;
+    };
+    assert!(!x.visible_text.contains("{* loginWidget *}"));
 }

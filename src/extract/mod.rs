@@ -62,7 +62,8 @@ pub enum ExtractError {
 /// visible text stops after [`VisibleLimits::max_tags`] tags or
 /// [`VisibleLimits::max_text_bytes`] bytes of text and keeps what it has (a truncated text,
 /// not an error: the page stays reviewable); the main-content extractor is not run on pages
-/// over [`MainLimits`] (size, element count, nesting depth) and `main_text` is then `None`.
+/// over [`MainLimits`] (size, element count, nesting depth and their product: the work a
+/// DOM walk does) and `main_text` is then `None`.
 /// A panic in either parser becomes `ExtractError::Failed` for this page.
 pub fn extract(
     body: &[u8],
@@ -79,26 +80,18 @@ pub fn extract(
         return Ok(extract_plain_text(&decoded.text, encoding));
     }
     let html = decoded.text;
-    let visible =
-        std::panic::catch_unwind(|| visible::visible_text(&html, VisibleLimits::default()))
-            .map_err(|panic| {
-                ExtractError::Failed(format!(
-                    "html tokenizer panicked: {}",
-                    main_content::panic_message(&*panic)
-                ))
-            })?;
+    let visible = isolate("html tokenizer", || {
+        visible::visible_text(&html, VisibleLimits::default())
+    })?;
     let limits = MainLimits::default();
-    let main_text = if opts.main_content
-        && html.len() <= limits.max_html_bytes
-        && visible.elements <= limits.max_elements
-        && visible.max_depth <= limits.max_depth
-    {
-        main_content::main_text(&html, limits).map_err(|failure| {
-            ExtractError::Failed(format!("main-content extractor: {failure:?}"))
-        })?
-    } else {
-        None
-    };
+    let main_text =
+        if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {
+            main_content::main_text(&html, limits).map_err(|failure| {
+                ExtractError::Failed(format!("main-content extractor: {failure:?}"))
+            })?
+        } else {
+            None
+        };
     let title = if visible.title.is_empty() {
         visible.first_h1
     } else {
@@ -109,6 +102,18 @@ pub fn extract(
         visible_text: visible.text,
         main_text,
         encoding,
+    })
+}
+
+/// Runs `work`, turning a panic into `ExtractError::Failed` naming `what` panicked.
+fn isolate<T>(what: &str, work: impl FnOnce() -> T) -> Result<T, ExtractError> {
+    // Unwind safety: `work` only reads borrowed input and returns owned output; nothing it
+    // touches is observed after a panic.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
+        ExtractError::Failed(format!(
+            "{what} panicked: {}",
+            main_content::panic_message(&*panic)
+        ))
     })
 }
 

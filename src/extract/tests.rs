@@ -99,6 +99,14 @@ fn main_content_off_gives_none() {
 }
 
 #[test]
+fn stray_end_tags_do_not_hide_depth_from_the_limits() {
+    let page = "<b>x</x>".repeat(5_000);
+    let x = html(&page);
+    assert!(x.visible_text.starts_with("xxxxx"));
+    assert_eq!(x.main_text, None);
+}
+
+#[test]
 fn deeply_nested_page_is_extracted_without_main_content() {
     let page = "<div>".repeat(100_000) + "deep text" + &"</div>".repeat(100_000);
     let x = html(&page);
@@ -108,7 +116,19 @@ fn deeply_nested_page_is_extracted_without_main_content() {
 
 #[test]
 fn moderately_nested_page_does_not_overflow_the_extractor() {
-    let page = "<div>".repeat(3_000) + &"<p>Some words here, more words there. ".repeat(50);
+    // Just under the depth limit: the extractor runs (on its own big stack) and succeeds.
+    let page = "<div>".repeat(500) + &"<p>Some words here, more words there. ".repeat(50);
     let x = html(&page);
     assert!(x.visible_text.starts_with("Some words here"));
+    assert!(x.main_text.is_some());
+}
+
+#[test]
+fn a_panic_becomes_failed() {
+    assert_eq!(isolate("test parser", || 7), Ok(7));
+    let result: Result<(), _> = isolate("test parser", || panic!("boom"));
+    assert_eq!(
+        result,
+        Err(ExtractError::Failed("test parser panicked: boom".into()))
+    );
 }

@@ -4,7 +4,13 @@
 //! and its open-element stack is what deep nesting attacks). The sink keeps just enough state
 //! to know whether text is rendered: which raw-text element it is in (`script`, `style`,
 //! `title`…, switched explicitly because without a tree builder nobody else tells the
-//! tokenizer) and a small stack of hidden containers (`template`, `svg`, `math`).
+//! tokenizer) and a small stack of hidden subtrees: `template`, `svg`, `math`, `select`,
+//! `object`, and elements with a required end tag that are hidden by a `hidden` attribute or
+//! an inline `display:none` / `visibility:hidden` style (menus, modals, keyword stuffing).
+//! Elements whose end tag is optional (`p`, `li`…) are not hidden by attributes: without a
+//! tree builder an unclosed one would hide the rest of the page. Everything a `<head>` holds
+//! is raw text or void (`title`, `script`, `style`, `meta`…), so no head rule is needed; stray
+//! text in a head is kept, because browsers move it into the body and render it.
 //! Block elements end lines, `p` and headings end paragraphs, table cells are separated by a
 //! space. The same pass captures the `<title>` and the first `<h1>` (the title fallback), and
 //! counts elements and nesting depth so the caller can decide whether a tree build is safe.
@@ -50,7 +56,9 @@ pub struct Visible {
     pub truncated: bool,
     /// Start tags seen.
     pub elements: usize,
-    /// Deepest nesting of non-void elements, counting unclosed ones (an upper bound).
+    /// Deepest nesting of elements, estimated with a stack of open element names that
+    /// mimics the tree builder's implied end tags for siblings (`p`, `li`, `td`…) and ignores
+    /// end tags that close nothing, so stray `</x>` cannot hide real depth.
     pub max_depth: usize,
 }
 
@@ -104,12 +112,17 @@ struct State {
     in_h1: bool,
     h1_done: bool,
     raw: Option<RawUse>,
-    hidden: Vec<LocalName>,
+    /// Hidden subtrees, innermost last, each with the number of same-name elements opened
+    /// inside it and not yet closed (so `<div hidden><div></div>…</div>` ends at the right
+    /// `</div>`).
+    hidden: Vec<(LocalName, usize)>,
     pre_depth: usize,
     tags: usize,
     limits: VisibleLimits,
     exhausted: bool,
-    depth: usize,
+    open: Vec<LocalName>,
+    /// Open elements beyond [`MAX_OPEN_TRACKED`], counted but not named.
+    open_overflow: usize,
     max_depth: usize,
 }
 
@@ -129,7 +142,8 @@ impl State {
             tags: 0,
             limits,
             exhausted: false,
-            depth: 0,
+            open: Vec::new(),
+            open_overflow: 0,
             max_depth: 0,
         }
     }
@@ -182,10 +196,6 @@ impl State {
 
     fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
         let name = &tag.name;
-        if !tag.self_closing && !is_void(name) {
-            self.depth += 1;
-            self.max_depth = self.max_depth.max(self.depth);
-        }
         if let Some(kind) = raw_kind(name) {
             if tag.self_closing {
                 return TokenSinkResult::Continue;
@@ -214,9 +224,29 @@ impl State {
             self.text.line_break();
             return TokenSinkResult::Plaintext;
         }
-        if is_hidden_container(name) {
-            if !tag.self_closing && self.hidden.len() < MAX_HIDDEN_STACK {
-                self.hidden.push(name.clone());
+        // In HTML `<div/>` opens a div like `<div>` does; only foreign (svg) content knows `/>`.
+        let opens = if self.hidden.is_empty() {
+            !is_void(name)
+        } else {
+            !is_void(name) && !tag.self_closing
+        };
+        if opens {
+            self.open_element(name);
+        }
+        if let Some(top) = self.hidden.last_mut() {
+            if top.0 == *name && opens {
+                top.1 += 1;
+                return TokenSinkResult::Continue;
+            }
+        }
+        let hides = if is_hidden_container(name) {
+            !tag.self_closing
+        } else {
+            opens && has_required_end_tag(name) && hidden_by_attributes(tag)
+        };
+        if hides {
+            if self.hidden.len() < MAX_HIDDEN_STACK {
+                self.hidden.push((name.clone(), 0));
             }
             return TokenSinkResult::Continue;
         }
@@ -225,7 +255,7 @@ impl State {
     }
 
     fn end_tag(&mut self, name: &LocalName) {
-        self.depth = self.depth.saturating_sub(1);
+        self.close_element(name);
         if self.raw.is_some() && raw_kind(name).is_some() {
             if self.raw == Some(RawUse::Show) {
                 self.text.line_break();
@@ -233,11 +263,51 @@ impl State {
             self.raw = None;
             return;
         }
-        if let Some(at) = self.hidden.iter().rposition(|h| h == name) {
+        if let Some(top) = self.hidden.last_mut() {
+            if top.0 == *name {
+                if top.1 > 0 {
+                    top.1 -= 1;
+                } else {
+                    self.hidden.pop();
+                }
+                return;
+            }
+        }
+        // Misnested markup: an outer hidden subtree closes over unclosed inner ones.
+        if let Some(at) = self.hidden.iter().rposition(|h| h.0 == *name) {
             self.hidden.truncate(at);
             return;
         }
         self.layout(name, false);
+    }
+
+    /// Tracks nesting depth: siblings that imply the end of their predecessor close it first.
+    fn open_element(&mut self, name: &LocalName) {
+        if closes_same_sibling(name) {
+            let window = self.open.len().saturating_sub(SIBLING_WINDOW);
+            if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
+                self.open.truncate(window + at);
+            }
+        }
+        if self.open.len() < MAX_OPEN_TRACKED {
+            self.open.push(name.clone());
+        } else {
+            self.open_overflow += 1;
+        }
+        self.max_depth = self.max_depth.max(self.open.len() + self.open_overflow);
+    }
+
+    /// An end tag closes the innermost open element of its name, if one is near the top;
+    /// an end tag that matches nothing is ignored, as the tree builder does.
+    fn close_element(&mut self, name: &LocalName) {
+        if self.open_overflow > 0 {
+            self.open_overflow -= 1;
+            return;
+        }
+        let window = self.open.len().saturating_sub(END_TAG_WINDOW);
+        if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
+            self.open.truncate(window + at);
+        }
     }
 
     /// Line structure of rendered elements (start and end tags alike).
@@ -277,6 +347,29 @@ impl State {
     }
 }
 
+/// How deep an element's own end tag searches the open elements (misnesting is local).
+const END_TAG_WINDOW: usize = 16;
+/// How deep a sibling that implies its predecessor's end searches for it.
+const SIBLING_WINDOW: usize = 4;
+/// Open element names kept; deeper nesting is only counted.
+const MAX_OPEN_TRACKED: usize = 1 << 16;
+
+/// Elements whose start tag ends an open element of the same name (`<li>a<li>b`).
+fn closes_same_sibling(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("p")
+            | local_name!("li")
+            | local_name!("dt")
+            | local_name!("dd")
+            | local_name!("option")
+            | local_name!("tr")
+            | local_name!("td")
+            | local_name!("th")
+            | local_name!("a")
+    )
+}
+
 /// Tokenizer state for elements whose content is raw text, as the HTML tree builder would
 /// switch it (scripting enabled, so `noscript` is raw text too).
 fn raw_kind(name: &LocalName) -> Option<RawKind> {
@@ -304,6 +397,61 @@ fn is_hidden_container(name: &LocalName) -> bool {
             | local_name!("select")
             | local_name!("datalist")
     )
+}
+
+/// Elements whose end tag may not be omitted, so their subtree ends where the author says.
+fn has_required_end_tag(name: &LocalName) -> bool {
+    matches!(
+        *name,
+        local_name!("div")
+            | local_name!("span")
+            | local_name!("section")
+            | local_name!("nav")
+            | local_name!("aside")
+            | local_name!("article")
+            | local_name!("header")
+            | local_name!("footer")
+            | local_name!("main")
+            | local_name!("ul")
+            | local_name!("ol")
+            | local_name!("dl")
+            | local_name!("form")
+            | local_name!("table")
+            | local_name!("figure")
+            | local_name!("blockquote")
+            | local_name!("a")
+            | local_name!("button")
+            | local_name!("label")
+            | local_name!("dialog")
+            | local_name!("fieldset")
+            | local_name!("h1")
+            | local_name!("h2")
+            | local_name!("h3")
+            | local_name!("h4")
+            | local_name!("h5")
+            | local_name!("h6")
+    )
+}
+
+/// A `hidden` attribute, or an inline style with `display:none` or `visibility:hidden`.
+fn hidden_by_attributes(tag: &Tag) -> bool {
+    tag.attrs.iter().any(|attr| match attr.name.local {
+        local_name!("hidden") => true,
+        local_name!("style") => style_hides(&attr.value),
+        _ => false,
+    })
+}
+
+fn style_hides(style: &str) -> bool {
+    style.split(';').any(|declaration| {
+        let Some((property, value)) = declaration.split_once(':') else {
+            return false;
+        };
+        let property = property.trim();
+        let value = value.trim().trim_end_matches("!important").trim();
+        (property.eq_ignore_ascii_case("display") && value.eq_ignore_ascii_case("none"))
+            || (property.eq_ignore_ascii_case("visibility") && value.eq_ignore_ascii_case("hidden"))
+    })
 }
 
 /// Elements that start and end a line when rendered.
@@ -401,7 +549,7 @@ impl TokenSink for Sink {
             .borrow()
             .hidden
             .last()
-            .is_some_and(|top| *top == local_name!("svg") || *top == local_name!("math"))
+            .is_some_and(|top| top.0 == local_name!("svg") || top.0 == local_name!("math"))
     }
 }
 
@@ -488,6 +636,23 @@ mod tests {
     }
 
     #[test]
+    fn elements_hidden_by_attributes_are_dropped_until_their_end() {
+        assert_eq!(
+            text("<div hidden><div>in</div>still hidden</div>shown"),
+            "shown"
+        );
+        assert_eq!(
+            text("a<span style=\"color:red; DISPLAY : none !important\">x</span>b"),
+            "ab"
+        );
+        assert_eq!(text("<ul style='visibility:hidden'><li>menu</ul>c"), "c");
+        assert_eq!(text("<div style='display:block'>d</div>"), "d");
+        // Optional end tags are not trusted: an unclosed `<p hidden>` would hide everything.
+        assert_eq!(text("<p hidden>p<p>q"), "p\n\nq");
+        assert_eq!(text("<div hidden><div hidden>x</div>y</div>z"), "z");
+    }
+
+    #[test]
     fn nested_svg_is_hidden_until_its_end() {
         assert_eq!(text("<svg><svg></svg>in</svg>out"), "out");
         assert_eq!(text("<svg><![CDATA[x<y]]></svg>ok"), "ok");
@@ -514,6 +679,19 @@ mod tests {
         let v = visible_text(&html, VisibleLimits::default());
         assert_eq!(v.text, "deep");
         assert_eq!(v.max_depth, 200_000);
+    }
+
+    #[test]
+    fn depth_estimate_follows_the_tree_builder_roughly() {
+        let depth = |html: &str| visible_text(html, VisibleLimits::default()).max_depth;
+        assert_eq!(depth("<div><p>a<p>b<p>c</div><div></div>"), 2);
+        assert_eq!(depth("<ul><li>a<li>b<li>c</ul>"), 2);
+        assert_eq!(depth("<table><tr><td>1<td>2<tr><td>3</table>"), 3);
+        // Stray end tags close nothing; self-closing HTML elements still open.
+        assert_eq!(depth(&"<b>x</x>".repeat(1000)), 1000);
+        assert_eq!(depth(&"<div/>".repeat(1000)), 1000);
+        assert_eq!(depth(&"<img><br><input>".repeat(1000)), 0);
+        assert_eq!(depth("<svg><path/><path/></svg>"), 1);
     }
 
     #[test]
