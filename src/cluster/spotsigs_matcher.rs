@@ -22,15 +22,21 @@
 //!
 //! A bound is compared as `(x as f64) / (y as f64) < τ` with exact integers `x`, `y`, the
 //! same rounding as the similarity itself; since rounding is monotone, a pair whose
-//! computed similarity reaches `τ` is never pruned, even at the last ulp. (The public
-//! Java code leaves a posting list or the signature loop on a condition that does not
-//! bound the unseen documents, losing about 2% of the pairs.)
+//! computed similarity reaches `τ` is never pruned, even at the last ulp. Every exit in
+//! this file is one of the three bounds above (DESIGN.md: the early exit of the public
+//! Java code is not a valid bound and loses about 2% of the true pairs).
 //!
 //! Partitions only make the posting lists shorter: `p_0 = 1`, `p_{k+1}` the smallest
 //! integer with `p_{k+1} − p_k > (1 − τ) p_{k+1}`; a document of length `L` can only
 //! match lengths in `[τL, L/τ]`, which lie in its own and the neighbouring partitions.
 //! `A` probes the partitions covering `[τ|A|, |A|]` (its own and usually the one below);
-//! pairs with the partition above are found from the other side.
+//! pairs with the partition above are found from the other side. In memory the
+//! per-partition indexes are contiguous slices of one length-sorted posting list per
+//! signature (`RankedIndex`), so `Full` and `NoPartitions` do almost the same work;
+//! the pruning is what separates them from `PlainJoin` (see `examples/spotsigs_bench.rs`).
+//!
+//! Identical vectors are matched once: the first of each group stands for the group and
+//! its pairs are expanded to every member (plus all pairs inside the group, at 1.0).
 
 use std::collections::HashMap;
 

@@ -339,6 +339,15 @@ pub struct SigCollection {
 }
 
 impl SigCollection {
+    /// One vector per input document, aligned with the input: left-out documents get
+    /// an empty vector, which never matches. The shape `match_pairs` takes.
+    pub fn matching_vectors(&self) -> Vec<SigVector> {
+        self.vectors
+            .iter()
+            .map(|v| v.clone().unwrap_or_default())
+            .collect()
+    }
+
     /// The documents that take part in matching, as `(document index, vector)`.
     pub fn matchable(&self) -> impl Iterator<Item = (usize, &SigVector)> {
         self.vectors
@@ -593,6 +602,9 @@ mod tests {
         assert!(c.vectors[2..].iter().all(Option::is_none));
         assert_eq!(c.too_few_sigs, 8);
         assert_eq!(c.matchable().count(), 2);
+        let aligned = c.matching_vectors();
+        assert_eq!(aligned.len(), 10);
+        assert!(aligned[0].len() == 2 && aligned[5].is_empty());
 
         let strict = VectorOptions {
             min_sigs: 2,
