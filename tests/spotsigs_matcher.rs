@@ -134,3 +134,51 @@ fn boundary_lengths_single_signature_collection() {
         }
     }
 }
+
+/// Output and work counters do not depend on the number of threads.
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let recipes: Vec<Recipe> = (0..300usize)
+        .map(|i| {
+            let counts = (0..(i % 7 + 1) as u32)
+                .map(|k| ((i as u32 * 7 + k * 3) % 12, k % 3 + 1))
+                .collect();
+            (
+                (i % 5) as u8,
+                counts,
+                i * 31,
+                vec![((i % 12) as u32, (i % 3) as u32)],
+                i,
+            )
+        })
+        .collect();
+    let docs = build(recipes);
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| match_pairs(&docs, 0.6, MatchMode::Full))
+    };
+    let (p1, s1) = run(1);
+    let (p4, s4) = run(4);
+    assert!(!p1.is_empty());
+    assert_eq!(p1, p4);
+    assert_eq!(s1, s4);
+    assert_same(&brute_force(&docs, 0.6), &p1, "threads");
+}
+
+#[test]
+fn empty_inputs_give_no_pairs() {
+    for mode in [
+        MatchMode::Full,
+        MatchMode::NoPartitions,
+        MatchMode::PlainJoin,
+    ] {
+        assert!(match_pairs(&[], 0.8, mode).0.is_empty());
+        let empties = vec![SigVector::default(); 3];
+        let (pairs, stats) = match_pairs(&empties, 0.8, mode);
+        assert!(pairs.is_empty());
+        assert_eq!(stats.docs, 0);
+    }
+}
