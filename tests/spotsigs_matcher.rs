@@ -32,9 +32,9 @@ type Recipe = (u8, Vec<(u32, u32)>, usize, Vec<(u32, u32)>, usize);
 fn recipe() -> impl Strategy<Value = Recipe> {
     (
         0u8..5,
-        prop::collection::vec((0u32..12, 1u32..4), 1..9),
+        prop::collection::vec((0u32..24, 1u32..4), 1..16),
         any::<usize>(),
-        prop::collection::vec((0u32..12, 0u32..4), 1..3),
+        prop::collection::vec((0u32..24, 0u32..4), 1..3),
         any::<usize>(),
     )
 }
@@ -87,7 +87,7 @@ fn assert_same(expected: &[Pair], got: &[Pair], what: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
     fn all_modes_equal_brute_force(recipes in prop::collection::vec(recipe(), 1..40)) {
