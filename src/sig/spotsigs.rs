@@ -320,8 +320,8 @@ pub struct VectorOptions {
     /// pages (the evidence of a near-duplicate pair) are dropped and template boilerplate
     /// is all that is left. Measured on `corpus/news/newspaper` (157 pages, crude visible
     /// text, d = 2, c = 3): the window keeps 70 of 18,101 distinct signatures and τ = 0.6
-    /// pairs 165 pages of one newspaper network's template; with `idf_max = 1.0` only 3
-    /// same-site pairs remain. Tune per collection size.
+    /// gives 165 pairs, mostly across one newspaper network's shared template; with
+    /// `idf_max = 1.0` only 3 same-site pairs remain. Tune per collection size.
     pub idf_min: f64,
     pub idf_max: f64,
     /// Documents with fewer kept signatures (sum of frequencies) are left out of matching.
