@@ -32,9 +32,9 @@ type Recipe = (u8, Vec<(u32, u32)>, usize, Vec<(u32, u32)>, usize);
 fn recipe() -> impl Strategy<Value = Recipe> {
     (
         0u8..5,
-        prop::collection::vec((0u32..12, 1u32..4), 1..9),
+        prop::collection::vec((0u32..24, 1u32..4), 1..16),
         any::<usize>(),
-        prop::collection::vec((0u32..12, 0u32..4), 1..3),
+        prop::collection::vec((0u32..24, 0u32..4), 1..3),
         any::<usize>(),
     )
 }
@@ -87,7 +87,7 @@ fn assert_same(expected: &[Pair], got: &[Pair], what: &str) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig::with_cases(1024))]
 
     #[test]
     fn all_modes_equal_brute_force(recipes in prop::collection::vec(recipe(), 1..40)) {
@@ -132,5 +132,53 @@ fn boundary_lengths_single_signature_collection() {
                 &format!("{mode:?} {tau}"),
             );
         }
+    }
+}
+
+/// Output and work counters do not depend on the number of threads.
+#[test]
+fn results_do_not_depend_on_thread_count() {
+    let recipes: Vec<Recipe> = (0..300usize)
+        .map(|i| {
+            let counts = (0..(i % 7 + 1) as u32)
+                .map(|k| ((i as u32 * 7 + k * 3) % 12, k % 3 + 1))
+                .collect();
+            (
+                (i % 5) as u8,
+                counts,
+                i * 31,
+                vec![((i % 12) as u32, (i % 3) as u32)],
+                i,
+            )
+        })
+        .collect();
+    let docs = build(recipes);
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| match_pairs(&docs, 0.6, MatchMode::Full))
+    };
+    let (p1, s1) = run(1);
+    let (p4, s4) = run(4);
+    assert!(!p1.is_empty());
+    assert_eq!(p1, p4);
+    assert_eq!(s1, s4);
+    assert_same(&brute_force(&docs, 0.6), &p1, "threads");
+}
+
+#[test]
+fn empty_inputs_give_no_pairs() {
+    for mode in [
+        MatchMode::Full,
+        MatchMode::NoPartitions,
+        MatchMode::PlainJoin,
+    ] {
+        assert!(match_pairs(&[], 0.8, mode).0.is_empty());
+        let empties = vec![SigVector::default(); 3];
+        let (pairs, stats) = match_pairs(&empties, 0.8, mode);
+        assert!(pairs.is_empty());
+        assert_eq!(stats.docs, 0);
     }
 }

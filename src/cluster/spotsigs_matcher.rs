@@ -22,15 +22,21 @@
 //!
 //! A bound is compared as `(x as f64) / (y as f64) < τ` with exact integers `x`, `y`, the
 //! same rounding as the similarity itself; since rounding is monotone, a pair whose
-//! computed similarity reaches `τ` is never pruned, even at the last ulp. (The public
-//! Java code leaves a posting list or the signature loop on a condition that does not
-//! bound the unseen documents, losing about 2% of the pairs.)
+//! computed similarity reaches `τ` is never pruned, even at the last ulp. Every exit in
+//! this file is one of the three bounds above (DESIGN.md: the early exit of the public
+//! Java code is not a valid bound and loses about 2% of the true pairs).
 //!
 //! Partitions only make the posting lists shorter: `p_0 = 1`, `p_{k+1}` the smallest
 //! integer with `p_{k+1} − p_k > (1 − τ) p_{k+1}`; a document of length `L` can only
 //! match lengths in `[τL, L/τ]`, which lie in its own and the neighbouring partitions.
 //! `A` probes the partitions covering `[τ|A|, |A|]` (its own and usually the one below);
-//! pairs with the partition above are found from the other side.
+//! pairs with the partition above are found from the other side. In memory the
+//! per-partition indexes are contiguous slices of one length-sorted posting list per
+//! signature (`RankedIndex`), so `Full` and `NoPartitions` do almost the same work;
+//! the pruning is what separates them from `PlainJoin` (see `examples/spotsigs_bench.rs`).
+//!
+//! Identical vectors are matched once: the first of each group stands for the group and
+//! its pairs are expanded to every member (plus all pairs inside the group, at 1.0).
 
 use std::collections::HashMap;
 
@@ -174,45 +180,90 @@ fn next_bound(p: u64, tau: f64) -> u64 {
     q
 }
 
-/// One partition's inverted index: for each signature, its documents sorted by
-/// descending `(length, id)`.
-struct PartitionIndex {
-    sigs: Vec<u32>,
-    starts: Vec<usize>,
+/// The collection relabelled for matching: each signature gets its rank in order of
+/// ascending document frequency (ties by id), so a vector sorted by rank lists its
+/// signatures rarest first, and one inverted index over ranks gives O(1) lookups.
+/// Relabelling is a bijection, so overlaps and similarities are unchanged.
+///
+/// Each posting list is sorted by descending `(length, id)`. Partition `k`'s inverted
+/// index for a signature is the contiguous slice of that list with lengths in
+/// `[p_k, p_{k+1})`: the per-partition indexes of the paper, stored back to back.
+struct RankedIndex {
+    /// Per document: `(rank, freq)` ascending by rank.
+    vectors: Vec<Vec<(u32, u32)>>,
+    lens: Vec<u64>,
+    /// Posting list of rank `r`: `postings[offsets[r]..offsets[r + 1]]`.
+    offsets: Vec<usize>,
     postings: Vec<(u64, u32)>,
 }
 
-impl PartitionIndex {
-    fn build(members: &[u32], vectors: &[&SigVector]) -> Self {
-        let mut rows: Vec<(u32, u64, u32)> = Vec::new();
-        for &d in members {
-            let v = vectors[d as usize];
-            rows.extend(v.entries().iter().map(|&(s, _)| (s, v.len(), d)));
+impl RankedIndex {
+    fn build(docs: &[&SigVector]) -> Self {
+        let lens: Vec<u64> = docs.iter().map(|v| v.len()).collect();
+        // All occurrences grouped by signature id: sorting is cheaper than hashing here.
+        let mut occ: Vec<(u32, u32, u32)> = Vec::new();
+        for (d, v) in docs.iter().enumerate() {
+            occ.extend(v.entries().iter().map(|&(s, f)| (s, d as u32, f)));
         }
-        rows.sort_unstable_by(|x, y| x.0.cmp(&y.0).then((y.1, y.2).cmp(&(x.1, x.2))));
-        let mut sigs = Vec::new();
-        let mut starts = Vec::new();
-        let mut postings = Vec::with_capacity(rows.len());
-        for (i, &(s, len, d)) in rows.iter().enumerate() {
-            if sigs.last() != Some(&s) {
-                sigs.push(s);
-                starts.push(i);
+        occ.sort_unstable();
+        // (df, id, start of the id's run in `occ`).
+        let mut runs: Vec<(u32, u32, usize)> = Vec::new();
+        let mut i = 0;
+        while i < occ.len() {
+            let mut j = i;
+            while j < occ.len() && occ[j].0 == occ[i].0 {
+                j += 1;
             }
-            postings.push((len, d));
+            runs.push(((j - i) as u32, occ[i].0, i));
+            i = j;
         }
-        starts.push(postings.len());
-        PartitionIndex {
-            sigs,
-            starts,
+        runs.sort_unstable();
+        let mut vectors: Vec<Vec<(u32, u32)>> = docs
+            .iter()
+            .map(|v| Vec::with_capacity(v.distinct()))
+            .collect();
+        let mut offsets = Vec::with_capacity(runs.len() + 1);
+        let mut postings = Vec::with_capacity(occ.len());
+        for (rank, &(df, _, start)) in runs.iter().enumerate() {
+            offsets.push(postings.len());
+            let run = &occ[start..start + df as usize];
+            // Ranks are visited in increasing order, so every vector comes out sorted.
+            for &(_, d, f) in run {
+                vectors[d as usize].push((rank as u32, f));
+                postings.push((lens[d as usize], d));
+            }
+            let list = &mut postings[offsets[rank]..];
+            list.sort_unstable_by(|x, y| y.cmp(x));
+        }
+        offsets.push(postings.len());
+        RankedIndex {
+            vectors,
+            lens,
+            offsets,
             postings,
         }
     }
 
-    fn list(&self, sig: u32) -> &[(u64, u32)] {
-        match self.sigs.binary_search(&sig) {
-            Ok(k) => &self.postings[self.starts[k]..self.starts[k + 1]],
-            Err(_) => &[],
+    fn list(&self, rank: u32) -> &[(u64, u32)] {
+        let r = rank as usize;
+        &self.postings[self.offsets[r]..self.offsets[r + 1]]
+    }
+
+    fn jaccard(&self, a: u32, b: u32) -> f64 {
+        let (x, y) = (&self.vectors[a as usize], &self.vectors[b as usize]);
+        let (mut i, mut j, mut m) = (0, 0, 0u64);
+        while i < x.len() && j < y.len() {
+            match x[i].0.cmp(&y[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    m += u64::from(x[i].1.min(y[j].1));
+                    i += 1;
+                    j += 1;
+                }
+            }
         }
+        ratio(m, self.lens[a as usize] + self.lens[b as usize])
     }
 }
 
@@ -267,27 +318,13 @@ pub fn match_pairs(docs: &[SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
 /// The matcher proper, on distinct non-empty vectors. Pairs use indices into `docs`.
 fn match_distinct(docs: &[&SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>, MatchStats) {
     let n = docs.len();
-    let mut df: HashMap<u32, u32> = HashMap::new();
-    for v in docs {
-        for &(s, _) in v.entries() {
-            *df.entry(s).or_default() += 1;
-        }
-    }
-    let max_len = docs.iter().map(|v| v.len()).max().unwrap_or(0);
+    let index = RankedIndex::build(docs);
+    let max_len = index.lens.iter().copied().max().unwrap_or(0);
     let bounds = match mode {
         MatchMode::Full => partition_bounds(max_len, tau),
         MatchMode::NoPartitions | MatchMode::PlainJoin => vec![1, u64::MAX],
     };
     let partition_of = |len: u64| bounds.partition_point(|&p| p <= len).saturating_sub(1);
-    let n_parts = bounds.len() - 1;
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); n_parts];
-    for (d, v) in docs.iter().enumerate() {
-        members[partition_of(v.len())].push(d as u32);
-    }
-    let indexes: Vec<PartitionIndex> = members
-        .iter()
-        .map(|m| PartitionIndex::build(m, docs))
-        .collect();
 
     let threads = rayon::current_num_threads().max(1);
     let chunk = n.div_ceil(threads * 8).max(1);
@@ -300,22 +337,21 @@ fn match_distinct(docs: &[&SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
             let mut st = MatchStats::default();
             for a in c * chunk..((c + 1) * chunk).min(n) {
                 let probe = Probe {
-                    docs,
-                    df: &df,
-                    indexes: &indexes,
+                    index: &index,
+                    bounds: &bounds,
                     tau,
                     a: a as u32,
                 };
                 match mode {
                     MatchMode::PlainJoin => probe.plain(&mut seen, &mut pairs, &mut st),
                     MatchMode::Full | MatchMode::NoPartitions => {
-                        let la = docs[a].len();
+                        let la = index.lens[a];
                         // Lowest length that can still match A, minus a margin of one for
                         // the rounding of τ·|A| (the partitions only bound the search;
                         // the length test inside the scan is the exact one).
                         let lo = ((tau * la as f64).floor() as u64).saturating_sub(1).max(1);
-                        let parts = partition_of(lo)..=partition_of(la);
-                        probe.pruned(parts, &mut seen, &mut pairs, &mut st);
+                        let (own, lowest) = (partition_of(la), partition_of(lo));
+                        probe.pruned(own, lowest, &mut seen, &mut pairs, &mut st);
                     }
                 }
             }
@@ -324,7 +360,7 @@ fn match_distinct(docs: &[&SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
         .collect();
 
     let mut stats = MatchStats {
-        partitions: n_parts,
+        partitions: bounds.len() - 1,
         ..Default::default()
     };
     let mut pairs = Vec::new();
@@ -337,9 +373,8 @@ fn match_distinct(docs: &[&SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
 
 /// The search for the partners of one document `A` that precede it in `(length, id)`.
 struct Probe<'a> {
-    docs: &'a [&'a SigVector],
-    df: &'a HashMap<u32, u32>,
-    indexes: &'a [PartitionIndex],
+    index: &'a RankedIndex,
+    bounds: &'a [u64],
     tau: f64,
     a: u32,
 }
@@ -348,32 +383,40 @@ impl Probe<'_> {
     /// The entries of a posting list that precede `A`: the list is sorted by descending
     /// `(length, id)`, so they form its tail.
     fn preceding<'l>(&self, list: &'l [(u64, u32)]) -> &'l [(u64, u32)] {
-        let key = (self.docs[self.a as usize].len(), self.a);
-        let start = list.partition_point(|&(len, d)| (len, d) >= key);
+        let key = (self.index.lens[self.a as usize], self.a);
+        let start = list.partition_point(|&e| e >= key);
         &list[start..]
+    }
+
+    /// Partition `k`'s slice of a posting list (lengths in `[p_k, p_{k+1})`).
+    fn partition_slice<'l>(&self, list: &'l [(u64, u32)], k: usize) -> &'l [(u64, u32)] {
+        let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
+        let start = list.partition_point(|&(len, _)| len >= hi);
+        let end = list.partition_point(|&(len, _)| len >= lo);
+        &list[start..end]
     }
 
     fn emit(&self, b: u32, sim: f64, pairs: &mut Vec<Pair>) {
         pairs.push((self.a.min(b), self.a.max(b), sim));
     }
 
-    /// Algorithm 1 with the bounds of the module notes.
+    /// Algorithm 1 with the bounds of the module notes: `A`'s own partition first, then
+    /// the ones below that can hold lengths `≥ τ|A|`.
     fn pruned(
         &self,
-        parts: std::ops::RangeInclusive<usize>,
+        own: usize,
+        lowest: usize,
         seen: &mut [u32],
         pairs: &mut Vec<Pair>,
         st: &mut MatchStats,
     ) {
-        let va = self.docs[self.a as usize];
-        let la = va.len();
-        let mut order: Vec<(u32, u32)> = va.entries().to_vec();
-        order.sort_unstable_by_key(|&(s, _)| (self.df.get(&s).copied().unwrap_or(0), s));
+        let la = self.index.lens[self.a as usize];
         let mark = self.a + 1;
         let mut rem = la;
-        for (s, f) in order {
-            for p in parts.clone() {
-                for &(lb, b) in self.preceding(self.indexes[p].list(s)) {
+        for &(s, f) in &self.index.vectors[self.a as usize] {
+            let list = self.preceding(self.index.list(s));
+            for k in (lowest..=own).rev() {
+                for &(lb, b) in self.partition_slice(list, k) {
                     st.postings_scanned += 1;
                     if ratio(lb, la + lb) < self.tau {
                         st.length_breaks += 1;
@@ -389,7 +432,7 @@ impl Probe<'_> {
                         continue;
                     }
                     st.candidates_checked += 1;
-                    let sim = jaccard(va, self.docs[b as usize]);
+                    let sim = self.index.jaccard(self.a, b);
                     if sim >= self.tau {
                         self.emit(b, sim, pairs);
                     }
@@ -407,17 +450,16 @@ impl Probe<'_> {
     /// Plain inverted-index join: every preceding document sharing a signature is
     /// compared.
     fn plain(&self, seen: &mut [u32], pairs: &mut Vec<Pair>, st: &mut MatchStats) {
-        let va = self.docs[self.a as usize];
         let mark = self.a + 1;
-        for &(s, _) in va.entries() {
-            for &(_, b) in self.preceding(self.indexes[0].list(s)) {
+        for &(s, _) in &self.index.vectors[self.a as usize] {
+            for &(_, b) in self.preceding(self.index.list(s)) {
                 st.postings_scanned += 1;
                 if seen[b as usize] == mark {
                     continue;
                 }
                 seen[b as usize] = mark;
                 st.candidates_checked += 1;
-                let sim = jaccard(va, self.docs[b as usize]);
+                let sim = self.index.jaccard(self.a, b);
                 if sim >= self.tau {
                     self.emit(b, sim, pairs);
                 }
