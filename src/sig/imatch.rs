@@ -31,7 +31,9 @@ pub fn to_hex(sig: &Signature) -> String {
 /// SHA1 of `terms` sorted and de-duplicated, joined by [`TERM_SEPARATOR`]. Order of the
 /// input does not matter.
 pub fn hash_terms<'a>(terms: impl IntoIterator<Item = &'a str>) -> Signature {
-    let sorted: BTreeSet<&str> = terms.into_iter().collect();
+    let mut sorted: Vec<&str> = terms.into_iter().collect();
+    sorted.sort_unstable();
+    sorted.dedup();
     let mut h = Sha1::new();
     for (i, t) in sorted.iter().enumerate() {
         if i > 0 {
@@ -196,19 +198,45 @@ impl<'a> BaggedLexicon<'a> {
 
     /// Signs one coordinate of a document given its unique terms U.
     pub fn sign_coordinate(&self, unique: &BTreeSet<String>, coordinate: usize) -> SigOutcome {
+        self.sign_classified(&self.classify(unique), unique.len(), coordinate)
+    }
+
+    /// All K + 1 coordinates of a document.
+    pub fn sign(&self, unique: &BTreeSet<String>) -> Vec<SigOutcome> {
+        // Look every term up once, not once per coordinate.
+        let classes = self.classify(unique);
+        (0..self.coordinates())
+            .map(|c| self.sign_classified(&classes, unique.len(), c))
+            .collect()
+    }
+
+    /// The lexicon terms of U with their class, in term order.
+    fn classify<'u>(&self, unique: &'u BTreeSet<String>) -> Vec<(&'u str, TermClass)> {
+        unique
+            .iter()
+            .filter_map(|t| self.lexicon.class_of(t).map(|c| (t.as_str(), c)))
+            .collect()
+    }
+
+    fn sign_classified(
+        &self,
+        classes: &[(&str, TermClass)],
+        unique_len: usize,
+        coordinate: usize,
+    ) -> SigOutcome {
         let bag = coordinate.checked_sub(1).and_then(|k| self.bags.get(k));
         let mut chosen: Vec<&str> = Vec::new();
         let mut secondary: Vec<(usize, &str)> = Vec::new();
-        for t in unique {
-            match self.lexicon.class_of(t) {
-                Some(TermClass::Primary(i)) if bag.is_none_or(|b| b.primary[i]) => chosen.push(t),
-                Some(TermClass::Secondary(r)) if bag.is_none_or(|b| b.secondary[r]) => {
+        for &(t, class) in classes {
+            match class {
+                TermClass::Primary(i) if bag.is_none_or(|b| b.primary[i]) => chosen.push(t),
+                TermClass::Secondary(r) if bag.is_none_or(|b| b.secondary[r]) => {
                     secondary.push((r, t))
                 }
                 _ => {}
             }
         }
-        let covered = |n: usize| n as f64 >= self.params.min_coverage * unique.len() as f64;
+        let covered = |n: usize| n as f64 >= self.params.min_coverage * unique_len as f64;
         let mut extended = 0;
         if self.params.min_coverage > 0.0 && !covered(chosen.len()) {
             // Most frequent secondary terms first: the rank order of B.
@@ -223,7 +251,7 @@ impl<'a> BaggedLexicon<'a> {
             if !covered(chosen.len()) {
                 return SigOutcome::Unreliable {
                     terms: chosen.len(),
-                    unique: unique.len(),
+                    unique: unique_len,
                 };
             }
         }
@@ -237,13 +265,6 @@ impl<'a> BaggedLexicon<'a> {
             terms: chosen.len(),
             extended,
         }
-    }
-
-    /// All K + 1 coordinates of a document.
-    pub fn sign(&self, unique: &BTreeSet<String>) -> Vec<SigOutcome> {
-        (0..self.coordinates())
-            .map(|c| self.sign_coordinate(unique, c))
-            .collect()
     }
 }
 
