@@ -278,6 +278,18 @@ pub fn extended_match(a: &[Option<Signature>], b: &[Option<Signature>]) -> bool 
     a.iter().zip(b).any(|(x, y)| x.is_some() && x == y)
 }
 
+/// Signs a whole collection: the extended signatures (cluster keys, one row per document)
+/// and how many documents each rule decided, per coordinate.
+pub fn sign_documents(
+    bagged: &BaggedLexicon<'_>,
+    uniques: &[BTreeSet<String>],
+) -> (Vec<Vec<Option<Signature>>>, Vec<RuleCounts>) {
+    let outcomes: Vec<Vec<SigOutcome>> = uniques.iter().map(|u| bagged.sign(u)).collect();
+    let counts = count_rules(outcomes.iter().map(Vec::as_slice));
+    let sigs = outcomes.iter().map(|o| extended_signature(o)).collect();
+    (sigs, counts)
+}
+
 /// How many documents each rule decided, per coordinate.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RuleCounts {
@@ -563,6 +575,50 @@ mod tests {
         assert_ne!(a.bags[0], a.bags[1]);
         assert_ne!(a.bags, BaggedLexicon::new(&lex, p(3, 8)).bags);
         assert_eq!(a.coordinates(), 4);
+    }
+
+    #[test]
+    fn a_saved_lexicon_signs_another_collection_like_the_original() {
+        use crate::sig::lexicon::unique_terms;
+        let source: Vec<BTreeSet<String>> = (0..50)
+            .map(|d| {
+                // Word w is in every (w+2)-th document: df from 25 down to 2.
+                (0..26)
+                    .filter(|w| d % (w + 2) == 0)
+                    .map(|w| format!("word{}x", char::from(b'a' + w as u8)))
+                    .collect()
+            })
+            .collect();
+        let lex = Lexicon::build(&DocFreqs::from_documents(&source), LexiconParams::default());
+        assert!(lex.primary().len() >= 10, "{}", lex.primary().len());
+        let loaded = Lexicon::from_text(&lex.to_text()).expect("round trip");
+        let target = [
+            "wordax wordbx wordcx worddx wordex wordfx wordgx wordhx other words",
+            "wordix wordjx wordkx wordlx wordmx wordnx wordox wordpx wordqx",
+        ];
+        let params = IMatchParams {
+            min_coverage: 0.0,
+            ..IMatchParams::default()
+        };
+        let (a, b) = (
+            BaggedLexicon::new(&lex, params),
+            BaggedLexicon::new(&loaded, params),
+        );
+        for t in target {
+            let u = unique_terms(t, &loaded.params.terms);
+            assert_eq!(a.sign(&u), b.sign(&u));
+        }
+        let uniques: Vec<BTreeSet<String>> = target
+            .iter()
+            .map(|t| unique_terms(t, &loaded.params.terms))
+            .collect();
+        let (sigs, counts) = sign_documents(&b, &uniques);
+        assert_eq!(sigs.len(), 2);
+        assert_eq!(counts.len(), params.bags + 1);
+        assert_eq!(
+            counts[0].signed + counts[0].too_few_terms + counts[0].unreliable,
+            2
+        );
     }
 
     #[test]
