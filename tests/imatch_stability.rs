@@ -18,8 +18,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use spotcheck::sig::imatch::{
-    bag_absence_probability, extended_match, extended_signature, BaggedLexicon, IMatchParams,
-    SplitMix64,
+    bag_absence_probability, extended_match, extended_signature, sign_documents, BaggedLexicon,
+    IMatchParams, SplitMix64,
 };
 use spotcheck::sig::lexicon::{term_tokens, unique_terms, DocFreqs, Lexicon, LexiconParams};
 
@@ -193,6 +193,17 @@ fn extended_signature_stability_matches_the_bagging_model() {
         q(0.9),
         coverage.iter().filter(|&&c| c < 0.1).count()
     );
+
+    // What the default rules (min 5 terms, coverage 0.1, K = 10) do on these pages.
+    let defaults = BaggedLexicon::new(&lexicon, IMatchParams::default());
+    let (_, counts) = sign_documents(&defaults, &uniques);
+    println!("default rules, coordinate 0: {:?}", counts[0]);
+    for (d, u) in uniques.iter().enumerate() {
+        let s = u.iter().filter(|t| lexicon.in_primary(t)).count();
+        if !u.is_empty() && (s as f64) < 0.1 * u.len() as f64 {
+            println!("  low coverage page {d}: |U| = {}, |S| = {s}", u.len());
+        }
+    }
 
     let eligible: Vec<usize> = (0..texts.len())
         .filter(|&d| uniques[d].iter().filter(|t| lexicon.in_primary(t)).count() >= 20)
