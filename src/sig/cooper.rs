@@ -43,6 +43,14 @@ impl Default for CooperParams {
 }
 
 impl CooperParams {
+    /// A one-line description to store with a run.
+    pub fn describe(&self) -> String {
+        format!(
+            "cooper v1 size={}% delta={}% min_idf={} sum=fnv1a64",
+            self.size_tolerance_pct, self.delta_pct, self.min_idf
+        )
+    }
+
     /// The paper's looser setting for "one document contains inserted material": 50% / 50%.
     pub fn inserted_material() -> Self {
         CooperParams {
@@ -270,6 +278,14 @@ mod tests {
 
     fn terms(n: std::ops::Range<usize>) -> BTreeSet<String> {
         n.map(|i| format!("t{i:04}")).collect()
+    }
+
+    #[test]
+    fn parameters_describe_themselves() {
+        assert_eq!(
+            CooperParams::default().describe(),
+            "cooper v1 size=10% delta=10% min_idf=0.2 sum=fnv1a64"
+        );
     }
 
     #[test]

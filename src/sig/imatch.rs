@@ -68,6 +68,18 @@ pub struct IMatchParams {
     pub seed: u64,
 }
 
+impl IMatchParams {
+    /// A one-line description to store with a run (the seed included, so bags reproduce):
+    /// `imatch v1 min_terms=5 min_coverage=0.1 bags=10 seed=0x…`. Bump the version when a
+    /// change would alter signatures for the same parameters.
+    pub fn describe(&self) -> String {
+        format!(
+            "imatch v1 min_terms={} min_coverage={} bags={} seed={:#018x} sep=LF sha1",
+            self.min_terms, self.min_coverage, self.bags, self.seed
+        )
+    }
+}
+
 impl Default for IMatchParams {
     fn default() -> Self {
         IMatchParams {
@@ -442,6 +454,15 @@ mod tests {
             bags: 0,
             seed: 1,
         }
+    }
+
+    #[test]
+    fn parameters_describe_themselves_with_the_seed() {
+        let d = IMatchParams::default().describe();
+        assert_eq!(
+            d,
+            "imatch v1 min_terms=5 min_coverage=0.1 bags=10 seed=0x5eed1a7c00000001 sep=LF sha1"
+        );
     }
 
     #[test]
