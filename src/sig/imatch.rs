@@ -160,7 +160,9 @@ pub fn bag_absence_probability(n: usize) -> f64 {
     (1.0 - 1.0 / n as f64).powf(n as f64)
 }
 
-/// One bootstrap lexicon: which terms of L and of B it kept.
+/// One bootstrap lexicon: which terms of L and of B it kept. L and B are sampled the same
+/// way but independently (|L| draws from L, |B| draws from B), so a bag's secondary
+/// lexicon keeps the rank order of B restricted to the kept terms.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Bag {
     /// Indexed like [`Lexicon::primary`].
@@ -214,7 +216,8 @@ impl<'a> BaggedLexicon<'a> {
         }
     }
 
-    /// Signs one coordinate of a document given its unique terms U.
+    /// Signs one coordinate (0 = full lexicon, k = bag k, k ≤ K) of a document given its
+    /// unique terms U.
     pub fn sign_coordinate(&self, unique: &BTreeSet<String>, coordinate: usize) -> SigOutcome {
         self.sign_classified(&self.classify(unique), unique.len(), coordinate)
     }
@@ -242,7 +245,14 @@ impl<'a> BaggedLexicon<'a> {
         unique_len: usize,
         coordinate: usize,
     ) -> SigOutcome {
-        let bag = coordinate.checked_sub(1).and_then(|k| self.bags.get(k));
+        let bag = match coordinate {
+            0 => None,
+            k => match self.bags.get(k - 1) {
+                Some(b) => Some(b),
+                // No such coordinate: nothing to sign with.
+                None => return SigOutcome::TooFewTerms { terms: 0 },
+            },
+        };
         let mut chosen: Vec<&str> = Vec::new();
         let mut secondary: Vec<(usize, &str)> = Vec::new();
         for &(t, class) in classes {
