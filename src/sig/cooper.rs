@@ -16,7 +16,7 @@
 //! (|A \ B| + |B \ A|), compared with the smaller list's size. Tolerances are integer
 //! percentages so boundary cases are exact.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::lexicon::{normalized_idf, DocFreqs};
 
@@ -43,6 +43,14 @@ impl Default for CooperParams {
 }
 
 impl CooperParams {
+    /// A one-line description to store with a run.
+    pub fn describe(&self) -> String {
+        format!(
+            "cooper v1 size={}% delta={}% min_idf={} sum=fnv1a64",
+            self.size_tolerance_pct, self.delta_pct, self.min_idf
+        )
+    }
+
     /// The paper's looser setting for "one document contains inserted material": 50% / 50%.
     pub fn inserted_material() -> Self {
         CooperParams {
@@ -144,69 +152,123 @@ impl CooperPair {
     }
 }
 
+/// The terms of `a` missing from `b` and of `b` missing from `a`, sorted: the "why" of a
+/// delta, for display.
+pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<String>, Vec<String>) {
+    (
+        a.difference(b).cloned().collect(),
+        b.difference(a).cloned().collect(),
+    )
+}
+
+/// Length of the prefix filter of a list of `len` terms: one more than the largest number
+/// of its terms that may be missing from a partner that passes the delta test.
+///
+/// If A and B pass, `delta < smaller · pct/100 ≤ |A| · pct/100`, so at most
+/// `t = ⌊(pct·|A| − 1)/100⌋` terms of A are missing from B (and likewise for B). Ordering
+/// every list by one global term order, two lists that share `α` terms share a term within
+/// their first `|A| − α + 1` and `|B| − α + 1` terms (the prefix-filtering lemma of
+/// Chaudhuri et al., 2006); since `|A| − α = |A \ B| ≤ t_A`, prefixes of `t + 1` terms
+/// suffice.
+fn prefix_len(len: usize, delta_pct: u32) -> usize {
+    let scaled = len as u128 * u128::from(delta_pct);
+    if scaled == 0 {
+        return 0;
+    }
+    let missing = ((scaled - 1) / 100) as usize;
+    (missing + 1).min(len)
+}
+
 /// All pairs of `docs` (salient-term lists) that pass the test, sorted by `(a, b)`.
 ///
-/// Candidates come from an inverted index: a pair is examined only if the two lists share
-/// at least one term (a pair sharing nothing has delta = |A| + |B| and can never pass) and
-/// their sizes are compatible. The shared count is accumulated per candidate, so the delta
-/// needs no set intersection. Cost is the sum over terms of (postings length)², bounded
-/// because `min_idf` drops the near-ubiquitous terms.
+/// Candidates come from prefix filtering: every list is ordered rarest term first (by
+/// document frequency within `docs`), only its first few terms are indexed (see
+/// [`prefix_len`]: 10% of the list with the default parameters), and a pair is examined
+/// only if the two prefixes share a term and the sizes are compatible. This is exact (the
+/// property test compares it with all pairs) and keeps posting lists short because the
+/// indexed terms are the rare ones.
 pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPair> {
-    let mut term_ids: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    let mut postings: Vec<Vec<u32>> = Vec::new();
-    let mut doc_terms: Vec<Vec<usize>> = Vec::with_capacity(docs.len());
-    for (d, terms) in docs.iter().enumerate() {
-        let mut ids = Vec::with_capacity(terms.len());
-        for t in terms {
-            let next = term_ids.len();
-            let id = *term_ids.entry(t.as_str()).or_insert(next);
-            if id == postings.len() {
-                postings.push(Vec::new());
-            }
-            postings[id].push(d as u32);
-            ids.push(id);
+    let mut df: HashMap<&str, u32> = HashMap::new();
+    for d in docs {
+        for t in d {
+            *df.entry(t.as_str()).or_insert(0) += 1;
         }
-        doc_terms.push(ids);
     }
-    let mut shared = vec![0u32; docs.len()];
-    let mut touched: Vec<u32> = Vec::new();
+    let mut order: Vec<(u32, &str)> = df.iter().map(|(t, n)| (*n, *t)).collect();
+    order.sort_unstable();
+    let rank: HashMap<&str, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(i, (_, t))| (*t, i as u32))
+        .collect();
+    let ranked: Vec<Vec<u32>> = docs
+        .iter()
+        .map(|d| {
+            // Every term of every list was ranked above, so the lookup always succeeds.
+            let mut v: Vec<u32> = d
+                .iter()
+                .filter_map(|t| rank.get(t.as_str()).copied())
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+
+    let mut index: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let mut last_probe = vec![u32::MAX; docs.len()];
+    let mut candidates: Vec<u32> = Vec::new();
     let mut out = Vec::new();
-    for (a, ids) in doc_terms.iter().enumerate() {
-        let size_a = docs[a].len();
-        for &id in ids {
-            // Postings are in ascending document order; only later documents pair with `a`.
-            let list = &postings[id];
-            let from = list.partition_point(|&d| d as usize <= a);
-            for &b in &list[from..] {
-                if !params.sizes_compatible(size_a, docs[b as usize].len()) {
-                    continue;
+    for (b, terms_b) in ranked.iter().enumerate() {
+        let prefix = &terms_b[..prefix_len(terms_b.len(), params.delta_pct)];
+        candidates.clear();
+        for &t in prefix {
+            for &a in &index[t as usize] {
+                if last_probe[a as usize] != b as u32 {
+                    last_probe[a as usize] = b as u32;
+                    candidates.push(a);
                 }
-                if shared[b as usize] == 0 {
-                    touched.push(b);
-                }
-                shared[b as usize] += 1;
             }
         }
-        touched.sort_unstable();
-        for &b in &touched {
-            let size_b = docs[b as usize].len();
-            let common = shared[b as usize] as usize;
-            shared[b as usize] = 0;
-            let differing = size_a + size_b - 2 * common;
-            let smaller = size_a.min(size_b);
+        for &t in prefix {
+            index[t as usize].push(b as u32);
+        }
+        for &a in &candidates {
+            let terms_a = &ranked[a as usize];
+            if !params.sizes_compatible(terms_a.len(), terms_b.len()) {
+                continue;
+            }
+            let common = sorted_intersection_len(terms_a, terms_b);
+            let differing = terms_a.len() + terms_b.len() - 2 * common;
+            let smaller = terms_a.len().min(terms_b.len());
             if params.delta_ok(differing, smaller) {
                 out.push(CooperPair {
-                    a: a as u32,
-                    b,
+                    a,
+                    b: b as u32,
                     differing,
                     smaller,
                     score: 1.0 - differing as f64 / smaller as f64,
                 });
             }
         }
-        touched.clear();
     }
+    out.sort_unstable_by_key(|p| (p.a, p.b));
     out
+}
+
+fn sorted_intersection_len(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 #[cfg(test)]
@@ -216,6 +278,14 @@ mod tests {
 
     fn terms(n: std::ops::Range<usize>) -> BTreeSet<String> {
         n.map(|i| format!("t{i:04}")).collect()
+    }
+
+    #[test]
+    fn parameters_describe_themselves() {
+        assert_eq!(
+            CooperParams::default().describe(),
+            "cooper v1 size=10% delta=10% min_idf=0.2 sum=fnv1a64"
+        );
     }
 
     #[test]
@@ -298,6 +368,27 @@ mod tests {
     }
 
     #[test]
+    fn prefix_length_allows_exactly_the_missing_terms_the_test_allows() {
+        // 47 terms at 10%: up to 4 missing (4 < 4.7), so a 5-term prefix.
+        assert_eq!(prefix_len(47, 10), 5);
+        // 50 terms at 10%: up to 4 missing (5 < 5 is false), so 5.
+        assert_eq!(prefix_len(50, 10), 5);
+        assert_eq!(prefix_len(51, 10), 6);
+        assert_eq!(prefix_len(0, 10), 0);
+        assert_eq!(prefix_len(3, 10), 1);
+        assert_eq!(prefix_len(4, 50), 2);
+    }
+
+    #[test]
+    fn differing_terms_lists_both_sides() {
+        let a = terms(0..4);
+        let b = terms(2..5);
+        let (only_a, only_b) = differing_terms(&a, &b);
+        assert_eq!(only_a, ["t0000", "t0001"]);
+        assert_eq!(only_b, ["t0004"]);
+    }
+
+    #[test]
     fn detector_reports_pairs_with_explanations() {
         let a = terms(0..47);
         let mut b = terms(1..47);
@@ -323,15 +414,26 @@ mod tests {
     }
 
     proptest! {
+        /// Documents are small edits of a few base lists, so many pairs sit near the
+        /// size and delta boundaries.
         #[test]
         fn detector_equals_brute_force(
-            docs in proptest::collection::vec(
-                proptest::collection::btree_set(0u8..24, 0..12), 0..14),
+            bases in proptest::collection::vec(proptest::collection::btree_set(0u16..60, 5..40), 1..4),
+            edits in proptest::collection::vec(
+                (0usize..4, proptest::collection::btree_set(0u16..80, 0..5),
+                 proptest::collection::btree_set(0u16..60, 0..5)), 0..18),
             loose in any::<bool>(),
         ) {
-            let docs: Vec<BTreeSet<String>> = docs
-                .into_iter()
-                .map(|s| s.into_iter().map(|t| format!("w{t}")).collect())
+            let docs: Vec<BTreeSet<String>> = edits
+                .iter()
+                .map(|(base, add, remove)| {
+                    let base = &bases[base % bases.len()];
+                    base.iter()
+                        .filter(|t| !remove.contains(t))
+                        .chain(add.iter())
+                        .map(|t| format!("w{t}"))
+                        .collect()
+                })
                 .collect();
             let p = if loose { CooperParams::inserted_material() } else { CooperParams::default() };
             let fast: Vec<(u32, u32, usize)> =

@@ -116,6 +116,17 @@ pub struct LexiconParams {
     pub terms: TermOptions,
 }
 
+impl LexiconParams {
+    /// A one-line description to store with a run, e.g.
+    /// `lexicon v1 idf=[0.2,0.8] min_chars=4 max_digits=1`.
+    pub fn describe(&self) -> String {
+        format!(
+            "lexicon v1 idf=[{},{}] min_chars={} max_digits={}",
+            self.idf_min, self.idf_max, self.terms.min_chars, self.terms.max_digits
+        )
+    }
+}
+
 impl Default for LexiconParams {
     /// The papers' web window [0.2, 0.8].
     fn default() -> Self {
@@ -297,6 +308,15 @@ impl Lexicon {
                 _ => return Err(bad("kind must be L or B")),
             }
         }
+        let mut seen = std::collections::HashSet::new();
+        for t in primary.iter().chain(&secondary) {
+            if !seen.insert(t.term.as_str()) {
+                return Err(LexiconParseError {
+                    line: 0,
+                    what: format!("term {:?} listed twice", t.term),
+                });
+            }
+        }
         let Some((n_docs, params)) = header else {
             return Err(LexiconParseError {
                 line: 0,
@@ -421,6 +441,7 @@ mod tests {
         let e = Lexicon::from_text("# n_docs=5\nL\tword\tx\n");
         assert_eq!(e.map_err(|e| e.line), Err(2));
         assert!(Lexicon::from_text("# n_docs=5\nQ\tword\t1\n").is_err());
+        assert!(Lexicon::from_text("# n_docs=5\nL\tword\t1\nB\tword\t1\n").is_err());
     }
 
     #[test]
