@@ -202,9 +202,10 @@ pub struct DetectArgs {
     /// SpotSigs: documents with fewer signatures are left out (default 5; paper 1).
     #[arg(long, value_name = "N")]
     pub min_sigs: Option<usize>,
-    /// SpotSigs: keep signatures that repeat across most pages of one site.
-    #[arg(long)]
-    pub no_site_boilerplate: bool,
+    /// SpotSigs: drop a site's boilerplate signatures, those on more than this fraction of
+    /// the site's pages (sites of at least 10 pages; default 0.02; 0 = keep everything).
+    #[arg(long, value_name = "FRACTION")]
+    pub site_boilerplate: Option<f64>,
     /// I-Match: use this lexicon file (from `lexicon build`) instead of building one.
     #[arg(long, value_name = "FILE")]
     pub lexicon: Option<PathBuf>,

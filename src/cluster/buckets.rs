@@ -17,6 +17,8 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use super::union_find::UnionFind;
+
 /// Bucket handling options.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BucketOptions {
@@ -82,42 +84,6 @@ pub struct BucketResult {
     pub pairs: Vec<BucketPair>,
     pub clusters: Vec<BucketCluster>,
     pub oversized: Vec<OversizedBucket>,
-}
-
-// TODO: use cluster::union_find once merged.
-struct UnionFind {
-    parent: Vec<u32>,
-}
-
-impl UnionFind {
-    fn new(n: usize) -> Self {
-        UnionFind {
-            parent: (0..n as u32).collect(),
-        }
-    }
-
-    fn find(&mut self, x: u32) -> u32 {
-        let mut root = x;
-        while self.parent[root as usize] != root {
-            root = self.parent[root as usize];
-        }
-        let mut cur = x;
-        while self.parent[cur as usize] != root {
-            let next = self.parent[cur as usize];
-            self.parent[cur as usize] = root;
-            cur = next;
-        }
-        root
-    }
-
-    /// Joins two sets; the smaller root index wins so roots are deterministic.
-    fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            let (lo, hi) = (ra.min(rb), ra.max(rb));
-            self.parent[hi as usize] = lo;
-        }
-    }
 }
 
 /// Buckets of one coordinate: groups of 2+ documents with the same present signature, each

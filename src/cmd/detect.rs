@@ -54,9 +54,9 @@ impl Default for SpotSigsSettings {
             distance: spotsigs::DEFAULT_DISTANCE,
             chain: spotsigs::DEFAULT_CHAIN,
             antecedents: None,
-            text: TextKind::Main,
-            min_sigs: 5,
-            site_boilerplate: Some((10, 0.5)),
+            text: TextKind::Visible,
+            min_sigs: 2,
+            site_boilerplate: Some((10, 0.02)),
         }
     }
 }
@@ -187,8 +187,8 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
     if let Some(m) = a.min_sigs {
         sp.min_sigs = m;
     }
-    if a.no_site_boilerplate {
-        sp.site_boilerplate = None;
+    if let Some(f) = a.site_boilerplate {
+        sp.site_boilerplate = (f > 0.0).then_some((10, f));
     }
     let mut im = IMatchSettings {
         lexicon_file: a.lexicon.clone(),
@@ -318,6 +318,9 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
     let mut ids = Vec::new();
     let mut sites: Vec<String> = Vec::new();
     let mut sig_lists: Vec<Vec<String>> = Vec::new();
+    // Exact duplicates (identical visible text) are pairs at similarity 1 whatever their
+    // signatures: the content hash settles them without the matcher.
+    let mut dup_groups: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
     store.for_each_text_chunk(s.text, CHUNK, |chunk| {
         let signed: Vec<Vec<String>> = chunk
             .par_iter()
@@ -329,6 +332,9 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
             })
             .collect();
         for (d, sigs) in chunk.into_iter().zip(signed) {
+            if let (Some(g), false) = (d.dup_group, d.text.trim().is_empty()) {
+                dup_groups.entry(g).or_default().push(ids.len());
+            }
             ids.push(d.id);
             sites.push(site_of(&d.url).to_string());
             sig_lists.push(sigs);
@@ -361,10 +367,15 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
         collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
     let (pairs, stats) = match_pairs(&vectors, s.tau, MatchMode::Full);
     let matched_at = started.elapsed().as_secs_f64();
-    let doc_pairs: Vec<(u32, u32, f64)> = pairs
+    let mut doc_pairs: Vec<(u32, u32, f64)> = pairs
         .iter()
         .map(|&(a, b, sim)| (index[a as usize] as u32, index[b as usize] as u32, sim))
         .collect();
+    let matched = doc_pairs.len();
+    doc_pairs.extend(exact_duplicate_pairs(dup_groups.values()));
+    doc_pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
+    let exact_pairs_added = doc_pairs.len() - matched;
     store.write_run_pairs(
         run,
         doc_pairs
@@ -390,6 +401,7 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
         "boilerplate_occurrences_dropped": collection.boilerplate_occurrences,
         "idf_max_used": idf_max,
         "pairs": doc_pairs.len(),
+        "exact_duplicate_pairs_added": exact_pairs_added,
         "match_stats": format!("{stats:?}"),
         "sign_seconds": signed_at,
         "match_seconds": matched_at - signed_at,
@@ -418,6 +430,26 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
         summary,
     })
 }
+
+/// Pairs at similarity 1 inside each exact-duplicate group (members are indices, in
+/// order). A group larger than [`MAX_EXACT_GROUP_PAIRS`] members is linked as a star to its
+/// first member, which keeps the cluster and bounds the pair count.
+fn exact_duplicate_pairs<'a>(groups: impl Iterator<Item = &'a Vec<usize>>) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    for g in groups.filter(|g| g.len() > 1) {
+        if g.len() > MAX_EXACT_GROUP_PAIRS {
+            out.extend(g[1..].iter().map(|&m| (g[0] as u32, m as u32, 1.0)));
+            continue;
+        }
+        for (i, &a) in g.iter().enumerate() {
+            out.extend(g[i + 1..].iter().map(|&b| (a as u32, b as u32, 1.0)));
+        }
+    }
+    out
+}
+
+/// Largest exact-duplicate group whose pairs are all listed.
+const MAX_EXACT_GROUP_PAIRS: usize = 200;
 
 /// Document frequencies of the collection's terms (one streaming pass).
 fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Result<DocFreqs> {
