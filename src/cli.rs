@@ -178,13 +178,13 @@ pub struct DetectArgs {
     /// Which detector; `all` runs SpotSigs, I-Match and Cooper.
     #[arg(long, value_enum, default_value_t = MethodArg::All)]
     pub method: MethodArg,
-    /// Text the detectors read (default: main; `--paper`: visible for SpotSigs).
+    /// Text the detectors read (default: visible for SpotSigs, main for I-Match and Cooper).
     #[arg(long, value_enum)]
     pub text: Option<TextArg>,
     /// SpotSigs: the paper's exact settings (visible text, idf [0.2,0.85], no site rule).
     #[arg(long)]
     pub paper: bool,
-    /// SpotSigs: multiset Jaccard threshold τ (default 0.8).
+    /// SpotSigs: multiset Jaccard threshold τ (default 0.9).
     #[arg(long, value_name = "F")]
     pub tau: Option<f64>,
     /// SpotSigs: normalized-idf window `MIN,MAX` or `MIN,auto` (default 0.2,auto).
@@ -199,7 +199,7 @@ pub struct DetectArgs {
     /// SpotSigs: antecedent list (one word per line) instead of assets/antecedents.txt.
     #[arg(long, value_name = "FILE")]
     pub antecedents: Option<PathBuf>,
-    /// SpotSigs: documents with fewer signatures are left out (default 5; paper 1).
+    /// SpotSigs: documents with fewer signatures are left out (default 2; paper 1).
     #[arg(long, value_name = "N")]
     pub min_sigs: Option<usize>,
     /// SpotSigs: drop a site's boilerplate signatures, those on more than this fraction of
@@ -282,7 +282,7 @@ pub enum Command {
     /// Load WARC/ARC files, folders of pages and JSONL into the database.
     Ingest(IngestArgs),
     /// Run near-duplicate detectors (spotsigs, imatch, cooper, all) and store the run.
-    Detect(DetectArgs),
+    Detect(Box<DetectArgs>),
     /// I-Match lexicons (`lexicon build --db DB --out FILE`).
     #[command(subcommand)]
     Lexicon(LexiconCommand),

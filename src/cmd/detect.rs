@@ -48,7 +48,7 @@ pub struct SpotSigsSettings {
 impl Default for SpotSigsSettings {
     fn default() -> Self {
         SpotSigsSettings {
-            tau: 0.8,
+            tau: 0.9,
             idf_min: 0.2,
             idf_max: None,
             distance: spotsigs::DEFAULT_DISTANCE,
@@ -373,7 +373,7 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
         .collect();
     let matched = doc_pairs.len();
     doc_pairs.extend(exact_duplicate_pairs(dup_groups.values()));
-    doc_pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    doc_pairs.sort_by_key(|p| (p.0, p.1));
     doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
     let exact_pairs_added = doc_pairs.len() - matched;
     store.write_run_pairs(
