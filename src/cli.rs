@@ -221,9 +221,13 @@ pub struct DetectArgs {
     /// I-Match: no signature with fewer lexicon terms (default 5).
     #[arg(long, value_name = "N")]
     pub min_terms: Option<usize>,
-    /// I-Match: long-document reliability, minimum |S|/|U| (default 0.1; 0 = off).
+    /// I-Match: long-document reliability, minimum |S|/|U| (default 0.2; 0 = off).
     #[arg(long, value_name = "F")]
     pub min_coverage: Option<f64>,
+    /// I-Match: a pair needs this many equal coordinates of K+1 (default 1: any, as in
+    /// the papers; higher trades recall for precision).
+    #[arg(long, value_name = "M")]
+    pub min_agree: Option<usize>,
     /// Cooper: size tolerance in percent (default 10).
     #[arg(long, value_name = "PCT")]
     pub cooper_size: Option<u32>,
