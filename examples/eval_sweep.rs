@@ -93,7 +93,7 @@ fn main() -> Res<()> {
     let fam = families(&store, &PathBuf::from(gold))?;
     header();
     if wants("spotsigs") {
-        for tau in [0.9, 0.8, 0.7, 0.6, 0.5] {
+        for tau in [0.95, 0.9, 0.8, 0.7, 0.6] {
             for (label, mut s) in [
                 ("paper", SpotSigsSettings::paper()),
                 (
@@ -104,9 +104,9 @@ fn main() -> Res<()> {
                     },
                 ),
                 (
-                    "default-visible",
+                    "default-main",
                     SpotSigsSettings {
-                        text: TextKind::Visible,
+                        text: TextKind::Main,
                         ..SpotSigsSettings::default()
                     },
                 ),
@@ -120,14 +120,15 @@ fn main() -> Res<()> {
         }
     }
     if wants("imatch") {
-        for bags in [0, 1, 2, 5, 10] {
+        for (bags, min_agree) in [(0, 1), (1, 1), (2, 1), (5, 1), (10, 1), (10, 2), (10, 3)] {
             let s = IMatchSettings {
                 bags,
+                min_agree,
                 ..IMatchSettings::default()
             };
             let r = detect_imatch(&mut store, &s)?;
             eprintln!("{}", r.line());
-            report(&store, &fam, &format!("imatch K={bags}"), &r)?;
+            report(&store, &fam, &format!("imatch K={bags} agree≥{min_agree}"), &r)?;
         }
     }
     if wants("cooper") {
