@@ -205,7 +205,12 @@ impl Store {
         let mut rows = st.query([run])?;
         while let Some(r) = rows.next()? {
             let detail: Option<String> = r.get(3)?;
-            f(&r.get::<_, String>(0)?, &r.get::<_, String>(1)?, r.get(2)?, detail.as_deref())?;
+            f(
+                &r.get::<_, String>(0)?,
+                &r.get::<_, String>(1)?,
+                r.get(2)?,
+                detail.as_deref(),
+            )?;
         }
         Ok(())
     }
@@ -331,14 +336,21 @@ mod tests {
     fn runs_are_kept_and_the_latest_finished_one_is_resolved() {
         let dir = tempfile::tempdir().unwrap();
         let mut s = Store::open(&dir.path().join("r.db")).unwrap();
-        let r1 = s.create_run("spotsigs", &serde_json::json!({"tau": 0.9})).unwrap();
+        let r1 = s
+            .create_run("spotsigs", &serde_json::json!({"tau": 0.9}))
+            .unwrap();
         s.finish_run(r1, &serde_json::json!({})).unwrap();
-        let r2 = s.create_run("spotsigs", &serde_json::json!({"tau": 0.8})).unwrap();
+        let r2 = s
+            .create_run("spotsigs", &serde_json::json!({"tau": 0.8}))
+            .unwrap();
         // r2 not finished: the latest finished run is r1.
         assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r1);
         s.finish_run(r2, &serde_json::json!({})).unwrap();
         assert_eq!(s.resolve_run("spotsigs", None).unwrap().id, r2);
-        assert_eq!(s.resolve_run("spotsigs", Some(r1)).unwrap().params["tau"], 0.9);
+        assert_eq!(
+            s.resolve_run("spotsigs", Some(r1)).unwrap().params["tau"],
+            0.9
+        );
         assert!(s.resolve_run("imatch", None).is_err());
         assert_eq!(s.runs().unwrap().len(), 2);
         let _ = s.write_run_pairs(r2, Vec::new()).unwrap();
