@@ -1,0 +1,206 @@
+//! Spans to highlight in the pair view: the evidence two documents share, and the
+//! word-level diff between them. The real explanations (which spot signatures matched,
+//! which I-Match lexicon terms) belong to the detectors; they plug in through
+//! [`EvidenceProvider`]. Until then [`SharedWords`] approximates both kinds from the texts.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use crate::text::{tokenize, WordList};
+
+/// What a highlighted span shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HighlightKind {
+    /// Part of a spot signature both documents contain.
+    SpotSig,
+    /// A lexicon term both documents contain.
+    LexiconTerm,
+    /// Text only the right-hand document has (diff view).
+    DiffInsert,
+    /// Text only the left-hand document has (diff view).
+    DiffDelete,
+}
+
+/// A byte range of a (sanitized) text to draw in the style of `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Highlight {
+    pub start: usize,
+    pub end: usize,
+    pub kind: HighlightKind,
+}
+
+/// Explains a pair: the spans of each text that are evidence of duplication. Spans are
+/// sorted by start and do not overlap.
+pub trait EvidenceProvider {
+    fn highlights(&self, left: &str, right: &str) -> (Vec<Highlight>, Vec<Highlight>);
+}
+
+/// A stand-in for the detectors' own explanations: a run of three words that both texts
+/// contain is drawn as a spot signature, and any other non-stopword both texts contain as a
+/// lexicon term.
+pub struct SharedWords {
+    stopwords: WordList,
+}
+
+impl Default for SharedWords {
+    fn default() -> Self {
+        SharedWords {
+            stopwords: WordList::default_stopwords(),
+        }
+    }
+}
+
+/// Words per shared run drawn as a spot signature.
+const SHINGLE: usize = 3;
+
+impl SharedWords {
+    fn spans(
+        &self,
+        text: &str,
+        shingles_other: &HashSet<Vec<&str>>,
+        words_other: &HashSet<&str>,
+    ) -> Vec<Highlight> {
+        let tokens = tokenize(text);
+        let mut kind: Vec<Option<HighlightKind>> = vec![None; tokens.len()];
+        for i in 0..tokens.len().saturating_sub(SHINGLE - 1) {
+            let key: Vec<&str> = tokens[i..i + SHINGLE]
+                .iter()
+                .map(|t| t.norm.as_str())
+                .collect();
+            if shingles_other.contains(&key) {
+                for k in &mut kind[i..i + SHINGLE] {
+                    *k = Some(HighlightKind::SpotSig);
+                }
+            }
+        }
+        for (i, t) in tokens.iter().enumerate() {
+            if kind[i].is_none()
+                && !self.stopwords.contains(&t.norm)
+                && words_other.contains(t.norm.as_str())
+            {
+                kind[i] = Some(HighlightKind::LexiconTerm);
+            }
+        }
+        // Merge neighbours of one kind (and the gap between them) into one span.
+        let mut out: Vec<Highlight> = Vec::new();
+        for (t, k) in tokens.iter().zip(kind) {
+            let Some(k) = k else { continue };
+            match out.last_mut() {
+                Some(last)
+                    if last.kind == k
+                        && k == HighlightKind::SpotSig
+                        && text[last.end..t.start]
+                            .chars()
+                            .all(|c| !c.is_alphanumeric()) =>
+                {
+                    last.end = t.end
+                }
+                _ => out.push(Highlight {
+                    start: t.start,
+                    end: t.end,
+                    kind: k,
+                }),
+            }
+        }
+        out
+    }
+}
+
+fn borrow(s: &HashSet<Vec<String>>) -> HashSet<Vec<&str>> {
+    s.iter()
+        .map(|v| v.iter().map(String::as_str).collect())
+        .collect()
+}
+
+fn norms(text: &str) -> Vec<String> {
+    tokenize(text).into_iter().map(|t| t.norm).collect()
+}
+
+impl EvidenceProvider for SharedWords {
+    fn highlights(&self, left: &str, right: &str) -> (Vec<Highlight>, Vec<Highlight>) {
+        let (ln, rn) = (norms(left), norms(right));
+        let shingles = |n: &[String]| -> HashSet<Vec<String>> {
+            n.windows(SHINGLE).map(|w| w.to_vec()).collect()
+        };
+        let (ls, rs) = (shingles(&ln), shingles(&rn));
+        let lw: HashSet<&str> = ln.iter().map(String::as_str).collect();
+        let rw: HashSet<&str> = rn.iter().map(String::as_str).collect();
+        (
+            self.spans(left, &borrow(&rs), &rw),
+            self.spans(right, &borrow(&ls), &lw),
+        )
+    }
+}
+
+/// A word-level diff of `left` → `right` as one text: deleted words (left only) and inserted
+/// words (right only) are highlighted. Gives up refining after a time budget, so a huge
+/// document cannot freeze the UI.
+pub fn word_diff(left: &str, right: &str) -> (String, Vec<Highlight>) {
+    let diff = similar::TextDiff::configure()
+        .timeout(Duration::from_millis(200))
+        .diff_words(left, right);
+    let mut text = String::with_capacity(left.len().max(right.len()));
+    let mut spans: Vec<Highlight> = Vec::new();
+    for change in diff.iter_all_changes() {
+        let start = text.len();
+        text.push_str(change.value());
+        let kind = match change.tag() {
+            similar::ChangeTag::Equal => continue,
+            similar::ChangeTag::Insert => HighlightKind::DiffInsert,
+            similar::ChangeTag::Delete => HighlightKind::DiffDelete,
+        };
+        match spans.last_mut() {
+            Some(last) if last.kind == kind && last.end == start => last.end = text.len(),
+            _ => spans.push(Highlight {
+                start,
+                end: text.len(),
+                kind,
+            }),
+        }
+    }
+    (text, spans)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn marked(text: &str, spans: &[Highlight], kind: HighlightKind) -> Vec<String> {
+        spans
+            .iter()
+            .filter(|h| h.kind == kind)
+            .map(|h| text[h.start..h.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn shared_runs_are_spot_signatures_and_shared_words_lexicon_terms() {
+        let a = "The mayor opened the new bridge on Monday. Rain fell.";
+        let b = "On Tuesday the mayor opened the new bridge; crowds and rain.";
+        let (la, lb) = SharedWords::default().highlights(a, b);
+        assert_eq!(
+            marked(a, &la, HighlightKind::SpotSig),
+            vec!["The mayor opened the new bridge"]
+        );
+        assert_eq!(marked(a, &la, HighlightKind::LexiconTerm), vec!["Rain"]);
+        assert_eq!(
+            marked(b, &lb, HighlightKind::SpotSig),
+            vec!["the mayor opened the new bridge"]
+        );
+        assert!(la.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    #[test]
+    fn word_diff_marks_insertions_and_deletions() {
+        let (text, spans) = word_diff("the red car", "the blue car");
+        assert_eq!(
+            marked(&text, &spans, HighlightKind::DiffDelete),
+            vec!["red"]
+        );
+        assert_eq!(
+            marked(&text, &spans, HighlightKind::DiffInsert),
+            vec!["blue"]
+        );
+        assert!(text.starts_with("the ") && text.ends_with(" car"));
+    }
+}
