@@ -85,6 +85,21 @@ pub struct DemoArgs {
     pub no_review: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Who is labeling (decisions are kept per coder); default: $USER, else "coder".
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Hide scores and detector evidence (for gold-set labeling).
+    #[arg(long)]
+    pub blind: bool,
+    /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
+    #[arg(long, value_name = "FILE")]
+    pub keymap: Option<PathBuf>,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -116,7 +131,7 @@ pub enum Command {
     /// The stored ingest errors: source, offset, reason.
     Errors(ListArgs),
     /// The review workbench (terminal UI).
-    Review(PendingArgs),
+    Review(ReviewArgs),
     /// Export labels (andd-jsonl, gold-tsv, gold-dirs).
     Export(PendingArgs),
     /// Score detector runs against a gold file.
@@ -142,7 +157,7 @@ pub fn main() -> ExitCode {
         Command::Clusters(_) => not_implemented("clusters"),
         Command::Sigs(_) => not_implemented("sigs"),
         Command::Runs(_) => not_implemented("runs"),
-        Command::Review(_) => not_implemented("review"),
+        Command::Review(a) => cmd::review::run(&a),
         Command::Export(_) => not_implemented("export"),
         Command::Eval(_) => not_implemented("eval"),
         Command::Train(_) => not_implemented("train"),

@@ -4,6 +4,7 @@
 pub mod demo;
 pub mod ingest;
 pub mod listing;
+pub mod review;
 pub mod stats;
 
 use std::io::Write;

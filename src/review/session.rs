@@ -175,6 +175,8 @@ pub struct Session {
     pub progress: Vec<Progress>,
     pub viewport: Viewport,
     pub quit: bool,
+    /// First line shown on the help screen.
+    pub help_scroll: usize,
     methods: Vec<String>,
     undo: UndoStack,
     batch_counter: u64,
@@ -239,6 +241,7 @@ impl Session {
                 diff_width: 80,
             },
             quit: false,
+            help_scroll: 0,
             methods,
             undo,
             batch_counter: 0,
@@ -270,6 +273,9 @@ impl Session {
     }
 
     pub fn push(&mut self, m: Mode) {
+        if m == Mode::Help {
+            self.help_scroll = 0;
+        }
         if self.mode() != m {
             self.stack.push(m);
         }
@@ -398,7 +404,12 @@ impl Session {
     pub fn move_by(&mut self, delta: i64) -> Result<()> {
         let clamp = |v: i64, len: i64| v.clamp(0, (len - 1).max(0));
         match self.mode() {
-            Mode::Queue | Mode::Help => {
+            Mode::Help => {
+                self.help_scroll = (self.help_scroll as i64 + delta.clamp(-(1 << 40), 1 << 40))
+                    .clamp(0, super::actions::ACTIONS.len() as i64 - 1)
+                    as usize;
+            }
+            Mode::Queue => {
                 self.cursor = clamp(
                     self.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
                     self.queue_len as i64,
