@@ -139,26 +139,76 @@ pub fn word_diff(left: &str, right: &str) -> (String, Vec<Highlight>) {
     let diff = similar::TextDiff::configure()
         .timeout(Duration::from_millis(200))
         .diff_words(left, right);
-    let mut text = String::with_capacity(left.len().max(right.len()));
-    let mut spans: Vec<Highlight> = Vec::new();
+    let mut out = DiffText::default();
+    // A run of changes is shown as all its deleted words, then all its inserted words, so
+    // "as" → "while" reads "as while" rather than interleaving word by word. Whitespace the
+    // two sides share inside a run belongs to both.
+    let (mut deleted, mut inserted) = (String::new(), String::new());
     for change in diff.iter_all_changes() {
-        let start = text.len();
-        text.push_str(change.value());
-        let kind = match change.tag() {
-            similar::ChangeTag::Equal => continue,
-            similar::ChangeTag::Insert => HighlightKind::DiffInsert,
-            similar::ChangeTag::Delete => HighlightKind::DiffDelete,
-        };
-        match spans.last_mut() {
-            Some(last) if last.kind == kind && last.end == start => last.end = text.len(),
-            _ => spans.push(Highlight {
-                start,
-                end: text.len(),
-                kind,
-            }),
+        let v = change.value();
+        match change.tag() {
+            similar::ChangeTag::Delete => deleted.push_str(v),
+            similar::ChangeTag::Insert => inserted.push_str(v),
+            similar::ChangeTag::Equal
+                if v.trim().is_empty() && !(deleted.is_empty() && inserted.is_empty()) =>
+            {
+                deleted.push_str(v);
+                inserted.push_str(v);
+            }
+            similar::ChangeTag::Equal => {
+                out.flush(&mut deleted, &mut inserted);
+                out.text.push_str(v);
+            }
         }
     }
-    (text, spans)
+    out.flush(&mut deleted, &mut inserted);
+    (out.text, out.spans)
+}
+
+#[derive(Default)]
+struct DiffText {
+    text: String,
+    spans: Vec<Highlight>,
+}
+
+impl DiffText {
+    fn push(&mut self, s: &str, kind: HighlightKind) {
+        // Highlight the words, not the whitespace around them.
+        let lead = s.len() - s.trim_start().len();
+        let body = s.trim();
+        self.text.push_str(&s[..lead]);
+        if !body.is_empty() {
+            let start = self.text.len();
+            self.text.push_str(body);
+            self.spans.push(Highlight {
+                start,
+                end: self.text.len(),
+                kind,
+            });
+        }
+        self.text.push_str(&s[lead + body.len()..]);
+    }
+
+    fn flush(&mut self, deleted: &mut String, inserted: &mut String) {
+        let both = !deleted.trim().is_empty() && !inserted.trim().is_empty();
+        if !deleted.is_empty() {
+            self.push(deleted, HighlightKind::DiffDelete);
+        }
+        if both && !self.text.ends_with(char::is_whitespace) {
+            self.text.push(' ');
+        }
+        if !inserted.is_empty() {
+            // Whitespace shared by both sides was already written with the deletion.
+            let shown = if both || deleted.is_empty() {
+                inserted.as_str()
+            } else {
+                inserted.trim()
+            };
+            self.push(shown, HighlightKind::DiffInsert);
+        }
+        deleted.clear();
+        inserted.clear();
+    }
 }
 
 #[cfg(test)]
@@ -201,6 +251,8 @@ mod tests {
             marked(&text, &spans, HighlightKind::DiffInsert),
             vec!["blue"]
         );
-        assert!(text.starts_with("the ") && text.ends_with(" car"));
+        assert_eq!(text, "the red blue car");
+        let (text, _) = word_diff("a b c", "a b c d");
+        assert_eq!(text, "a b c d");
     }
 }

@@ -257,7 +257,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     let [info, list] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
     let r = &c.row;
     let mut first = format!(
-        "{} cluster {} (run {}) · {} members · status {}",
+        "{} cluster {} (run {}) · {} members · {}",
         r.method,
         r.cluster,
         r.run_id,
@@ -423,7 +423,11 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
                     }
                 }
             }
-            let screens: Vec<&str> = a.modes.iter().map(|m| m.name()).collect();
+            let screens: Vec<&str> = if a.modes.len() == 4 {
+                vec!["all"]
+            } else {
+                a.modes.iter().map(|m| m.name()).collect()
+            };
             [
                 if ks.is_empty() {
                     "(unbound)".into()
