@@ -1,0 +1,120 @@
+//! Persistence of review decisions across restarts and detector reruns, through the
+//! session API (what the workbench does), checked in the store.
+
+mod tui_support;
+
+use spotcheck::review::Session;
+use spotcheck::store::{ClusterRow, LabelStatus, QueueFilter, QueueSort, Store};
+use tui_support::{fixture, press};
+
+#[test]
+fn decisions_survive_a_restart_and_the_session_resumes_at_the_first_unreviewed() {
+    let f = fixture();
+    let d = f.docs.clone();
+    {
+        let mut s = f.session("ann");
+        press(&mut s, &["y", "j", "x"]);
+        // Dropped without quitting: nothing else to flush.
+    }
+    let s = f.session("ann");
+    let store = f.store();
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    assert_eq!(
+        store.label("ann", &[d[2], d[5]]).unwrap().status,
+        LabelStatus::Rejected
+    );
+    // Rows 0 and 2 are decided: the first unreviewed is row 1.
+    assert_eq!(s.cursor, 1);
+    assert_eq!(s.undo_depth(), (2, 0));
+}
+
+#[test]
+fn undo_and_redo_work_across_restarts() {
+    let f = fixture();
+    let d = f.docs.clone();
+    press(&mut f.session("ann"), &["y"]);
+    press(&mut f.session("ann"), &["u"]);
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Unreviewed
+    );
+    let mut s = f.session("ann");
+    assert_eq!(s.undo_depth(), (0, 1));
+    press(&mut s, &["Ctrl-r"]);
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    // Another coder's undo never touches ann's decisions.
+    press(&mut f.session("bob"), &["u"]);
+    assert_eq!(f.store().decision_log("ann").unwrap().len(), 3);
+    assert!(f.store().decision_log("bob").unwrap().is_empty());
+}
+
+#[test]
+fn labels_survive_a_detector_rerun_with_other_cluster_ids() {
+    let f = fixture();
+    let d = f.docs.clone();
+    press(&mut f.session("ann"), &["y"]);
+    let mut store = Store::open(&f.db).unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({"tau": 0.4}))
+        .unwrap();
+    store
+        .write_run_clusters(
+            run,
+            &[
+                ClusterRow {
+                    members: vec![d[3], d[4]],
+                    min_score: Some(0.6),
+                    max_score: Some(0.6),
+                    weakest_bridge: None,
+                },
+                ClusterRow {
+                    members: vec![d[0], d[1], d[2]],
+                    min_score: Some(0.6),
+                    max_score: Some(0.95),
+                    weakest_bridge: None,
+                },
+            ],
+        )
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let s = f.session("ann");
+    let store = s.store();
+    let rows = store
+        .queue_page(
+            "ann",
+            &QueueFilter {
+                method: Some("spotsigs".into()),
+                ..QueueFilter::default()
+            },
+            QueueSort::SizeDesc,
+            0,
+            10,
+        )
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!((rows[0].run_id, rows[0].cluster), (run, 2));
+    assert_eq!(rows[0].status, LabelStatus::Confirmed);
+}
+
+#[test]
+fn two_coders_agreement_is_reported() {
+    let f = fixture();
+    // ann confirms the 3-story cluster; bob splits document 2 out of it.
+    press(&mut f.session("ann"), &["y"]);
+    press(&mut f.session("bob"), &["Enter", "s"]);
+    let a = f.store().agreement("ann", "bob").unwrap();
+    // Pairs (1,2) (1,3) (2,3): ann same,same,same; bob diff,same,diff → agree on 1 of 3.
+    // pa_same = 1, pb_same = 1/3, pe = 1/3, po = 1/3 → kappa 0.
+    assert_eq!((a.shared_pairs, a.agreed), (3, 1));
+    assert_eq!(a.kappa, Some(0.0));
+    let s = Session::new(f.store(), "carol", false).unwrap();
+    let coders: Vec<&str> = s.progress.iter().map(|p| p.coder.as_str()).collect();
+    assert_eq!(coders, vec!["ann", "bob", "carol"]);
+}
