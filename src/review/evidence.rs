@@ -4,6 +4,7 @@
 //! [`EvidenceProvider`]. Until then [`SharedWords`] approximates both kinds from the texts.
 
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
 use crate::text::{tokenize, WordList};
@@ -53,21 +54,60 @@ impl Default for SharedWords {
 /// Words per shared run drawn as a spot signature.
 const SHINGLE: usize = 3;
 
+/// The words of a text with a hash of each normalized word (hashing once keeps the pair
+/// view of two 5,000-line documents fast).
+struct HashedWords {
+    tokens: Vec<crate::text::Token>,
+    hashes: Vec<u64>,
+}
+
+impl HashedWords {
+    fn new(text: &str) -> HashedWords {
+        let tokens = tokenize(text);
+        let hashes = tokens
+            .iter()
+            .map(|t| {
+                let mut h = std::hash::DefaultHasher::new();
+                t.norm.hash(&mut h);
+                h.finish()
+            })
+            .collect();
+        HashedWords { tokens, hashes }
+    }
+
+    fn shingle(&self, i: usize) -> u64 {
+        self.hashes[i..i + SHINGLE]
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |acc, h| {
+                (acc ^ h)
+                    .wrapping_mul(0x0000_0100_0000_01b3)
+                    .rotate_left(17)
+            })
+    }
+
+    fn shingles(&self) -> HashSet<u64> {
+        (0..self.hashes.len().saturating_sub(SHINGLE - 1))
+            .map(|i| self.shingle(i))
+            .collect()
+    }
+
+    fn words(&self) -> HashSet<u64> {
+        self.hashes.iter().copied().collect()
+    }
+}
+
 impl SharedWords {
     fn spans(
         &self,
         text: &str,
-        shingles_other: &HashSet<Vec<&str>>,
-        words_other: &HashSet<&str>,
+        mine: &HashedWords,
+        shingles_other: &HashSet<u64>,
+        words_other: &HashSet<u64>,
     ) -> Vec<Highlight> {
-        let tokens = tokenize(text);
+        let tokens = &mine.tokens;
         let mut kind: Vec<Option<HighlightKind>> = vec![None; tokens.len()];
         for i in 0..tokens.len().saturating_sub(SHINGLE - 1) {
-            let key: Vec<&str> = tokens[i..i + SHINGLE]
-                .iter()
-                .map(|t| t.norm.as_str())
-                .collect();
-            if shingles_other.contains(&key) {
+            if shingles_other.contains(&mine.shingle(i)) {
                 for k in &mut kind[i..i + SHINGLE] {
                     *k = Some(HighlightKind::SpotSig);
                 }
@@ -75,13 +115,13 @@ impl SharedWords {
         }
         for (i, t) in tokens.iter().enumerate() {
             if kind[i].is_none()
+                && words_other.contains(&mine.hashes[i])
                 && !self.stopwords.contains(&t.norm)
-                && words_other.contains(t.norm.as_str())
             {
                 kind[i] = Some(HighlightKind::LexiconTerm);
             }
         }
-        // Merge neighbours of one kind (and the gap between them) into one span.
+        // Merge neighbouring signature words (and the gap between them) into one span.
         let mut out: Vec<Highlight> = Vec::new();
         for (t, k) in tokens.iter().zip(kind) {
             let Some(k) = k else { continue };
@@ -106,28 +146,12 @@ impl SharedWords {
     }
 }
 
-fn borrow(s: &HashSet<Vec<String>>) -> HashSet<Vec<&str>> {
-    s.iter()
-        .map(|v| v.iter().map(String::as_str).collect())
-        .collect()
-}
-
-fn norms(text: &str) -> Vec<String> {
-    tokenize(text).into_iter().map(|t| t.norm).collect()
-}
-
 impl EvidenceProvider for SharedWords {
     fn highlights(&self, left: &str, right: &str) -> (Vec<Highlight>, Vec<Highlight>) {
-        let (ln, rn) = (norms(left), norms(right));
-        let shingles = |n: &[String]| -> HashSet<Vec<String>> {
-            n.windows(SHINGLE).map(|w| w.to_vec()).collect()
-        };
-        let (ls, rs) = (shingles(&ln), shingles(&rn));
-        let lw: HashSet<&str> = ln.iter().map(String::as_str).collect();
-        let rw: HashSet<&str> = rn.iter().map(String::as_str).collect();
+        let (l, r) = (HashedWords::new(left), HashedWords::new(right));
         (
-            self.spans(left, &borrow(&rs), &rw),
-            self.spans(right, &borrow(&ls), &lw),
+            self.spans(left, &l, &r.shingles(), &r.words()),
+            self.spans(right, &r, &l.shingles(), &l.words()),
         )
     }
 }
