@@ -375,3 +375,32 @@ fn keys_a_user_keymap_rebinds_work() {
     spotcheck::tui::render_keys(&mut s, &k, &["Y"], 100, 24).unwrap();
     assert_eq!(f.store().decision_log("ann").unwrap().len(), 1);
 }
+
+#[test]
+fn notes_show_on_the_cluster_and_tag_and_size_filters_narrow_the_queue() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let mut keys = vec!["t".to_string()];
+    keys.extend(typed("wire"));
+    keys.extend(["Enter", "T", "w", "Tab", "Enter"].map(String::from));
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    press(&mut s, &k);
+    assert_eq!(s.filter.tag.as_deref(), Some("wire"));
+    assert_eq!(s.queue_len, 1);
+    press(&mut s, &["C", "z"]);
+    assert_eq!((s.filter.min_size, s.queue_len), (Some(3), 1));
+    let mut keys = vec!["C".to_string(), "Enter".to_string(), "N".to_string()];
+    keys.extend(typed("check the date"));
+    keys.push("Enter".into());
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let t = text_of(&press(&mut s, &k));
+    assert!(t.contains("tags: wire │ note: check the date"), "{t}");
+    assert_eq!(
+        f.store()
+            .label("ann", &f.docs[..3])
+            .unwrap()
+            .note
+            .as_deref(),
+        Some("check the date")
+    );
+}

@@ -50,6 +50,8 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "search", modes: Q, description: "search titles and URLs", hint: true, run: |s| { s.start_input(super::session::InputKind::Search); Ok(()) } },
     Action { name: "filter-method", modes: Q, description: "filter by method (cycles)", hint: false, run: |s| s.cycle_method() },
     Action { name: "filter-status", modes: Q, description: "filter by review status (cycles)", hint: false, run: |s| s.cycle_status() },
+    Action { name: "filter-tag", modes: Q, description: "show only clusters with a tag (empty: all)", hint: false, run: |s| { s.start_input(super::session::InputKind::TagFilter); Ok(()) } },
+    Action { name: "filter-size", modes: Q, description: "smallest cluster size shown (cycles 3, 5, 10, 50)", hint: false, run: |s| s.cycle_min_size() },
     Action { name: "filter-disagree", modes: Q, description: "only clusters the detectors disagree on", hint: false, run: |s| s.toggle_disagree() },
     Action { name: "sort", modes: Q, description: "change the sort order (size, score)", hint: false, run: |s| s.cycle_sort() },
     Action { name: "clear-filter", modes: Q, description: "clear every filter and the search", hint: false, run: |s| s.clear_filter() },

@@ -22,6 +22,9 @@ use crate::store::{
 /// Queue rows fetched per query.
 pub const PAGE_ROWS: u64 = 100;
 
+/// Characters of each member shown in the cluster screen's preview.
+pub const PREVIEW_CHARS: usize = 3000;
+
 /// The screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mode {
@@ -54,6 +57,8 @@ pub enum InputKind {
     Tag,
     Note,
     Search,
+    /// Show only clusters with this tag.
+    TagFilter,
 }
 
 impl InputKind {
@@ -62,6 +67,7 @@ impl InputKind {
             InputKind::Tag => "tag",
             InputKind::Note => "note",
             InputKind::Search => "search",
+            InputKind::TagFilter => "only tag",
         }
     }
 }
@@ -95,6 +101,9 @@ pub struct ClusterView {
     pub anchor: usize,
     pub selected: BTreeSet<i64>,
     pub bridge: Option<(i64, i64, f64)>,
+    pub note: Option<String>,
+    /// The start of each member's text, for the side-by-side preview (loaded on demand).
+    pub previews: HashMap<i64, String>,
 }
 
 /// One document in the pair view: sanitized text, its highlights, wrapped lines cached for
@@ -366,6 +375,14 @@ impl Session {
             }
         }
         if let Some(c) = &mut self.cluster {
+            for i in [c.anchor, c.cursor] {
+                if let Some(m) = c.members.get(i) {
+                    if !c.previews.contains_key(&m.id) {
+                        let text = self.store.document_preview(m.id, PREVIEW_CHARS)?;
+                        c.previews.insert(m.id, sanitize(&text));
+                    }
+                }
+            }
             let h = viewport.member_rows.max(1);
             if c.cursor < c.top {
                 c.top = c.cursor;
@@ -485,7 +502,10 @@ impl Session {
             anchor: 0,
             selected: BTreeSet::new(),
             bridge,
+            note: None,
+            previews: HashMap::new(),
         });
+        self.refresh_after_decision()?;
         if let Some(c) = &mut self.cluster {
             c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
         }
@@ -699,6 +719,7 @@ impl Session {
             let label = self.store.label(&self.coder, &c.row.members)?;
             c.row.status = label.status;
             c.row.tags = label.tags.iter().map(|t| sanitize_line(t)).collect();
+            c.note = label.note.as_deref().map(sanitize_line);
         }
         Ok(())
     }
@@ -817,6 +838,7 @@ impl Session {
     pub fn start_input(&mut self, kind: InputKind) {
         let text = match kind {
             InputKind::Search => self.filter.search.clone().unwrap_or_default(),
+            InputKind::TagFilter => self.filter.tag.clone().unwrap_or_default(),
             _ => String::new(),
         };
         self.input = Some(Input {
@@ -829,7 +851,9 @@ impl Session {
 
     fn update_completions(&mut self) {
         let tags = match &self.input {
-            Some(i) if i.kind == InputKind::Tag => self.store.all_tags().unwrap_or_default(),
+            Some(i) if matches!(i.kind, InputKind::Tag | InputKind::TagFilter) => {
+                self.store.all_tags().unwrap_or_default()
+            }
             _ => return,
         };
         if let Some(i) = &mut self.input {
@@ -882,6 +906,10 @@ impl Session {
                 self.cursor = 0;
                 self.reload_queue()?;
                 self.message = format!("{} clusters match", self.queue_len);
+            }
+            InputKind::TagFilter => {
+                self.filter.tag = (!text.is_empty()).then_some(text);
+                self.after_filter_change()?;
             }
             InputKind::Tag if text.is_empty() => {}
             InputKind::Tag => {
@@ -942,6 +970,17 @@ impl Session {
         self.after_filter_change()
     }
 
+    /// Cycles the smallest cluster size shown: any, 3, 5, 10, 50.
+    pub fn cycle_min_size(&mut self) -> Result<()> {
+        const STEPS: [Option<i64>; 5] = [None, Some(3), Some(5), Some(10), Some(50)];
+        let i = STEPS
+            .iter()
+            .position(|x| *x == self.filter.min_size)
+            .unwrap_or(0);
+        self.filter.min_size = STEPS[(i + 1) % STEPS.len()];
+        self.after_filter_change()
+    }
+
     pub fn toggle_disagree(&mut self) -> Result<()> {
         self.filter.disagree_only = !self.filter.disagree_only;
         self.after_filter_change()
@@ -978,6 +1017,9 @@ impl Session {
         }
         if let Some(s) = f.status {
             parts.push(format!("status={}", s.as_str()));
+        }
+        if let Some(n) = f.min_size {
+            parts.push(format!("size>={n}"));
         }
         if let Some(t) = &f.tag {
             parts.push(format!("tag={}", sanitize_line(t)));

@@ -795,6 +795,19 @@ impl Store {
             .optional()?)
     }
 
+    /// The first `max_chars` characters of a document's visible text.
+    pub fn document_preview(&self, id: i64, max_chars: usize) -> Result<String> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT substr(visible_text, 1, ?2) FROM documents WHERE id = ?1",
+                params![id, max_chars as i64],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or_default())
+    }
+
     /// What the latest finished run of every method says about the pair (a, b).
     pub fn pair_evidence(&self, a: i64, b: i64) -> Result<Vec<PairEvidence>> {
         let (a, b) = if a < b { (a, b) } else { (b, a) };

@@ -66,13 +66,27 @@ fn pair_areas(body: Rect) -> (Rect, Rect, Rect, Rect) {
     (summary, panes, left, right)
 }
 
+/// The cluster screen: info lines, the member list, and the anchor and the current
+/// comparison previewed side by side below it (when there is room).
+fn cluster_areas(body: Rect) -> (Rect, Rect, Rect, Rect) {
+    let [info, rest] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
+    if rest.height < 10 {
+        return (info, rest, Rect::default(), Rect::default());
+    }
+    let [list, preview] =
+        Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(rest);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(preview);
+    (info, list, left, right)
+}
+
 /// How much room each view gets in a terminal of `area`.
 pub fn viewport_for(area: Rect) -> Viewport {
     let a = areas(area);
     let (_, panes, left, _) = pair_areas(a.body);
     Viewport {
         queue_rows: a.body.height.saturating_sub(1) as usize,
-        member_rows: a.body.height.saturating_sub(4) as usize,
+        member_rows: cluster_areas(a.body).1.height.saturating_sub(1) as usize,
         pane_width: left.width.saturating_sub(2) as usize,
         pane_height: panes.height.saturating_sub(2) as usize,
         diff_width: panes.width.saturating_sub(2) as usize,
@@ -254,7 +268,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     let Some(c) = &s.cluster else {
         return;
     };
-    let [info, list] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
+    let (info, list, preview_left, preview_right) = cluster_areas(body);
     let r = &c.row;
     let mut first = format!(
         "{} cluster {} (run {}) · {} members · {}",
@@ -273,7 +287,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
             first.push_str(&format!(" · weakest bridge {a}–{b} ({sc:.2})"));
         }
     }
-    let second = format!(
+    let mut second = format!(
         "anchor: {} │ comparing: {} │ tags: {}",
         c.members.get(c.anchor).map_or(0, |m| m.id),
         c.members.get(c.cursor).map_or(0, |m| m.id),
@@ -283,6 +297,9 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
             r.tags.join(", ")
         }
     );
+    if let Some(n) = &c.note {
+        second.push_str(&format!(" │ note: {n}"));
+    }
     frame.render_widget(
         Paragraph::new(vec![Line::raw(first), Line::raw(second)])
             .block(Block::new().borders(Borders::BOTTOM)),
@@ -335,6 +352,22 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     )
     .header(Row::new(vec!["", "sel", "doc", "group", "chars", "url", "title"]).bold());
     frame.render_widget(table, list);
+    for (i, area, label) in [
+        (c.anchor, preview_left, "anchor"),
+        (c.cursor, preview_right, "comparing"),
+    ] {
+        let Some(m) = c.members.get(i) else { continue };
+        if area.height == 0 {
+            continue;
+        }
+        let text = c.previews.get(&m.id).map_or("", String::as_str);
+        frame.render_widget(
+            Paragraph::new(text)
+                .wrap(Wrap { trim: false })
+                .block(Block::bordered().title(format!("{label} {} · {}", m.id, m.url))),
+            area,
+        );
+    }
 }
 
 /// The visible lines of a pane, with its highlights as styled spans.
