@@ -377,9 +377,9 @@ impl Session {
         if let Some(c) = &mut self.cluster {
             for i in [c.anchor, c.cursor] {
                 if let Some(m) = c.members.get(i) {
-                    if !c.previews.contains_key(&m.id) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = c.previews.entry(m.id) {
                         let text = self.store.document_preview(m.id, PREVIEW_CHARS)?;
-                        c.previews.insert(m.id, sanitize(&text));
+                        e.insert(sanitize(&text));
                     }
                 }
             }
