@@ -100,6 +100,189 @@ pub struct ReviewArgs {
     pub keymap: Option<PathBuf>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    Spotsigs,
+    Imatch,
+    Cooper,
+    Andd,
+    All,
+}
+
+impl MethodArg {
+    pub fn name(self) -> &'static str {
+        match self {
+            MethodArg::Spotsigs => "spotsigs",
+            MethodArg::Imatch => "imatch",
+            MethodArg::Cooper => "cooper",
+            MethodArg::Andd => "andd",
+            MethodArg::All => "all",
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct RunSelect {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Which method's latest finished run to show.
+    #[arg(long, value_enum)]
+    pub method: MethodArg,
+    /// Show this run instead of the latest (`spotcheck runs` lists them).
+    #[arg(long, value_name = "ID")]
+    pub run: Option<i64>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct SigsArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Only these documents (repeatable); all documents by default.
+    #[arg(long, value_name = "URL")]
+    pub url: Vec<String>,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TextArg {
+    /// All visible text of the page (boilerplate included).
+    Visible,
+    /// The readability main content (visible text where none was found).
+    Main,
+}
+
+fn parse_range(s: &str) -> Result<(f64, f64), String> {
+    let (a, b) = s
+        .split_once(',')
+        .ok_or_else(|| format!("expected MIN,MAX, got {s:?}"))?;
+    let lo: f64 = a.trim().parse().map_err(|_| format!("bad number {a:?}"))?;
+    let hi: f64 = b.trim().parse().map_err(|_| format!("bad number {b:?}"))?;
+    if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo > hi {
+        return Err(format!("expected 0 <= MIN <= MAX <= 1, got {s}"));
+    }
+    Ok((lo, hi))
+}
+
+/// `MIN,MAX` or `MIN,auto` (auto: keep every signature shared by two or more documents).
+fn parse_idf(s: &str) -> Result<(f64, Option<f64>), String> {
+    if let Some(lo) = s.strip_suffix(",auto") {
+        let lo: f64 = lo
+            .trim()
+            .parse()
+            .map_err(|_| format!("bad number {lo:?}"))?;
+        return Ok((lo, None));
+    }
+    parse_range(s).map(|(a, b)| (a, Some(b)))
+}
+
+#[derive(Debug, Args)]
+pub struct DetectArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Which detector; `all` runs SpotSigs, I-Match and Cooper.
+    #[arg(long, value_enum, default_value_t = MethodArg::All)]
+    pub method: MethodArg,
+    /// Text the detectors read (default: main; `--paper`: visible for SpotSigs).
+    #[arg(long, value_enum)]
+    pub text: Option<TextArg>,
+    /// SpotSigs: the paper's exact settings (visible text, idf [0.2,0.85], no site rule).
+    #[arg(long)]
+    pub paper: bool,
+    /// SpotSigs: multiset Jaccard threshold τ (default 0.8).
+    #[arg(long, value_name = "F")]
+    pub tau: Option<f64>,
+    /// SpotSigs: normalized-idf window `MIN,MAX` or `MIN,auto` (default 0.2,auto).
+    #[arg(long, value_name = "MIN,MAX", value_parser = parse_idf)]
+    pub idf: Option<(f64, Option<f64>)>,
+    /// SpotSigs: spot distance d (default 2).
+    #[arg(long, value_name = "N")]
+    pub spot_distance: Option<usize>,
+    /// SpotSigs: chain length c (default 3).
+    #[arg(long, value_name = "N")]
+    pub chain: Option<usize>,
+    /// SpotSigs: antecedent list (one word per line) instead of assets/antecedents.txt.
+    #[arg(long, value_name = "FILE")]
+    pub antecedents: Option<PathBuf>,
+    /// SpotSigs: documents with fewer signatures are left out (default 5; paper 1).
+    #[arg(long, value_name = "N")]
+    pub min_sigs: Option<usize>,
+    /// SpotSigs: keep signatures that repeat across most pages of one site.
+    #[arg(long)]
+    pub no_site_boilerplate: bool,
+    /// I-Match: use this lexicon file (from `lexicon build`) instead of building one.
+    #[arg(long, value_name = "FILE")]
+    pub lexicon: Option<PathBuf>,
+    /// I-Match: normalized-idf window of the lexicon (default 0.2,0.8).
+    #[arg(long, value_name = "MIN,MAX", value_parser = parse_range)]
+    pub lexicon_idf: Option<(f64, f64)>,
+    /// I-Match: number K of extra bootstrap lexicons (default 10; 0 = plain I-Match).
+    #[arg(long, value_name = "K")]
+    pub bags: Option<usize>,
+    /// I-Match: seed of the bag sampler.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// I-Match: no signature with fewer lexicon terms (default 5).
+    #[arg(long, value_name = "N")]
+    pub min_terms: Option<usize>,
+    /// I-Match: long-document reliability, minimum |S|/|U| (default 0.1; 0 = off).
+    #[arg(long, value_name = "F")]
+    pub min_coverage: Option<f64>,
+    /// Cooper: size tolerance in percent (default 10).
+    #[arg(long, value_name = "PCT")]
+    pub cooper_size: Option<u32>,
+    /// Cooper: term-delta tolerance in percent (default 10).
+    #[arg(long, value_name = "PCT")]
+    pub cooper_delta: Option<u32>,
+    /// Cooper: the paper's "contains inserted material" setting, 50% / 50%.
+    #[arg(long)]
+    pub cooper_inserted: bool,
+    /// Print each run's report as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LexiconCommand {
+    /// Build an I-Match lexicon from this collection and save it for use on another.
+    Build(LexiconBuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LexiconBuildArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+    /// Normalized-idf window (default 0.2,0.8, the papers' web setting).
+    #[arg(long, value_name = "MIN,MAX", value_parser = parse_range)]
+    pub idf: Option<(f64, f64)>,
+    #[arg(long, value_enum, default_value_t = TextArg::Main)]
+    pub text: TextArg,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Gold clustering: `url<TAB>cluster` lines, `#` comments.
+    #[arg(long, value_name = "FILE")]
+    pub gold: PathBuf,
+    /// One JSON object per run.
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -112,18 +295,19 @@ pub struct PendingArgs {
 pub enum Command {
     /// Load WARC/ARC files, folders of pages and JSONL into the database.
     Ingest(IngestArgs),
-    /// Run a near-duplicate detector (spotsigs, imatch, cooper, andd, all).
-    Detect(PendingArgs),
+    /// Run near-duplicate detectors (spotsigs, imatch, cooper, all) and store the run.
+    Detect(DetectArgs),
     /// I-Match lexicons (`lexicon build --db DB --out FILE`).
-    Lexicon(PendingArgs),
-    /// The pairs of a detector run.
-    Pairs(PendingArgs),
-    /// The clusters of a detector run.
-    Clusters(PendingArgs),
-    /// The signatures of documents.
-    Sigs(PendingArgs),
+    #[command(subcommand)]
+    Lexicon(LexiconCommand),
+    /// The pairs of a detector run: {"a":URL,"b":URL,"score":F}.
+    Pairs(RunSelect),
+    /// The clusters of a detector run: {"cluster":ID,"urls":[URL,...]}.
+    Clusters(RunSelect),
+    /// The signatures documents were matched on, per method's latest run.
+    Sigs(SigsArgs),
     /// Detector runs with their parameters.
-    Runs(PendingArgs),
+    Runs(RunsArgs),
     /// Counts of sources, records by type, documents, duplicate groups and errors.
     Stats(StatsArgs),
     /// One line per document: url, title, chars, dup_group, source.
@@ -134,8 +318,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// Export labels (andd-jsonl, gold-tsv, gold-dirs).
     Export(PendingArgs),
-    /// Score detector runs against a gold file.
-    Eval(PendingArgs),
+    /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
+    Eval(EvalArgs),
     /// Train the ANDD similarity from the coders' labels.
     Train(PendingArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
@@ -151,15 +335,15 @@ pub fn main() -> ExitCode {
         Command::Docs(a) => cmd::listing::docs(&a),
         Command::Errors(a) => cmd::listing::errors(&a),
         Command::Demo(a) => cmd::demo::run(&a),
-        Command::Detect(_) => not_implemented("detect"),
-        Command::Lexicon(_) => not_implemented("lexicon"),
-        Command::Pairs(_) => not_implemented("pairs"),
-        Command::Clusters(_) => not_implemented("clusters"),
-        Command::Sigs(_) => not_implemented("sigs"),
-        Command::Runs(_) => not_implemented("runs"),
+        Command::Detect(a) => cmd::detect::run(&a),
+        Command::Lexicon(LexiconCommand::Build(a)) => cmd::detect::lexicon_build(&a),
+        Command::Pairs(a) => cmd::results::pairs(&a),
+        Command::Clusters(a) => cmd::results::clusters(&a),
+        Command::Sigs(a) => cmd::results::sigs(&a),
+        Command::Runs(a) => cmd::results::runs(&a),
         Command::Review(a) => cmd::review::run(&a),
         Command::Export(_) => not_implemented("export"),
-        Command::Eval(_) => not_implemented("eval"),
+        Command::Eval(a) => cmd::eval::run(&a),
         Command::Train(_) => not_implemented("train"),
     };
     match result {

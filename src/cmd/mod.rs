@@ -2,8 +2,11 @@
 //! and the store together. The functional core lives in the other modules.
 
 pub mod demo;
+pub mod detect;
+pub mod eval;
 pub mod ingest;
 pub mod listing;
+pub mod results;
 pub mod review;
 pub mod stats;
 

@@ -6,6 +6,14 @@
 //! The texts are stored as they are produced here; every span a detector reports is a byte
 //! range in these stored texts, so the review UI can highlight words without re-parsing.
 
+pub mod charset;
+pub mod lines;
+pub mod main_content;
+pub mod visible;
+
+pub use main_content::MainLimits;
+pub use visible::VisibleLimits;
+
 /// Pages larger than this (decoded bytes) are refused by default.
 pub const DEFAULT_MAX_PAGE_BYTES: usize = 8 << 20;
 
@@ -49,6 +57,14 @@ pub enum ExtractError {
 }
 
 /// Extracts the texts of a page. `is_text` marks a plain-text payload (no HTML parsing).
+///
+/// Budgets for hostile pages: bodies over `opts.max_bytes` are refused (`TooLarge`); the
+/// visible text stops after [`VisibleLimits::max_tags`] tags or
+/// [`VisibleLimits::max_text_bytes`] bytes of text and keeps what it has (a truncated text,
+/// not an error: the page stays reviewable); the main-content extractor is not run on pages
+/// over [`MainLimits`] (size, element count, nesting depth and their product: the work a
+/// DOM walk does) and `main_text` is then `None`.
+/// A panic in either parser becomes `ExtractError::Failed` for this page.
 pub fn extract(
     body: &[u8],
     header_charset: Option<&str>,
@@ -58,12 +74,67 @@ pub fn extract(
     if body.len() > opts.max_bytes {
         return Err(ExtractError::TooLarge(body.len(), opts.max_bytes));
     }
-    let _ = (header_charset, is_text);
-    let text = String::from_utf8_lossy(body).into_owned();
+    let decoded = charset::decode(body, header_charset, !is_text);
+    let encoding = decoded.encoding.name();
+    if is_text {
+        return Ok(extract_plain_text(&decoded.text, encoding));
+    }
+    let html = decoded.text;
+    let visible = isolate("html tokenizer", || {
+        visible::visible_text(&html, VisibleLimits::default())
+    })?;
+    let limits = MainLimits::default();
+    let main_text =
+        if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {
+            main_content::main_text(&html, limits).map_err(|failure| {
+                ExtractError::Failed(format!("main-content extractor: {failure:?}"))
+            })?
+        } else {
+            None
+        };
+    let title = if visible.title.is_empty() {
+        visible.first_h1
+    } else {
+        visible.title
+    };
     Ok(Extracted {
-        title: String::new(),
-        visible_text: text,
-        main_text: None,
-        encoding: "UTF-8",
+        title,
+        visible_text: visible.text,
+        main_text,
+        encoding,
     })
 }
+
+/// Runs `work`, turning a panic into `ExtractError::Failed` naming `what` panicked.
+fn isolate<T>(what: &str, work: impl FnOnce() -> T) -> Result<T, ExtractError> {
+    // Unwind safety: `work` only reads borrowed input and returns owned output; nothing it
+    // touches is observed after a panic.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).map_err(|panic| {
+        ExtractError::Failed(format!(
+            "{what} panicked: {}",
+            main_content::panic_message(&*panic)
+        ))
+    })
+}
+
+/// Longest title taken from the first line of a plain-text payload, in characters.
+const MAX_PLAIN_TITLE_CHARS: usize = 200;
+
+fn extract_plain_text(decoded: &str, encoding: &'static str) -> Extracted {
+    let text = lines::clean_plain_text(decoded);
+    let title = text
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+        .find(|line| !line.is_empty())
+        .map(|line| line.chars().take(MAX_PLAIN_TITLE_CHARS).collect())
+        .unwrap_or_default();
+    Extracted {
+        title,
+        main_text: Some(text.clone()),
+        visible_text: text,
+        encoding,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,3 @@
 //! Training pairs, ANDD features and training, evaluation metrics.
+
+pub mod metrics;

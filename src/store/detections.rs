@@ -328,6 +328,39 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Every document's URL with its id (a URL captured twice maps to both documents).
+    pub fn url_ids(&self) -> Result<Vec<(String, i64)>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT url, id FROM documents ORDER BY id")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The clusters of a run as lists of document ids, in cluster order.
+    pub fn run_clusters(&self, run: i64) -> Result<Vec<Vec<i64>>> {
+        let mut st = self.conn().prepare(
+            "SELECT cluster, doc_id FROM run_cluster_members WHERE run_id = ?1
+             ORDER BY cluster, doc_id",
+        )?;
+        let mut rows = st.query([run])?;
+        let mut out: Vec<Vec<i64>> = Vec::new();
+        let mut last = None;
+        while let Some(r) = rows.next()? {
+            let c: i64 = r.get(0)?;
+            if last != Some(c) {
+                out.push(Vec::new());
+                last = Some(c);
+            }
+            if let Some(v) = out.last_mut() {
+                v.push(r.get(1)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,13 +130,13 @@ impl Store {
         Ok(self.conn().last_insert_rowid())
     }
 
-    /// Offsets of records of a source already stored (documents and captures), so a resumed
-    /// ingest can skip re-extracting them.
+    /// Offsets of the documents of a source already stored, so a resumed ingest can skip
+    /// re-extracting them. (Other records are cheap to read again; their rows are written
+    /// with `INSERT OR IGNORE`.)
     pub fn stored_offsets(&self, source_id: i64) -> Result<HashSet<u64>> {
-        let mut st = self.conn().prepare(
-            "SELECT record_offset FROM documents WHERE source_id = ?1
-             UNION SELECT record_offset FROM captures WHERE source_id = ?1",
-        )?;
+        let mut st = self
+            .conn()
+            .prepare("SELECT record_offset FROM documents WHERE source_id = ?1")?;
         let rows = st.query_map([source_id], |r| r.get::<_, i64>(0))?;
         let mut out = HashSet::new();
         for r in rows {
@@ -267,8 +267,14 @@ impl Store {
             DELETE FROM revisit_target WHERE target IS NULL;
             INSERT OR IGNORE INTO revisit_target
               SELECT r.id, (SELECT o.id FROM captures o WHERE o.payload_digest = r.payload_digest
-                              AND o.record_type != 'revisit'
-                              ORDER BY (o.url = r.url) DESC, o.id LIMIT 1)
+                              AND o.url = r.url AND o.record_type != 'revisit'
+                              ORDER BY o.id LIMIT 1)
+              FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
+                AND r.payload_digest IS NOT NULL;
+            DELETE FROM revisit_target WHERE target IS NULL;
+            INSERT OR IGNORE INTO revisit_target
+              SELECT r.id, (SELECT o.id FROM captures o WHERE o.payload_digest = r.payload_digest
+                              AND o.record_type != 'revisit' ORDER BY o.id LIMIT 1)
               FROM captures r WHERE r.record_type = 'revisit' AND r.document_id IS NULL
                 AND r.payload_digest IS NOT NULL;
             DELETE FROM revisit_target WHERE target IS NULL;

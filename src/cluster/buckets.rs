@@ -1,0 +1,407 @@
+//! Signature buckets: documents grouped by equal signatures in any coordinate of an
+//! extended (multi-coordinate) signature, the pairs a signature method reports, and the
+//! clusters (connected components over coordinate collisions).
+//!
+//! Pairs of a signature method are all pairs of documents sharing a signature in at least
+//! one coordinate; each pair's score is the fraction of coordinates that agree (present in
+//! both and equal). A bucket of m documents holds m(m−1)/2 pairs, so a huge bucket (one
+//! template shared by thousands of pages) is dangerous: [`BucketOptions::max_pair_bucket`]
+//! caps the size of a bucket whose pairs are listed. Larger buckets still join their
+//! documents into one cluster but list no pairs; they are reported in
+//! [`BucketResult::oversized`] and their clusters are marked incomplete. For unbounded
+//! output without memory, [`visit_pairs`] streams every pair once (no pair map is kept:
+//! a pair is emitted only at the first coordinate where it collides in a listable bucket).
+//!
+//! Output is deterministic: pairs sorted by `(a, b)`, clusters by their first member.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+/// Bucket handling options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketOptions {
+    /// Buckets with more documents than this list no pairs (they still cluster).
+    /// Default 2000 documents, i.e. at most about 2 million pairs from one bucket.
+    pub max_pair_bucket: usize,
+}
+
+impl Default for BucketOptions {
+    fn default() -> Self {
+        BucketOptions {
+            max_pair_bucket: 2000,
+        }
+    }
+}
+
+/// A pair of documents (indices into the input, `a < b`) and how many coordinates agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct BucketPair {
+    pub a: u32,
+    pub b: u32,
+    /// Coordinates present in both and equal.
+    pub agreeing: u32,
+}
+
+impl BucketPair {
+    /// `agreeing / coordinates`.
+    pub fn score(&self, coordinates: usize) -> f64 {
+        if coordinates == 0 {
+            return 0.0;
+        }
+        f64::from(self.agreeing) / coordinates as f64
+    }
+}
+
+/// A connected component of documents over coordinate collisions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketCluster {
+    /// Member indices, ascending.
+    pub members: Vec<u32>,
+    /// Lowest and highest number of agreeing coordinates over the listed pairs inside the
+    /// cluster (`None` when no pair was listed, i.e. all its buckets were oversized).
+    pub min_agreeing: Option<u32>,
+    pub max_agreeing: Option<u32>,
+    /// False when an oversized bucket touched the cluster, so some pairs were not listed.
+    pub complete: bool,
+}
+
+/// A bucket too large to list pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OversizedBucket {
+    pub coordinate: usize,
+    /// Its first (smallest) member, to identify it.
+    pub first: u32,
+    pub size: usize,
+}
+
+/// Everything the bucket stage produces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BucketResult {
+    /// Number of coordinates of the signatures (K + 1 for bagged I-Match).
+    pub coordinates: usize,
+    pub pairs: Vec<BucketPair>,
+    pub clusters: Vec<BucketCluster>,
+    pub oversized: Vec<OversizedBucket>,
+}
+
+// TODO: use cluster::union_find once merged.
+struct UnionFind {
+    parent: Vec<u32>,
+}
+
+impl UnionFind {
+    fn new(n: usize) -> Self {
+        UnionFind {
+            parent: (0..n as u32).collect(),
+        }
+    }
+
+    fn find(&mut self, x: u32) -> u32 {
+        let mut root = x;
+        while self.parent[root as usize] != root {
+            root = self.parent[root as usize];
+        }
+        let mut cur = x;
+        while self.parent[cur as usize] != root {
+            let next = self.parent[cur as usize];
+            self.parent[cur as usize] = root;
+            cur = next;
+        }
+        root
+    }
+
+    /// Joins two sets; the smaller root index wins so roots are deterministic.
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (lo, hi) = (ra.min(rb), ra.max(rb));
+            self.parent[hi as usize] = lo;
+        }
+    }
+}
+
+/// Buckets of one coordinate: groups of 2+ documents with the same present signature, each
+/// ascending, the groups ordered by first member.
+fn coordinate_buckets<S: Hash + Eq>(sigs: &[Vec<Option<S>>], coordinate: usize) -> Vec<Vec<u32>> {
+    let mut map: HashMap<&S, Vec<u32>> = HashMap::new();
+    for (d, doc) in sigs.iter().enumerate() {
+        if let Some(Some(s)) = doc.get(coordinate) {
+            map.entry(s).or_default().push(d as u32);
+        }
+    }
+    let mut buckets: Vec<Vec<u32>> = map.into_values().filter(|b| b.len() > 1).collect();
+    buckets.sort_unstable_by_key(|b| b[0]);
+    buckets
+}
+
+fn coordinates_of<S>(sigs: &[Vec<Option<S>>]) -> usize {
+    sigs.iter().map(Vec::len).max().unwrap_or(0)
+}
+
+fn agreeing<S: Eq>(a: &[Option<S>], b: &[Option<S>]) -> u32 {
+    a.iter()
+        .zip(b)
+        .filter(|(x, y)| x.is_some() && x == y)
+        .count() as u32
+}
+
+/// The first coordinate where `a` and `b` collide in a bucket small enough to list.
+fn first_listable_collision<S: Eq>(
+    a: &[Option<S>],
+    b: &[Option<S>],
+    size_a: &[u32],
+    max_bucket: usize,
+) -> Option<usize> {
+    (0..a.len().min(b.len()))
+        .find(|&c| a[c].is_some() && a[c] == b[c] && size_a[c] as usize <= max_bucket)
+}
+
+/// Streams every pair of documents sharing a signature in some coordinate exactly once,
+/// in a deterministic order (by coordinate, then bucket, then position). A pair is emitted
+/// at the first coordinate where it collides in a bucket of at most `max_bucket`
+/// documents; pairs that collide only in larger buckets are not emitted. Calls `oversized`
+/// for each bucket above the cap.
+pub fn visit_pairs<S: Hash + Eq>(
+    sigs: &[Vec<Option<S>>],
+    max_bucket: usize,
+    mut pair: impl FnMut(BucketPair),
+    mut oversized: impl FnMut(OversizedBucket),
+) {
+    let coordinates = coordinates_of(sigs);
+    let all: Vec<Vec<Vec<u32>>> = (0..coordinates)
+        .map(|c| coordinate_buckets(sigs, c))
+        .collect();
+    // bucket_size[d][c]: size of document d's bucket in coordinate c (1 when alone).
+    let mut bucket_size = vec![vec![1u32; coordinates]; sigs.len()];
+    for (c, buckets) in all.iter().enumerate() {
+        for bucket in buckets {
+            for &d in bucket {
+                bucket_size[d as usize][c] = bucket.len() as u32;
+            }
+        }
+    }
+    for (c, buckets) in all.iter().enumerate() {
+        for bucket in buckets {
+            if bucket.len() > max_bucket {
+                oversized(OversizedBucket {
+                    coordinate: c,
+                    first: bucket[0],
+                    size: bucket.len(),
+                });
+                continue;
+            }
+            for (i, &a) in bucket.iter().enumerate() {
+                for &b in &bucket[i + 1..] {
+                    let (da, db) = (&sigs[a as usize], &sigs[b as usize]);
+                    let first =
+                        first_listable_collision(da, db, &bucket_size[a as usize], max_bucket);
+                    if first == Some(c) {
+                        pair(BucketPair {
+                            a,
+                            b,
+                            agreeing: agreeing(da, db),
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Pairs and clusters of documents given their extended signatures (`sigs[d][c]` is the
+/// signature of document `d` in coordinate `c`, `None` when it has none; documents without
+/// any signature are never clustered).
+pub fn cluster_signatures<S: Hash + Eq>(
+    sigs: &[Vec<Option<S>>],
+    opts: &BucketOptions,
+) -> BucketResult {
+    let coordinates = coordinates_of(sigs);
+    let mut uf = UnionFind::new(sigs.len());
+    for c in 0..coordinates {
+        for bucket in coordinate_buckets(sigs, c) {
+            for &d in &bucket[1..] {
+                uf.union(bucket[0], d);
+            }
+        }
+    }
+    let mut pairs = Vec::new();
+    let mut oversized = Vec::new();
+    visit_pairs(
+        sigs,
+        opts.max_pair_bucket,
+        |p| pairs.push(p),
+        |o| oversized.push(o),
+    );
+    pairs.sort_unstable();
+
+    let mut by_root: HashMap<u32, Vec<u32>> = HashMap::new();
+    for d in 0..sigs.len() as u32 {
+        by_root.entry(uf.find(d)).or_default().push(d);
+    }
+    let mut clusters: Vec<BucketCluster> = by_root
+        .into_values()
+        .filter(|m| m.len() > 1)
+        .map(|members| BucketCluster {
+            members,
+            min_agreeing: None,
+            max_agreeing: None,
+            complete: true,
+        })
+        .collect();
+    clusters.sort_unstable_by_key(|c| c.members[0]);
+    // Members are ascending and the union keeps the smallest index as root, so a
+    // document's root is its cluster's first member.
+    let slot: HashMap<u32, usize> = clusters
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.members[0], i))
+        .collect();
+    for p in &pairs {
+        if let Some(&i) = slot.get(&uf.find(p.a)) {
+            let c = &mut clusters[i];
+            c.min_agreeing = Some(c.min_agreeing.map_or(p.agreeing, |m| m.min(p.agreeing)));
+            c.max_agreeing = Some(c.max_agreeing.map_or(p.agreeing, |m| m.max(p.agreeing)));
+        }
+    }
+    for o in &oversized {
+        if let Some(&i) = slot.get(&uf.find(o.first)) {
+            clusters[i].complete = false;
+        }
+    }
+    BucketResult {
+        coordinates,
+        pairs,
+        clusters,
+        oversized,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sig(v: &[Option<u8>]) -> Vec<Option<u8>> {
+        v.to_vec()
+    }
+
+    #[test]
+    fn pairs_count_agreeing_coordinates_and_clusters_are_transitive() {
+        let docs = vec![
+            sig(&[Some(1), Some(10), Some(20)]), // 0
+            sig(&[Some(1), Some(10), Some(21)]), // 1: agrees with 0 on 2 coords
+            sig(&[Some(2), Some(11), Some(21)]), // 2: agrees with 1 on coord 2
+            sig(&[Some(3), None, None]),         // 3: alone
+            sig(&[None, None, None]),            // 4: no signature
+            sig(&[None, None, None]),            // 5: no signature, never with 4
+        ];
+        let r = cluster_signatures(&docs, &BucketOptions::default());
+        assert_eq!(r.coordinates, 3);
+        assert_eq!(
+            r.pairs,
+            vec![
+                BucketPair {
+                    a: 0,
+                    b: 1,
+                    agreeing: 2
+                },
+                BucketPair {
+                    a: 1,
+                    b: 2,
+                    agreeing: 1
+                },
+            ]
+        );
+        assert!((r.pairs[0].score(3) - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(
+            r.clusters,
+            vec![BucketCluster {
+                members: vec![0, 1, 2],
+                min_agreeing: Some(1),
+                max_agreeing: Some(2),
+                complete: true,
+            }]
+        );
+        assert!(r.oversized.is_empty());
+    }
+
+    #[test]
+    fn oversized_buckets_cluster_without_listing_pairs() {
+        let mut docs: Vec<Vec<Option<u8>>> = (0..5).map(|_| sig(&[Some(7), None])).collect();
+        // Documents 0 and 1 also collide in a small bucket of coordinate 1: still listed.
+        docs[0][1] = Some(3);
+        docs[1][1] = Some(3);
+        docs.push(sig(&[Some(8), Some(1)]));
+        docs.push(sig(&[Some(9), Some(1)]));
+        let r = cluster_signatures(&docs, &BucketOptions { max_pair_bucket: 4 });
+        assert_eq!(
+            r.oversized,
+            vec![OversizedBucket {
+                coordinate: 0,
+                first: 0,
+                size: 5
+            }]
+        );
+        assert_eq!(
+            r.pairs,
+            vec![
+                BucketPair {
+                    a: 0,
+                    b: 1,
+                    agreeing: 2
+                },
+                BucketPair {
+                    a: 5,
+                    b: 6,
+                    agreeing: 1
+                },
+            ]
+        );
+        assert_eq!(r.clusters.len(), 2);
+        assert_eq!(r.clusters[0].members, vec![0, 1, 2, 3, 4]);
+        assert!(!r.clusters[0].complete);
+        assert_eq!(r.clusters[0].min_agreeing, Some(2));
+        assert!(r.clusters[1].complete);
+    }
+
+    fn brute_pairs(docs: &[Vec<Option<u8>>]) -> Vec<BucketPair> {
+        let mut out = Vec::new();
+        for i in 0..docs.len() {
+            for j in i + 1..docs.len() {
+                let n = agreeing(&docs[i], &docs[j]);
+                if n > 0 {
+                    out.push(BucketPair {
+                        a: i as u32,
+                        b: j as u32,
+                        agreeing: n,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #[test]
+        fn pairs_equal_brute_force_and_clusters_are_components(
+            docs in proptest::collection::vec(
+                proptest::collection::vec(proptest::option::of(0u8..4), 3), 0..20),
+        ) {
+            let r = cluster_signatures(&docs, &BucketOptions::default());
+            let brute = brute_pairs(&docs);
+            prop_assert_eq!(&r.pairs, &brute);
+            // Every pair lies inside one cluster, and every cluster is connected by pairs.
+            let mut uf = UnionFind::new(docs.len());
+            for p in &brute { uf.union(p.a, p.b); }
+            let mut members: Vec<u32> = r.clusters.iter().flat_map(|c| c.members.clone()).collect();
+            members.sort_unstable();
+            let in_pairs: std::collections::BTreeSet<u32> =
+                brute.iter().flat_map(|p| [p.a, p.b]).collect();
+            prop_assert_eq!(members, in_pairs.into_iter().collect::<Vec<_>>());
+            for c in &r.clusters {
+                let root = uf.find(c.members[0]);
+                prop_assert!(c.members.iter().all(|&m| uf.find(m) == root));
+            }
+        }
+    }
+}

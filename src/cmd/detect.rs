@@ -1,0 +1,654 @@
+//! `spotcheck detect`: signs every document, matches, clusters, and stores the run (its
+//! parameters, pairs, clusters with their weakest bridge, and the signatures each document
+//! was matched on). A rerun is a new run; older runs and coder labels stay.
+//!
+//! Texts are streamed from the store in chunks and signed in parallel; only signatures are
+//! kept in memory.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::json;
+
+use crate::cli::{DetectArgs, LexiconBuildArgs, MethodArg, TextArg};
+use crate::cluster::buckets::{cluster_signatures, BucketOptions};
+use crate::cluster::components::clusters_with_bridges;
+use crate::cluster::spotsigs_matcher::{match_pairs, MatchMode};
+use crate::sig::cooper::{self, CooperParams};
+use crate::sig::imatch::{count_rules, extended_signature, to_hex, BaggedLexicon, IMatchParams};
+use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermOptions};
+use crate::sig::spotsigs::{self, build_vectors, SiteBoilerplate, SpotSigParams, VectorOptions};
+use crate::store::{ClusterRow, Store, TextKind};
+use crate::text::WordList;
+
+/// Documents per chunk streamed from the store and signed in parallel.
+const CHUNK: usize = 2048;
+
+/// SpotSigs settings of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpotSigsSettings {
+    pub tau: f64,
+    pub idf_min: f64,
+    /// `None`: keep every signature found in at least two documents (see README).
+    pub idf_max: Option<f64>,
+    pub distance: usize,
+    pub chain: usize,
+    pub antecedents: Option<PathBuf>,
+    pub text: TextKind,
+    pub min_sigs: usize,
+    /// Per-site boilerplate removal: (min pages of a site, max fraction of its pages).
+    pub site_boilerplate: Option<(usize, f64)>,
+}
+
+impl Default for SpotSigsSettings {
+    fn default() -> Self {
+        SpotSigsSettings {
+            tau: 0.8,
+            idf_min: 0.2,
+            idf_max: None,
+            distance: spotsigs::DEFAULT_DISTANCE,
+            chain: spotsigs::DEFAULT_CHAIN,
+            antecedents: None,
+            text: TextKind::Main,
+            min_sigs: 5,
+            site_boilerplate: Some((10, 0.5)),
+        }
+    }
+}
+
+impl SpotSigsSettings {
+    /// The paper's exact setting: visible text, idf window [0.2, 0.85], no boilerplate rule.
+    pub fn paper() -> Self {
+        SpotSigsSettings {
+            idf_max: Some(0.85),
+            text: TextKind::Visible,
+            min_sigs: 1,
+            site_boilerplate: None,
+            ..Self::default()
+        }
+    }
+}
+
+/// I-Match settings of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct IMatchSettings {
+    pub lexicon_file: Option<PathBuf>,
+    pub idf_min: f64,
+    pub idf_max: f64,
+    pub bags: usize,
+    pub seed: u64,
+    pub min_terms: usize,
+    pub min_coverage: f64,
+    pub text: TextKind,
+    pub max_pair_bucket: usize,
+}
+
+impl Default for IMatchSettings {
+    fn default() -> Self {
+        let p = IMatchParams::default();
+        let l = LexiconParams::default();
+        IMatchSettings {
+            lexicon_file: None,
+            idf_min: l.idf_min,
+            idf_max: l.idf_max,
+            bags: p.bags,
+            seed: p.seed,
+            min_terms: p.min_terms,
+            min_coverage: p.min_coverage,
+            text: TextKind::Main,
+            max_pair_bucket: BucketOptions::default().max_pair_bucket,
+        }
+    }
+}
+
+/// Cooper settings of one run.
+#[derive(Debug, Clone, Serialize)]
+pub struct CooperSettings {
+    pub size_pct: u32,
+    pub delta_pct: u32,
+    pub min_idf: f64,
+    pub text: TextKind,
+}
+
+impl Default for CooperSettings {
+    fn default() -> Self {
+        let p = CooperParams::default();
+        CooperSettings {
+            size_pct: p.size_tolerance_pct,
+            delta_pct: p.delta_pct,
+            min_idf: p.min_idf,
+            text: TextKind::Main,
+        }
+    }
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub run: i64,
+    pub method: String,
+    pub summary: serde_json::Value,
+}
+
+impl RunReport {
+    pub fn line(&self) -> String {
+        let s = &self.summary;
+        format!(
+            "{} run {}: {} documents, {} matched on, {} pairs, {} clusters (sizes {}), largest {}; {:.1}s",
+            self.method,
+            self.run,
+            s["documents"],
+            s["matchable"],
+            s["pairs"],
+            s["clusters"],
+            s["cluster_sizes"],
+            s["largest_cluster"],
+            s["seconds"].as_f64().unwrap_or(0.0)
+        )
+    }
+}
+
+fn text_kind(t: TextArg) -> TextKind {
+    match t {
+        TextArg::Visible => TextKind::Visible,
+        TextArg::Main => TextKind::Main,
+    }
+}
+
+pub fn run(a: &DetectArgs) -> Result<ExitCode> {
+    let mut store = Store::open_existing(&a.db.db)?;
+    let mut sp = if a.paper {
+        SpotSigsSettings::paper()
+    } else {
+        SpotSigsSettings::default()
+    };
+    if let Some(t) = a.tau {
+        sp.tau = t;
+    }
+    if let Some((lo, hi)) = &a.idf {
+        sp.idf_min = *lo;
+        sp.idf_max = *hi;
+    }
+    if let Some(d) = a.spot_distance {
+        sp.distance = d;
+    }
+    if let Some(c) = a.chain {
+        sp.chain = c;
+    }
+    sp.antecedents = a.antecedents.clone();
+    if let Some(t) = a.text {
+        sp.text = text_kind(t);
+    }
+    if let Some(m) = a.min_sigs {
+        sp.min_sigs = m;
+    }
+    if a.no_site_boilerplate {
+        sp.site_boilerplate = None;
+    }
+    let mut im = IMatchSettings {
+        lexicon_file: a.lexicon.clone(),
+        ..IMatchSettings::default()
+    };
+    if let Some((lo, hi)) = a.lexicon_idf {
+        im.idf_min = lo;
+        im.idf_max = hi;
+    }
+    if let Some(k) = a.bags {
+        im.bags = k;
+    }
+    if let Some(s) = a.seed {
+        im.seed = s;
+    }
+    if let Some(m) = a.min_terms {
+        im.min_terms = m;
+    }
+    if let Some(c) = a.min_coverage {
+        im.min_coverage = c;
+    }
+    if let Some(t) = a.text {
+        im.text = text_kind(t);
+    }
+    let mut co = CooperSettings::default();
+    if a.cooper_inserted {
+        let p = CooperParams::inserted_material();
+        co.size_pct = p.size_tolerance_pct;
+        co.delta_pct = p.delta_pct;
+    }
+    if let Some(s) = a.cooper_size {
+        co.size_pct = s;
+    }
+    if let Some(d) = a.cooper_delta {
+        co.delta_pct = d;
+    }
+    if let Some(t) = a.text {
+        co.text = text_kind(t);
+    }
+    let methods: &[MethodArg] = match a.method {
+        MethodArg::All => &[MethodArg::Spotsigs, MethodArg::Imatch, MethodArg::Cooper],
+        MethodArg::Andd => bail!("`detect --method andd` is not implemented yet"),
+        ref m => std::slice::from_ref(m),
+    };
+    for m in methods {
+        let report = match m {
+            MethodArg::Spotsigs => detect_spotsigs(&mut store, &sp)?,
+            MethodArg::Imatch => detect_imatch(&mut store, &im)?,
+            _ => detect_cooper(&mut store, &co)?,
+        };
+        if a.json {
+            crate::cmd::write_json_line(&mut std::io::stdout().lock(), &report)?;
+        } else {
+            println!("{}", report.line());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.
+pub fn site_of(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or(rest),
+        None => url.split('/').next().unwrap_or(url),
+    }
+}
+
+/// Cluster size histogram: "2:120 3-5:40 ...".
+fn size_histogram(sizes: &[usize]) -> BTreeMap<&'static str, usize> {
+    let mut h = BTreeMap::new();
+    for &s in sizes {
+        let k = match s {
+            0..=2 => "2",
+            3..=5 => "3-5",
+            6..=10 => "6-10",
+            11..=50 => "11-50",
+            51..=100 => "51-100",
+            _ => ">100",
+        };
+        *h.entry(k).or_insert(0) += 1;
+    }
+    h
+}
+
+/// Stores clusters (largest first) and returns the summary fields about them.
+fn store_clusters(
+    store: &mut Store,
+    run: i64,
+    mut rows: Vec<ClusterRow>,
+) -> Result<serde_json::Value> {
+    rows.sort_by(|x, y| {
+        y.members
+            .len()
+            .cmp(&x.members.len())
+            .then(x.members.cmp(&y.members))
+    });
+    let sizes: Vec<usize> = rows.iter().map(|c| c.members.len()).collect();
+    store.write_run_clusters(run, &rows)?;
+    Ok(json!({
+        "clusters": rows.len(),
+        "cluster_sizes": size_histogram(&sizes),
+        "largest_cluster": sizes.first().copied().unwrap_or(0),
+        "clustered_documents": sizes.iter().sum::<usize>(),
+    }))
+}
+
+fn merge(a: &mut serde_json::Value, b: serde_json::Value) {
+    if let (Some(a), serde_json::Value::Object(b)) = (a.as_object_mut(), b) {
+        a.extend(b);
+    }
+}
+
+/// SpotSigs: extract, filter by idf, match exactly, cluster with bridges.
+pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunReport> {
+    let started = Instant::now();
+    let antecedents = match &s.antecedents {
+        Some(p) => WordList::load(p)?,
+        None => spotsigs::default_antecedents(),
+    };
+    let params = SpotSigParams {
+        antecedents,
+        stopwords: WordList::default_stopwords(),
+        distance: s.distance,
+        chain: s.chain,
+    };
+    let run = store.create_run("spotsigs", &serde_json::to_value(s)?)?;
+    let mut ids = Vec::new();
+    let mut sites: Vec<String> = Vec::new();
+    let mut sig_lists: Vec<Vec<String>> = Vec::new();
+    store.for_each_text_chunk(s.text, CHUNK, |chunk| {
+        let signed: Vec<Vec<String>> = chunk
+            .par_iter()
+            .map(|d| {
+                spotsigs::extract_text(&d.text, &params)
+                    .into_iter()
+                    .map(|x| x.sig)
+                    .collect()
+            })
+            .collect();
+        for (d, sigs) in chunk.into_iter().zip(signed) {
+            ids.push(d.id);
+            sites.push(site_of(&d.url).to_string());
+            sig_lists.push(sigs);
+        }
+        Ok(())
+    })?;
+    let n = ids.len();
+    // Keep every signature that occurs in two or more documents unless told otherwise:
+    // the largest idf a shared signature can have is log(N/2)/log(N).
+    let idf_max = s
+        .idf_max
+        .unwrap_or_else(|| spotsigs::normalized_idf(n.max(2), 2) + 1e-12);
+    let opts = VectorOptions {
+        idf_min: s.idf_min,
+        idf_max,
+        min_sigs: s.min_sigs,
+        site_boilerplate: s
+            .site_boilerplate
+            .map(|(min_site_docs, max_site_fraction)| SiteBoilerplate {
+                min_site_docs,
+                max_site_fraction,
+            }),
+    };
+    let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
+    let collection = build_vectors(&sig_lists, Some(&site_refs), &opts);
+    drop(sig_lists);
+    let signed_at = started.elapsed().as_secs_f64();
+
+    let (index, vectors): (Vec<usize>, Vec<_>) =
+        collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
+    let (pairs, stats) = match_pairs(&vectors, s.tau, MatchMode::Full);
+    let matched_at = started.elapsed().as_secs_f64();
+    let doc_pairs: Vec<(u32, u32, f64)> = pairs
+        .iter()
+        .map(|&(a, b, sim)| (index[a as usize] as u32, index[b as usize] as u32, sim))
+        .collect();
+    store.write_run_pairs(
+        run,
+        doc_pairs
+            .iter()
+            .map(|&(a, b, sim)| (ids[a as usize], ids[b as usize], sim, None)),
+    )?;
+    let clusters = clusters_with_bridges(n, &doc_pairs)
+        .into_iter()
+        .map(|c| ClusterRow {
+            members: c.members.iter().map(|&m| ids[m as usize]).collect(),
+            min_score: Some(c.min_sim),
+            max_score: Some(c.max_sim),
+            weakest_bridge: c
+                .weakest_bridge
+                .map(|(a, b, w)| (ids[a as usize], ids[b as usize], w)),
+        })
+        .collect();
+    let mut summary = json!({
+        "documents": n,
+        "matchable": vectors.len(),
+        "too_few_signatures": collection.too_few_sigs,
+        "signatures_outside_idf_window": collection.sigs_outside_idf,
+        "boilerplate_occurrences_dropped": collection.boilerplate_occurrences,
+        "idf_max_used": idf_max,
+        "pairs": doc_pairs.len(),
+        "match_stats": format!("{stats:?}"),
+        "sign_seconds": signed_at,
+        "match_seconds": matched_at - signed_at,
+    });
+    merge(&mut summary, store_clusters(store, run, clusters)?);
+    store.write_run_doc_sigs(
+        run,
+        collection.vectors.iter().enumerate().filter_map(|(i, v)| {
+            let v = v.as_ref()?;
+            let m: serde_json::Map<String, serde_json::Value> = v
+                .entries()
+                .iter()
+                .filter_map(|&(id, f)| Some((collection.vocab.name(id)?.to_string(), f.into())))
+                .collect();
+            Some((ids[i], serde_json::Value::Object(m)))
+        }),
+    )?;
+    merge(
+        &mut summary,
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+    );
+    store.finish_run(run, &summary)?;
+    Ok(RunReport {
+        run,
+        method: "spotsigs".into(),
+        summary,
+    })
+}
+
+/// Document frequencies of the collection's terms (one streaming pass).
+fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Result<DocFreqs> {
+    let mut dfs = DocFreqs::default();
+    store.for_each_text_chunk(text, CHUNK, |chunk| {
+        let sets: Vec<BTreeSet<String>> = chunk
+            .par_iter()
+            .map(|d| unique_terms(&d.text, terms))
+            .collect();
+        for s in &sets {
+            dfs.add_document(s);
+        }
+        Ok(())
+    })?;
+    Ok(dfs)
+}
+
+/// The lexicon of a run: loaded from a file, or built from this collection.
+pub fn lexicon_for(store: &Store, s: &IMatchSettings) -> Result<Lexicon> {
+    match &s.lexicon_file {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read lexicon {}", p.display()))?;
+            Lexicon::from_text(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+        }
+        None => {
+            let params = LexiconParams {
+                idf_min: s.idf_min,
+                idf_max: s.idf_max,
+                terms: TermOptions::default(),
+            };
+            let dfs = collection_dfs(store, s.text, &params.terms)?;
+            Ok(Lexicon::build(&dfs, params))
+        }
+    }
+}
+
+/// I-Match with K bags: sign, bucket, cluster by union-find over coordinate collisions.
+pub fn detect_imatch(store: &mut Store, s: &IMatchSettings) -> Result<RunReport> {
+    let started = Instant::now();
+    let lexicon = lexicon_for(store, s)?;
+    let params = IMatchParams {
+        min_terms: s.min_terms,
+        min_coverage: s.min_coverage,
+        bags: s.bags,
+        seed: s.seed,
+    };
+    let bagged = BaggedLexicon::new(&lexicon, params);
+    let run = store.create_run("imatch", &serde_json::to_value(s)?)?;
+    let mut ids = Vec::new();
+    let mut outcomes = Vec::new();
+    let terms = lexicon.params.terms;
+    store.for_each_text_chunk(s.text, CHUNK, |chunk| {
+        let signed: Vec<_> = chunk
+            .par_iter()
+            .map(|d| bagged.sign(&unique_terms(&d.text, &terms)))
+            .collect();
+        ids.extend(chunk.iter().map(|d| d.id));
+        outcomes.extend(signed);
+        Ok(())
+    })?;
+    let rules = count_rules(outcomes.iter().map(Vec::as_slice));
+    let sigs: Vec<Vec<Option<[u8; 20]>>> = outcomes.iter().map(|o| extended_signature(o)).collect();
+    let signed_at = started.elapsed().as_secs_f64();
+    let result = cluster_signatures(
+        &sigs,
+        &BucketOptions {
+            max_pair_bucket: s.max_pair_bucket,
+        },
+    );
+    let k1 = result.coordinates.max(1);
+    store.write_run_pairs(
+        run,
+        result.pairs.iter().map(|p| {
+            (
+                ids[p.a as usize],
+                ids[p.b as usize],
+                p.score(k1),
+                Some(format!("{} of {} lexicons agree", p.agreeing, k1)),
+            )
+        }),
+    )?;
+    let clusters = result
+        .clusters
+        .iter()
+        .map(|c| ClusterRow {
+            members: c.members.iter().map(|&m| ids[m as usize]).collect(),
+            min_score: c.min_agreeing.map(|x| f64::from(x) / k1 as f64),
+            max_score: c.max_agreeing.map(|x| f64::from(x) / k1 as f64),
+            weakest_bridge: None,
+        })
+        .collect();
+    let signed_docs = sigs
+        .iter()
+        .filter(|s| s.iter().any(Option::is_some))
+        .count();
+    let mut summary = json!({
+        "documents": ids.len(),
+        "matchable": signed_docs,
+        "lexicon_terms": lexicon.primary().len(),
+        "secondary_terms": lexicon.secondary().len(),
+        "coordinates": k1,
+        "full_lexicon_rules": rules.first().map(|r| json!({
+            "signed": r.signed, "extended_by_secondary": r.extended,
+            "too_few_terms": r.too_few_terms, "unreliable": r.unreliable})),
+        "pairs": result.pairs.len(),
+        "oversized_buckets": result.oversized.len(),
+        "sign_seconds": signed_at,
+    });
+    merge(&mut summary, store_clusters(store, run, clusters)?);
+    store.write_run_doc_sigs(
+        run,
+        sigs.iter()
+            .enumerate()
+            .filter(|(_, s)| s.iter().any(Option::is_some))
+            .map(|(i, s)| {
+                let v: Vec<serde_json::Value> = s
+                    .iter()
+                    .map(|c| {
+                        c.as_ref()
+                            .map_or(serde_json::Value::Null, |x| to_hex(x).into())
+                    })
+                    .collect();
+                (ids[i], serde_json::Value::Array(v))
+            }),
+    )?;
+    merge(
+        &mut summary,
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+    );
+    store.finish_run(run, &summary)?;
+    Ok(RunReport {
+        run,
+        method: "imatch".into(),
+        summary,
+    })
+}
+
+/// Cooper, Coden, Brown: salient terms, size-ratio candidates, term-delta test.
+pub fn detect_cooper(store: &mut Store, s: &CooperSettings) -> Result<RunReport> {
+    let started = Instant::now();
+    let terms = TermOptions::default();
+    let dfs = collection_dfs(store, s.text, &terms)?;
+    let params = CooperParams {
+        size_tolerance_pct: s.size_pct,
+        delta_pct: s.delta_pct,
+        min_idf: s.min_idf,
+    };
+    let run = store.create_run("cooper", &serde_json::to_value(s)?)?;
+    let mut ids = Vec::new();
+    let mut salient: Vec<BTreeSet<String>> = Vec::new();
+    store.for_each_text_chunk(s.text, CHUNK, |chunk| {
+        let sets: Vec<_> = chunk
+            .par_iter()
+            .map(|d| cooper::salient_terms(&unique_terms(&d.text, &terms), &dfs, &params))
+            .collect();
+        ids.extend(chunk.iter().map(|d| d.id));
+        salient.extend(sets);
+        Ok(())
+    })?;
+    let pairs = cooper::detect(&salient, &params);
+    store.write_run_pairs(
+        run,
+        pairs.iter().map(|p| {
+            (
+                ids[p.a as usize],
+                ids[p.b as usize],
+                p.score,
+                Some(p.explanation()),
+            )
+        }),
+    )?;
+    let edges: Vec<(u32, u32, f64)> = pairs.iter().map(|p| (p.a, p.b, p.score)).collect();
+    let clusters = clusters_with_bridges(ids.len(), &edges)
+        .into_iter()
+        .map(|c| ClusterRow {
+            members: c.members.iter().map(|&m| ids[m as usize]).collect(),
+            min_score: Some(c.min_sim),
+            max_score: Some(c.max_sim),
+            weakest_bridge: c
+                .weakest_bridge
+                .map(|(a, b, w)| (ids[a as usize], ids[b as usize], w)),
+        })
+        .collect();
+    let mut summary = json!({
+        "documents": ids.len(),
+        "matchable": salient.iter().filter(|s| !s.is_empty()).count(),
+        "pairs": pairs.len(),
+    });
+    merge(&mut summary, store_clusters(store, run, clusters)?);
+    store.write_run_doc_sigs(
+        run,
+        salient.iter().enumerate().filter(|(_, s)| !s.is_empty()).map(|(i, s)| {
+            (
+                ids[i],
+                json!({"sum_signature": cooper::sum_signature(s) as i64, "salient_terms": s.len()}),
+            )
+        }),
+    )?;
+    merge(
+        &mut summary,
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+    );
+    store.finish_run(run, &summary)?;
+    Ok(RunReport {
+        run,
+        method: "cooper".into(),
+        summary,
+    })
+}
+
+/// `spotcheck lexicon build`: this collection's lexicon, saved for use on another.
+pub fn lexicon_build(a: &LexiconBuildArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let mut s = IMatchSettings {
+        text: text_kind(a.text),
+        ..IMatchSettings::default()
+    };
+    if let Some((lo, hi)) = a.idf {
+        s.idf_min = lo;
+        s.idf_max = hi;
+    }
+    let lexicon = lexicon_for(&store, &s)?;
+    std::fs::write(&a.out, lexicon.to_text())
+        .with_context(|| format!("cannot write lexicon {}", a.out.display()))?;
+    println!(
+        "wrote {}: {} lexicon terms, {} secondary terms, from {} documents",
+        a.out.display(),
+        lexicon.primary().len(),
+        lexicon.secondary().len(),
+        lexicon.n_docs
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,135 @@
+//! `pairs`, `clusters`, `sigs` and `runs`: detector results in plain forms, so anyone can
+//! check them from outside.
+
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+
+use anyhow::Result;
+
+use super::{tsv_cell, write_json_line};
+use crate::cli::{ListFormat, MethodArg, RunSelect, RunsArgs, SigsArgs};
+use crate::store::Store;
+
+fn single_method(m: MethodArg) -> Result<&'static str> {
+    if m == MethodArg::All {
+        anyhow::bail!("name one method (spotsigs, imatch, cooper or andd), not `all`");
+    }
+    Ok(m.name())
+}
+
+pub fn pairs(a: &RunSelect) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if a.format == ListFormat::Tsv {
+        writeln!(out, "a\tb\tscore\tdetail")?;
+    }
+    store.for_each_run_pair(run.id, |x, y, score, detail| {
+        match a.format {
+            ListFormat::Jsonl => {
+                let mut v = serde_json::json!({"a": x, "b": y, "score": score});
+                if let (Some(d), Some(o)) = (detail, v.as_object_mut()) {
+                    o.insert("detail".into(), d.into());
+                }
+                write_json_line(&mut out, &v)?
+            }
+            ListFormat::Tsv => writeln!(
+                out,
+                "{}\t{}\t{score}\t{}",
+                tsv_cell(x),
+                tsv_cell(y),
+                tsv_cell(detail.unwrap_or(""))
+            )?,
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn clusters(a: &RunSelect) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if a.format == ListFormat::Tsv {
+        writeln!(out, "cluster\turl")?;
+    }
+    store.for_each_run_cluster(run.id, |id, urls| {
+        match a.format {
+            ListFormat::Jsonl => {
+                write_json_line(&mut out, &serde_json::json!({"cluster": id, "urls": urls}))?
+            }
+            ListFormat::Tsv => {
+                for u in urls {
+                    writeln!(out, "{id}\t{}", tsv_cell(&u))?;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `{"url":URL,"spotsigs":{"sig":freq},"imatch":["hex",...], ...}` per document, from the
+/// latest finished run of each method that stores signatures.
+pub fn sigs(a: &SigsArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let mut merged: std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>> =
+        Default::default();
+    let mut any = false;
+    for method in ["spotsigs", "imatch", "cooper"] {
+        let Ok(run) = store.resolve_run(method, None) else {
+            continue;
+        };
+        any = true;
+        for (url, mut values) in store.run_doc_sigs(run.id, &a.url)? {
+            if let Some(v) = values.pop() {
+                merged.entry(url).or_default().insert(method.into(), v);
+            }
+        }
+    }
+    if !any {
+        anyhow::bail!(
+            "no detector run in {}: run `spotcheck detect --db {}` first",
+            a.db.db.display(),
+            a.db.db.display()
+        );
+    }
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for (url, mut fields) in merged {
+        fields.insert("url".into(), url.into());
+        match a.format {
+            ListFormat::Jsonl => write_json_line(&mut out, &serde_json::Value::Object(fields))?,
+            ListFormat::Tsv => {
+                let url = fields.get("url").and_then(|u| u.as_str()).unwrap_or("");
+                for (k, v) in fields.iter().filter(|(k, _)| *k != "url") {
+                    writeln!(out, "{}\t{k}\t{v}", tsv_cell(url))?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn runs(a: &RunsArgs) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db.db)?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    for r in store.runs()? {
+        if a.json {
+            write_json_line(&mut out, &r)?;
+        } else {
+            writeln!(
+                out,
+                "run {} {}{} {}",
+                r.id,
+                r.method,
+                if r.finished { "" } else { " (not finished)" },
+                r.params
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
