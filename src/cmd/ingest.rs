@@ -38,7 +38,6 @@ pub struct IngestOptions {
     pub reader: ReaderOptions,
 }
 
-
 /// What an ingest run did; printed as one line or as one JSON object.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct IngestSummary {

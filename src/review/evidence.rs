@@ -156,6 +156,76 @@ impl EvidenceProvider for SharedWords {
     }
 }
 
+/// The detectors' own explanation: the words of every spot signature (SpotSigs' default
+/// antecedents, chain and distance) that both texts contain, and, as lexicon terms, every
+/// other I-Match term (the detector's term filter, minus stopwords) both texts contain. The
+/// collection's lexicon is not at hand in the pair view, so every shared term is shown.
+pub struct DetectorEvidence {
+    spotsigs: crate::sig::spotsigs::SpotSigParams,
+    terms: crate::sig::lexicon::TermOptions,
+    stopwords: WordList,
+}
+
+impl Default for DetectorEvidence {
+    fn default() -> Self {
+        DetectorEvidence {
+            spotsigs: Default::default(),
+            terms: Default::default(),
+            stopwords: WordList::default_stopwords(),
+        }
+    }
+}
+
+impl EvidenceProvider for DetectorEvidence {
+    fn highlights(&self, left: &str, right: &str) -> (Vec<Highlight>, Vec<Highlight>) {
+        let shared = crate::sig::spotsigs::shared_signatures(left, right, &self.spotsigs);
+        let terms = crate::sig::imatch::shared_terms_with(
+            left,
+            right,
+            &|t| !self.stopwords.contains(t),
+            &self.terms,
+        );
+        let mut l: Vec<Highlight> = Vec::new();
+        let mut r: Vec<Highlight> = Vec::new();
+        let span = |(start, end): (usize, usize), kind| Highlight { start, end, kind };
+        for sig in &shared {
+            l.extend(sig.spans_a.iter().map(|s| span(*s, HighlightKind::SpotSig)));
+            r.extend(sig.spans_b.iter().map(|s| span(*s, HighlightKind::SpotSig)));
+        }
+        for t in &terms.shared {
+            l.extend(t.in_a.iter().map(|s| span(*s, HighlightKind::LexiconTerm)));
+            r.extend(t.in_b.iter().map(|s| span(*s, HighlightKind::LexiconTerm)));
+        }
+        (normalize_spans(left, l), normalize_spans(right, r))
+    }
+}
+
+/// Sorts spans, drops those overlapping an earlier one (a signature word wins over the
+/// same word as a lexicon term) and joins signature words separated only by punctuation
+/// or spaces, so a shared passage reads as one highlighted run.
+pub fn normalize_spans(text: &str, mut spans: Vec<Highlight>) -> Vec<Highlight> {
+    let rank = |k: HighlightKind| u8::from(k != HighlightKind::SpotSig);
+    spans.retain(|h| h.start < h.end && h.end <= text.len());
+    spans.sort_by_key(|h| (h.start, rank(h.kind)));
+    let mut out: Vec<Highlight> = Vec::with_capacity(spans.len());
+    for h in spans {
+        match out.last_mut() {
+            Some(last) if h.start < last.end => {}
+            Some(last)
+                if last.kind == HighlightKind::SpotSig
+                    && h.kind == HighlightKind::SpotSig
+                    && text
+                        .get(last.end..h.start)
+                        .is_some_and(|gap| gap.chars().all(|c| !c.is_alphanumeric())) =>
+            {
+                last.end = h.end
+            }
+            _ => out.push(h),
+        }
+    }
+    out
+}
+
 /// A word-level diff of `left` → `right` as one text: deleted words (left only) and inserted
 /// words (right only) are highlighted. Gives up refining after a time budget, so a huge
 /// document cannot freeze the UI.
@@ -262,6 +332,27 @@ mod tests {
             vec!["the mayor opened the new bridge"]
         );
         assert!(la.windows(2).all(|w| w[0].end <= w[1].start));
+    }
+
+    #[test]
+    fn detector_evidence_marks_signature_words_and_shared_terms() {
+        let passage = "The harbour bridge was opened by the mayor and the crowds have \
+                       cheered the tram lines that will carry the commuters across the river.";
+        let a = format!("Daily Courier. {passage} Rain fell on the quay.");
+        let b = format!("Metro Post: {passage} Crowds and rain.");
+        let (a, b) = (a.as_str(), b.as_str());
+        let (la, lb) = DetectorEvidence::default().highlights(a, b);
+        let spots = marked(a, &la, HighlightKind::SpotSig);
+        assert!(
+            spots.contains(&"bridge was opened".to_string()),
+            "{spots:?}"
+        );
+        assert!(marked(a, &la, HighlightKind::LexiconTerm).contains(&"Rain".to_string()));
+        assert!(!marked(a, &la, HighlightKind::LexiconTerm).contains(&"quay".to_string()));
+        assert!(!lb.is_empty());
+        for spans in [&la, &lb] {
+            assert!(spans.windows(2).all(|w| w[0].end <= w[1].start));
+        }
     }
 
     #[test]

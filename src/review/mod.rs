@@ -9,7 +9,10 @@ pub mod undo;
 pub mod wrap;
 
 pub use actions::{action, Action, ACTIONS};
-pub use evidence::{word_diff, EvidenceProvider, Highlight, HighlightKind, SharedWords};
+pub use evidence::{
+    normalize_spans, word_diff, DetectorEvidence, EvidenceProvider, Highlight, HighlightKind,
+    SharedWords,
+};
 pub use sanitize::{sanitize, sanitize_line};
 pub use session::{
     evidence_summary, ClusterView, DocPane, Input, InputKind, Mode, PairView, Session, Viewport,

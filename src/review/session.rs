@@ -10,7 +10,7 @@ use std::ops::Range;
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::evidence::{word_diff, EvidenceProvider, Highlight, SharedWords};
+use super::evidence::{word_diff, DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
 use super::wrap::wrap;
@@ -228,7 +228,7 @@ impl Session {
             store,
             coder: coder.to_string(),
             blind,
-            evidence: Box::new(SharedWords::default()),
+            evidence: Box::new(DetectorEvidence::default()),
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
             queue_len: 0,
