@@ -198,3 +198,78 @@ fn the_demo_crawl_renders_safely_in_the_workbench() {
         }
     }
 }
+
+#[test]
+fn the_queue_reads_only_the_pages_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("many.db");
+    let mut store = Store::open(&db).unwrap();
+    let ids: Vec<i64> = (0..1000)
+        .map(|i| {
+            store
+                .insert_test_document(
+                    &format!("u{i}"),
+                    &format!("t{i}"),
+                    &format!("text {i}"),
+                    None,
+                )
+                .unwrap()
+        })
+        .collect();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
+        .unwrap();
+    let clusters: Vec<ClusterRow> = ids
+        .chunks(2)
+        .map(|m| ClusterRow {
+            members: m.to_vec(),
+            min_score: Some(0.9),
+            max_score: Some(0.9),
+            weakest_bridge: None,
+        })
+        .collect();
+    store.write_run_clusters(run, &clusters).unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    let mut s = Session::new(store, "ann", false).unwrap();
+    assert_eq!(s.queue_len, 500);
+    press(&mut s, &[]);
+    assert_eq!(s.loaded_pages(), 1);
+    press(&mut s, &["G"]);
+    assert_eq!(s.cursor, 499);
+    // The last rows live on page 4 (rows 400..500); pages 1..3 were never read.
+    assert_eq!(s.loaded_pages(), 2);
+    assert!(s.row_at(250).is_none() && s.row_at(499).is_some());
+}
+
+#[test]
+fn the_review_command_explains_what_it_needs() {
+    let bin = env!("CARGO_BIN_EXE_spotcheck");
+    let out = std::process::Command::new(bin)
+        .args(["review", "--db", "/nonexistent/x.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no database at /nonexistent/x.db"));
+    let f = fixture();
+    let out = std::process::Command::new(bin)
+        .args(["review", "--coder", "ann", "--db"])
+        .arg(&f.db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("needs a terminal"),
+        "{out:?}"
+    );
+    let keymap = f.dir.path().join("keys.txt");
+    std::fs::write(&keymap, "queue j fly\n").unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["review", "--keymap"])
+        .arg(&keymap)
+        .arg("--db")
+        .arg(&f.db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keys.txt:1: unknown action \"fly\""), "{err}");
+}

@@ -335,6 +335,12 @@ impl Session {
         Ok(())
     }
 
+    /// How many queue pages are loaded (the queue is virtualized: only pages with visible
+    /// rows are read).
+    pub fn loaded_pages(&self) -> usize {
+        self.pages.len()
+    }
+
     /// The queue row at `pos`, if its page is loaded.
     pub fn row_at(&self, pos: u64) -> Option<&QueueRow> {
         self.pages
