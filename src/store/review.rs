@@ -400,6 +400,9 @@ impl Store {
     /// labels from the log.
     pub fn record_undo(&mut self, coder: &str, id: i64) -> Result<DecisionRow> {
         let undone = self.decision(id)?;
+        if undone.coder != coder || !DECISION_ACTIONS.contains(&undone.action.as_str()) {
+            bail!("decision {id} is not a decision of {coder} that can be undone");
+        }
         let tx = self.conn.transaction()?;
         let previous = read_label(&tx, coder, &target_key(&undone.target))?.to_json();
         let row = insert_log_row(
@@ -419,7 +422,7 @@ impl Store {
     /// Redoes the undo row `undo_id` by appending a `redo` row, then rebuilds the labels.
     pub fn record_redo(&mut self, coder: &str, undo_id: i64) -> Result<DecisionRow> {
         let undo = self.decision(undo_id)?;
-        if undo.action != "undo" {
+        if undo.action != "undo" || undo.coder != coder {
             bail!("decision {undo_id} is not an undo");
         }
         let tx = self.conn.transaction()?;
@@ -1107,6 +1110,14 @@ mod tests {
         assert_eq!(s.pair_label("ann", ids[0], ids[1]).unwrap(), None);
         s.record_redo("ann", u.id).unwrap();
         assert_eq!(s.label("ann", &ids[..2]).unwrap().tags, vec!["wire"]);
+        assert!(
+            s.record_undo("bob", c.id).is_err(),
+            "one coder cannot undo another's"
+        );
+        assert!(
+            s.record_undo("ann", u.id).is_err(),
+            "an undo is redone, not undone"
+        );
         // Nothing was deleted: 2 decisions, 2 undos, 1 redo.
         assert_eq!(s.decision_log("ann").unwrap().len(), 5);
     }
