@@ -109,3 +109,29 @@ fn first_frame_and_key_latency_on_a_large_database() {
     eprintln!("open 5,000-line pair {open_pair:?}");
     eprintln!("scroll 5,000-line document p99 {:?}", p99(scrolls));
 }
+
+#[test]
+#[ignore]
+fn confirming_a_large_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
+    let ids: Vec<i64> = (0..1000)
+        .map(|i| {
+            store
+                .insert_test_document(&format!("u{i}"), "t", &format!("text {i}"), None)
+                .unwrap()
+        })
+        .collect();
+    let t = Instant::now();
+    store
+        .record_decision("c", "confirm", &ids, serde_json::json!({}))
+        .unwrap();
+    eprintln!(
+        "confirm 1,000 members (499,500 pair labels): {:?}",
+        t.elapsed()
+    );
+    let t = Instant::now();
+    let row = store.decision_log("c").unwrap()[0].id;
+    store.record_undo("c", row).unwrap();
+    eprintln!("undo it (rebuild): {:?}", t.elapsed());
+}
