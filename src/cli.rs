@@ -85,6 +85,21 @@ pub struct DemoArgs {
     pub no_review: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Who is labeling (decisions are kept per coder); default: $USER, else "coder".
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Hide scores and detector evidence (for gold-set labeling).
+    #[arg(long)]
+    pub blind: bool,
+    /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
+    #[arg(long, value_name = "FILE")]
+    pub keymap: Option<PathBuf>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum MethodArg {
     Spotsigs,
@@ -305,7 +320,7 @@ pub enum Command {
     /// The stored ingest errors: source, offset, reason.
     Errors(ListArgs),
     /// The review workbench (terminal UI).
-    Review(PendingArgs),
+    Review(ReviewArgs),
     /// Export labels (andd-jsonl, gold-tsv, gold-dirs).
     Export(PendingArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
@@ -331,7 +346,7 @@ pub fn main() -> ExitCode {
         Command::Clusters(a) => cmd::results::clusters(&a),
         Command::Sigs(a) => cmd::results::sigs(&a),
         Command::Runs(a) => cmd::results::runs(&a),
-        Command::Review(_) => not_implemented("review"),
+        Command::Review(a) => cmd::review::run(&a),
         Command::Export(_) => not_implemented("export"),
         Command::Eval(a) => cmd::eval::run(&a),
         Command::Train(_) => not_implemented("train"),

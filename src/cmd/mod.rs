@@ -7,6 +7,7 @@ pub mod eval;
 pub mod ingest;
 pub mod listing;
 pub mod results;
+pub mod review;
 pub mod stats;
 
 use std::io::Write;

@@ -1,2 +1,20 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
 //! highlight. The terminal UI in `tui` draws what this module decides.
+
+pub mod actions;
+pub mod evidence;
+pub mod sanitize;
+pub mod session;
+pub mod undo;
+pub mod wrap;
+
+pub use actions::{action, Action, ACTIONS};
+pub use evidence::{
+    normalize_spans, word_diff, DetectorEvidence, EvidenceProvider, Highlight, HighlightKind,
+    SharedWords,
+};
+pub use sanitize::{sanitize, sanitize_line};
+pub use session::{
+    evidence_summary, ClusterView, DocPane, Input, InputKind, Mode, PairView, Session, Viewport,
+};
+pub use undo::UndoStack;

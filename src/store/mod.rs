@@ -5,11 +5,16 @@
 mod detections;
 mod ingest_writes;
 mod queries;
+mod review;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
+pub use review::{
+    Agreement, ClusterMember, DecisionRow, Label, LabelStatus, PairEvidence, Progress, QueueFilter,
+    QueueRow, QueueSort, ReviewDoc,
+};
 pub use schema::SCHEMA_VERSION;
 
 use std::path::{Path, PathBuf};

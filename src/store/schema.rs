@@ -135,6 +135,57 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, doc_id)
     ) WITHOUT ROWID;
     "#,
+    // v3: the review workbench. `decisions` is the append-only log (the truth); `labels`,
+    // `pair_labels` and `review_clusters` are derived from it and from the runs, and can be
+    // rebuilt at any time. Targets are sorted document ids, never cluster ids, so labels
+    // survive a detector rerun.
+    r#"
+    CREATE TABLE decisions (
+        id       INTEGER PRIMARY KEY,
+        coder    TEXT NOT NULL,
+        time     TEXT NOT NULL,
+        action   TEXT NOT NULL,                 -- confirm|split|reject|unsure|tag|untag|note|undo|redo
+        target   TEXT NOT NULL,                 -- sorted document ids joined by ','
+        payload  TEXT NOT NULL DEFAULT '{}',    -- JSON: {"groups":[[ids]]}, {"tag":T}, {"note":N}
+        previous TEXT NOT NULL DEFAULT '{}',    -- JSON: the target's label before this row
+        undoes   INTEGER REFERENCES decisions(id) -- undo: the row undone; redo: the undo row redone
+    );
+    CREATE INDEX decisions_coder ON decisions(coder, id);
+    -- Current state per (coder, document set), derived from the active decisions.
+    CREATE TABLE labels (
+        coder       TEXT NOT NULL,
+        target      TEXT NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'unreviewed', -- unreviewed|confirmed|split|rejected|unsure
+        tags        TEXT NOT NULL DEFAULT '[]',          -- JSON array, sorted
+        note        TEXT,
+        decision_id INTEGER NOT NULL,
+        PRIMARY KEY (coder, target)
+    ) WITHOUT ROWID;
+    -- Current pair labels per coder (a < b), derived: same | different | unsure.
+    CREATE TABLE pair_labels (
+        coder       TEXT NOT NULL,
+        a           INTEGER NOT NULL,
+        b           INTEGER NOT NULL,
+        label       TEXT NOT NULL,
+        decision_id INTEGER NOT NULL,
+        PRIMARY KEY (coder, a, b)
+    ) WITHOUT ROWID;
+    -- The review queue: one row per cluster of every finished run, with its member key.
+    CREATE TABLE review_clusters (
+        run_id      INTEGER NOT NULL,
+        cluster     INTEGER NOT NULL,
+        method      TEXT NOT NULL,
+        latest      INTEGER NOT NULL,           -- 1 if the run is the latest finished of its method
+        size        INTEGER NOT NULL,
+        min_score   REAL,
+        max_score   REAL,
+        members_key TEXT NOT NULL,
+        title       TEXT NOT NULL,
+        disagree    INTEGER NOT NULL DEFAULT 0, -- another method splits these members
+        PRIMARY KEY (run_id, cluster)
+    ) WITHOUT ROWID;
+    CREATE INDEX review_clusters_key ON review_clusters(members_key);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,2 +1,143 @@
 //! The terminal UI: the only module that uses ratatui and crossterm (event loop, actions,
-//! keymap, views).
+//! keymap, views). It maps keys to the named actions of `review::ACTIONS`, draws the
+//! session with a pure view function, and always gives the terminal back: on quit, on
+//! Ctrl-C (a key in raw mode), on error and on panic.
+
+pub mod keymap;
+pub mod view;
+
+use std::io::{stdout, Stdout};
+
+use anyhow::Result;
+use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use crossterm::{cursor, execute};
+use ratatui::backend::{Backend, CrosstermBackend, TestBackend};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::Terminal;
+
+use crate::review::Session;
+pub use keymap::{key_name, parse_key, Keymap};
+pub use view::{draw, viewport_for};
+
+/// Handles one key: the prompt eats keys while open; otherwise the key's action (screen
+/// binding first, then global) runs. An action's error becomes the status message rather
+/// than ending the session: the decision log is intact either way.
+pub fn handle_key(s: &mut Session, keys: &Keymap, key: KeyEvent) {
+    if key.kind == KeyEventKind::Release {
+        return;
+    }
+    if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+        s.quit = true;
+        return;
+    }
+    let result = if s.input.is_some() {
+        match key.code {
+            KeyCode::Esc => {
+                s.input_cancel();
+                Ok(())
+            }
+            KeyCode::Enter => s.input_submit(),
+            KeyCode::Backspace => {
+                s.input_backspace();
+                Ok(())
+            }
+            KeyCode::Tab => {
+                s.input_complete();
+                Ok(())
+            }
+            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                s.input_char(c);
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    } else {
+        match key_name(&key).and_then(|k| keys.lookup(s.mode(), &k).map(str::to_string)) {
+            Some(action) => s.run_action(&action),
+            None => Ok(()),
+        }
+    };
+    if let Err(e) = result {
+        s.message = format!("error: {e:#}");
+    }
+}
+
+/// Lays the session out for `area` (loading the visible rows, wrapping) and draws it.
+pub fn render<B: Backend>(
+    terminal: &mut Terminal<B>,
+    s: &mut Session,
+    keys: &Keymap,
+) -> Result<()> {
+    let size = terminal.size()?;
+    s.prepare(viewport_for(Rect::new(0, 0, size.width, size.height)))?;
+    terminal.draw(|f| draw(f, s, keys))?;
+    Ok(())
+}
+
+/// Feeds named keys (keymap names such as `j`, `Enter`, `Ctrl-r`; text for a prompt is
+/// typed one character per name) and returns the frame drawn after the last one, on a
+/// `width`×`height` test terminal. For tests and benchmarks.
+pub fn render_keys(
+    s: &mut Session,
+    keys: &Keymap,
+    names: &[&str],
+    width: u16,
+    height: u16,
+) -> Result<Buffer> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height))?;
+    render(&mut terminal, s, keys)?;
+    for name in names {
+        let Some(ev) = parse_key(name) else {
+            anyhow::bail!("unknown key name {name:?}");
+        };
+        handle_key(s, keys, ev);
+        render(&mut terminal, s, keys)?;
+    }
+    Ok(terminal.backend().buffer().clone())
+}
+
+/// Puts the terminal back in its normal state (idempotent).
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(stdout(), LeaveAlternateScreen, cursor::Show);
+}
+
+/// Restores the terminal when dropped, whatever way the loop ends.
+struct TerminalGuard;
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Runs the workbench on the real terminal until the coder quits.
+pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous_hook(info);
+    }));
+    enable_raw_mode()?;
+    let _guard = TerminalGuard;
+    execute!(stdout(), EnterAlternateScreen, cursor::Hide)?;
+    let mut terminal: Terminal<CrosstermBackend<Stdout>> =
+        Terminal::new(CrosstermBackend::new(stdout()))?;
+    terminal.clear()?;
+    loop {
+        render(&mut terminal, &mut session, keys)?;
+        if session.quit {
+            break;
+        }
+        match event::read()? {
+            Event::Key(k) => handle_key(&mut session, keys, k),
+            Event::Resize(..) => terminal.autoresize()?,
+            _ => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,35 @@
+//! `spotcheck review`: open the project database, start a review session for one coder and
+//! hand it to the terminal UI.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use anyhow::{bail, Result};
+
+use crate::cli::ReviewArgs;
+use crate::review::Session;
+use crate::store::Store;
+use crate::tui::{self, Keymap};
+
+/// The coder name when `--coder` is not given: `$USER`, else "coder".
+pub fn default_coder() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.trim().is_empty())
+        .unwrap_or_else(|| "coder".to_string())
+}
+
+pub fn run(a: &ReviewArgs) -> Result<ExitCode> {
+    let keys = Keymap::load(a.keymap.as_deref())?;
+    let store = Store::open_existing(&a.db.db)?;
+    let coder = a.coder.clone().unwrap_or_else(default_coder);
+    if coder.trim().is_empty() {
+        bail!("--coder must not be empty");
+    }
+    let session = Session::new(store, &coder, a.blind)?;
+    if !std::io::stdout().is_terminal() {
+        bail!("`spotcheck review` needs a terminal (stdout is not one)");
+    }
+    tui::run(session, &keys)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,86 @@
+//! The named actions of the workbench: one table that the key handlers, the help screen and
+//! the status-bar hints are all generated from (a key binding names an action of this
+//! table; an action with no binding can still be bound by a user keymap).
+
+use anyhow::Result;
+
+use super::session::{Mode, Session};
+
+/// One command a key can trigger.
+pub struct Action {
+    pub name: &'static str,
+    /// The screens where it applies.
+    pub modes: &'static [Mode],
+    pub description: &'static str,
+    /// Shown in the status-bar hints of its screens.
+    pub hint: bool,
+    pub run: fn(&mut Session) -> Result<()>,
+}
+
+const ALL: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help];
+const BROWSE: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair];
+const Q: &[Mode] = &[Mode::Queue];
+const C: &[Mode] = &[Mode::Cluster];
+const P: &[Mode] = &[Mode::Pair];
+const QC: &[Mode] = &[Mode::Queue, Mode::Cluster];
+
+/// Every action, in help-screen order.
+#[rustfmt::skip]
+pub const ACTIONS: &[Action] = &[
+    Action { name: "quit", modes: ALL, description: "quit (every decision is already saved)", hint: true, run: |s| { s.quit = true; Ok(()) } },
+    Action { name: "help", modes: ALL, description: "show this help", hint: true, run: |s| { s.push(Mode::Help); Ok(()) } },
+    Action { name: "back", modes: ALL, description: "go back one screen", hint: false, run: |s| { s.back(); Ok(()) } },
+    Action { name: "down", modes: ALL, description: "move down (scroll both documents in the pair view)", hint: true, run: |s| s.move_by(1) },
+    Action { name: "up", modes: ALL, description: "move up", hint: false, run: |s| s.move_by(-1) },
+    Action { name: "page-down", modes: ALL, description: "move one page down", hint: false, run: |s| { let n = s.page_len() as i64; s.move_by(n) } },
+    Action { name: "page-up", modes: ALL, description: "move one page up", hint: false, run: |s| { let n = s.page_len() as i64; s.move_by(-n) } },
+    Action { name: "top", modes: ALL, description: "go to the first row / line", hint: false, run: |s| s.move_by(i64::MIN / 2) },
+    Action { name: "bottom", modes: ALL, description: "go to the last row / line", hint: false, run: |s| s.move_by(i64::MAX / 2) },
+    Action { name: "open", modes: QC, description: "open the cluster / compare the anchor with the current member", hint: true, run: |s| s.open() },
+    Action { name: "select", modes: QC, description: "select or unselect the current cluster / member", hint: true, run: |s| { s.toggle_select(); Ok(()) } },
+    Action { name: "select-all", modes: QC, description: "select every cluster in the filter / every member", hint: false, run: |s| s.select_all() },
+    Action { name: "confirm", modes: BROWSE, description: "confirm: all members are near-duplicates (the selection, or the current cluster or pair)", hint: true, run: |s| s.decide("confirm") },
+    Action { name: "reject", modes: BROWSE, description: "reject: not near-duplicates (the cluster, or the pair in the pair view)", hint: true, run: |s| s.decide("reject") },
+    Action { name: "unsure", modes: BROWSE, description: "mark unsure", hint: false, run: |s| s.decide("unsure") },
+    Action { name: "split", modes: &[Mode::Cluster, Mode::Pair], description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
+    Action { name: "cut", modes: QC, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
+    Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
+    Action { name: "tag", modes: BROWSE, description: "tag the selection or the current cluster (Tab completes)", hint: true, run: |s| { s.start_input(super::session::InputKind::Tag); Ok(()) } },
+    Action { name: "note", modes: BROWSE, description: "add a note to the current cluster", hint: false, run: |s| { s.start_input(super::session::InputKind::Note); Ok(()) } },
+    Action { name: "search", modes: Q, description: "search titles and URLs", hint: true, run: |s| { s.start_input(super::session::InputKind::Search); Ok(()) } },
+    Action { name: "filter-method", modes: Q, description: "filter by method (cycles)", hint: false, run: |s| s.cycle_method() },
+    Action { name: "filter-status", modes: Q, description: "filter by review status (cycles)", hint: false, run: |s| s.cycle_status() },
+    Action { name: "filter-tag", modes: Q, description: "show only clusters with a tag (empty: all)", hint: false, run: |s| { s.start_input(super::session::InputKind::TagFilter); Ok(()) } },
+    Action { name: "filter-size", modes: Q, description: "smallest cluster size shown (cycles 3, 5, 10, 50)", hint: false, run: |s| s.cycle_min_size() },
+    Action { name: "filter-disagree", modes: Q, description: "only clusters the detectors disagree on", hint: false, run: |s| s.toggle_disagree() },
+    Action { name: "sort", modes: Q, description: "change the sort order (size, score)", hint: false, run: |s| s.cycle_sort() },
+    Action { name: "clear-filter", modes: Q, description: "clear every filter and the search", hint: false, run: |s| s.clear_filter() },
+    Action { name: "undo", modes: BROWSE, description: "undo the last decision (or batch)", hint: true, run: |s| s.undo() },
+    Action { name: "redo", modes: BROWSE, description: "redo the last undone decision", hint: false, run: |s| s.redo() },
+    Action { name: "diff", modes: P, description: "toggle the word-level diff view", hint: true, run: |s| { s.toggle_diff(); Ok(()) } },
+    Action { name: "text", modes: P, description: "toggle visible text / main-content text", hint: true, run: |s| s.toggle_text() },
+    Action { name: "next-member", modes: P, description: "compare the anchor with the next member", hint: false, run: |s| s.step_member(1) },
+    Action { name: "prev-member", modes: P, description: "compare the anchor with the previous member", hint: false, run: |s| s.step_member(-1) },
+];
+
+/// The action called `name`.
+pub fn action(name: &str) -> Option<&'static Action> {
+    ACTIONS.iter().find(|a| a.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_every_action_has_a_screen() {
+        let mut names: Vec<&str> = ACTIONS.iter().map(|a| a.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), ACTIONS.len());
+        assert!(ACTIONS
+            .iter()
+            .all(|a| !a.modes.is_empty() && !a.description.is_empty()));
+        assert!(action("confirm").is_some() && action("nope").is_none());
+    }
+}

@@ -1,0 +1,1167 @@
+//! A review session: everything the workbench shows and does, without a terminal. The
+//! queue (paged from the store), the cursor and selection, the open cluster with its anchor
+//! and comparison member, the pair view (sanitized texts, highlight spans, wrap cache), the
+//! text prompt, and the decisions with undo/redo. The terminal UI only maps keys to
+//! actions and draws this state.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
+
+use anyhow::Result;
+use serde_json::{json, Value};
+
+use super::evidence::{word_diff, DetectorEvidence, EvidenceProvider, Highlight};
+use super::sanitize::{sanitize, sanitize_line};
+use super::undo::UndoStack;
+use super::wrap::wrap;
+use crate::store::{
+    ClusterMember, LabelStatus, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, Store,
+    TextKind,
+};
+
+/// Queue rows fetched per query.
+pub const PAGE_ROWS: u64 = 100;
+
+/// Characters of each member shown in the cluster screen's preview.
+pub const PREVIEW_CHARS: usize = 3000;
+
+/// The screens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Queue,
+    Cluster,
+    Pair,
+    Help,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Queue => "queue",
+            Mode::Cluster => "cluster",
+            Mode::Pair => "pair",
+            Mode::Help => "help",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        [Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
+}
+
+/// What the one-line prompt is asking for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Tag,
+    Note,
+    Search,
+    /// Show only clusters with this tag.
+    TagFilter,
+}
+
+impl InputKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            InputKind::Tag => "tag",
+            InputKind::Note => "note",
+            InputKind::Search => "search",
+            InputKind::TagFilter => "only tag",
+        }
+    }
+}
+
+/// The open prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    pub kind: InputKind,
+    pub text: String,
+    /// Existing tags that start with the text (tag prompt only).
+    pub completions: Vec<String>,
+}
+
+/// How much room the terminal gives each view (set by the UI before keys and drawing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Viewport {
+    pub queue_rows: usize,
+    pub member_rows: usize,
+    pub pane_width: usize,
+    pub pane_height: usize,
+    pub diff_width: usize,
+}
+
+/// The cluster screen's state.
+#[derive(Debug, Clone)]
+pub struct ClusterView {
+    pub row: QueueRow,
+    pub members: Vec<ClusterMember>,
+    pub cursor: usize,
+    pub top: usize,
+    pub anchor: usize,
+    pub selected: BTreeSet<i64>,
+    pub bridge: Option<(i64, i64, f64)>,
+    pub note: Option<String>,
+    /// The start of each member's text, for the side-by-side preview (loaded on demand).
+    pub previews: HashMap<i64, String>,
+}
+
+/// One document in the pair view: sanitized text, its highlights, wrapped lines cached for
+/// one width.
+#[derive(Debug, Clone)]
+pub struct DocPane {
+    pub doc_id: i64,
+    pub url: String,
+    pub title: String,
+    pub text: String,
+    pub highlights: Vec<Highlight>,
+    wrapped: Option<(usize, Vec<Range<usize>>)>,
+}
+
+impl DocPane {
+    fn new(doc_id: i64, url: &str, title: &str, text: String) -> DocPane {
+        DocPane {
+            doc_id,
+            url: sanitize_line(url),
+            title: sanitize_line(title),
+            text,
+            highlights: Vec::new(),
+            wrapped: None,
+        }
+    }
+
+    /// Wraps the text for `width` unless it is already wrapped for that width.
+    pub fn ensure_wrapped(&mut self, width: usize) {
+        if self.wrapped.as_ref().map(|(w, _)| *w) != Some(width) {
+            self.wrapped = Some((width, wrap(&self.text, width)));
+        }
+    }
+
+    /// The wrapped lines (empty until [`DocPane::ensure_wrapped`] ran).
+    pub fn lines(&self) -> &[Range<usize>] {
+        self.wrapped.as_ref().map_or(&[], |(_, l)| l.as_slice())
+    }
+
+    /// The highlights overlapping `range`, found by binary search (spans are sorted).
+    pub fn highlights_in(&self, range: &Range<usize>) -> &[Highlight] {
+        let first = self.highlights.partition_point(|h| h.end <= range.start);
+        let last = self.highlights.partition_point(|h| h.start < range.end);
+        &self.highlights[first..last.max(first)]
+    }
+}
+
+/// The pair view's state.
+#[derive(Debug, Clone)]
+pub struct PairView {
+    pub left: DocPane,
+    pub right: DocPane,
+    pub diff: Option<DocPane>,
+    pub show_diff: bool,
+    pub text: TextKind,
+    pub scroll: usize,
+    pub evidence: Vec<PairEvidence>,
+}
+
+/// A review session of one coder.
+pub struct Session {
+    store: Store,
+    pub coder: String,
+    pub blind: bool,
+    evidence: Box<dyn EvidenceProvider>,
+    pub filter: QueueFilter,
+    pub sort: QueueSort,
+    pub queue_len: u64,
+    pub cursor: u64,
+    pub top: u64,
+    pages: HashMap<u64, Vec<QueueRow>>,
+    /// Selected clusters: (run, cluster) → members.
+    pub selection: BTreeMap<(i64, i64), Vec<i64>>,
+    pub stack: Vec<Mode>,
+    pub cluster: Option<ClusterView>,
+    pub pair: Option<PairView>,
+    pub input: Option<Input>,
+    pub message: String,
+    pub progress: Vec<Progress>,
+    pub viewport: Viewport,
+    pub quit: bool,
+    /// First line shown on the help screen.
+    pub help_scroll: usize,
+    methods: Vec<String>,
+    undo: UndoStack,
+    batch_counter: u64,
+}
+
+/// The evidence line of a pair, as the pair view shows it.
+pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
+    if evidence.is_empty() {
+        return "no detector run".into();
+    }
+    evidence
+        .iter()
+        .map(|e| match (&e.score, &e.detail) {
+            (None, _) => format!("{}: not paired", e.method),
+            (Some(s), Some(d)) => format!("{}: {s:.2} ({})", e.method, sanitize_line(d)),
+            (Some(s), None) if e.method == "spotsigs" => format!("spotsigs: Jaccard {s:.2}"),
+            (Some(s), None) => format!("{}: {s:.2}", e.method),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn clean_row(mut r: QueueRow) -> QueueRow {
+    r.title = sanitize_line(&r.title);
+    r.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+    r.method = sanitize_line(&r.method);
+    r
+}
+
+impl Session {
+    /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
+    /// the log and puts the cursor on the first unreviewed cluster.
+    pub fn new(mut store: Store, coder: &str, blind: bool) -> Result<Session> {
+        store.refresh_review_queue()?;
+        let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
+        methods.sort();
+        methods.dedup();
+        let undo = UndoStack::from_log(&store.decision_log(coder)?);
+        let mut s = Session {
+            store,
+            coder: coder.to_string(),
+            blind,
+            evidence: Box::new(DetectorEvidence::default()),
+            filter: QueueFilter::default(),
+            sort: QueueSort::default(),
+            queue_len: 0,
+            cursor: 0,
+            top: 0,
+            pages: HashMap::new(),
+            selection: BTreeMap::new(),
+            stack: vec![Mode::Queue],
+            cluster: None,
+            pair: None,
+            input: None,
+            message: String::new(),
+            progress: Vec::new(),
+            viewport: Viewport {
+                queue_rows: 20,
+                member_rows: 10,
+                pane_width: 40,
+                pane_height: 20,
+                diff_width: 80,
+            },
+            quit: false,
+            help_scroll: 0,
+            methods,
+            undo,
+            batch_counter: 0,
+        };
+        s.reload_queue()?;
+        s.cursor = s
+            .store
+            .first_unreviewed(&s.coder, &s.filter, s.sort)?
+            .unwrap_or(0);
+        s.message = if s.queue_len == 0 {
+            "no clusters to review: run `spotcheck detect` first".into()
+        } else {
+            format!("resumed at the first unreviewed cluster ({})", s.cursor + 1)
+        };
+        Ok(s)
+    }
+
+    /// Replaces the stand-in evidence with a detector's own explanation.
+    pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider>) {
+        self.evidence = p;
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn mode(&self) -> Mode {
+        *self.stack.last().unwrap_or(&Mode::Queue)
+    }
+
+    pub fn push(&mut self, m: Mode) {
+        if m == Mode::Help {
+            self.help_scroll = 0;
+        }
+        if self.mode() != m {
+            self.stack.push(m);
+        }
+    }
+
+    pub fn back(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+        match self.mode() {
+            Mode::Queue => {
+                self.cluster = None;
+                self.pair = None;
+            }
+            Mode::Cluster => self.pair = None,
+            _ => {}
+        }
+    }
+
+    pub fn undo_depth(&self) -> (usize, usize) {
+        (self.undo.undo.len(), self.undo.redo.len())
+    }
+
+    // ---------------------------------------------------------------- queue paging
+
+    fn reload_queue(&mut self) -> Result<()> {
+        self.pages.clear();
+        self.queue_len = self.store.queue_len(&self.coder, &self.filter)?;
+        self.progress = self.store.review_progress(&self.coder)?;
+        if self.cursor >= self.queue_len {
+            self.cursor = self.queue_len.saturating_sub(1);
+        }
+        Ok(())
+    }
+
+    fn ensure_page(&mut self, page: u64) -> Result<()> {
+        if !self.pages.contains_key(&page) {
+            let rows = self.store.queue_page(
+                &self.coder,
+                &self.filter,
+                self.sort,
+                page * PAGE_ROWS,
+                PAGE_ROWS,
+            )?;
+            self.pages
+                .insert(page, rows.into_iter().map(clean_row).collect());
+        }
+        Ok(())
+    }
+
+    /// How many queue pages are loaded (the queue is virtualized: only pages with visible
+    /// rows are read).
+    pub fn loaded_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The queue row at `pos`, if its page is loaded.
+    pub fn row_at(&self, pos: u64) -> Option<&QueueRow> {
+        self.pages
+            .get(&(pos / PAGE_ROWS))
+            .and_then(|p| p.get((pos % PAGE_ROWS) as usize))
+    }
+
+    fn current_row(&mut self) -> Result<Option<QueueRow>> {
+        if self.queue_len == 0 {
+            return Ok(None);
+        }
+        self.ensure_page(self.cursor / PAGE_ROWS)?;
+        Ok(self.row_at(self.cursor).cloned())
+    }
+
+    /// Positions of the visible queue rows.
+    pub fn visible_range(&self) -> Range<u64> {
+        self.top..(self.top + self.viewport.queue_rows as u64).min(self.queue_len)
+    }
+
+    /// Scrolls so the cursors are visible, then loads only the pages the visible rows need
+    /// and wraps the pair view's documents for the pane width. Call before drawing.
+    pub fn prepare(&mut self, viewport: Viewport) -> Result<()> {
+        self.viewport = viewport;
+        let h = viewport.queue_rows.max(1) as u64;
+        if self.cursor < self.top {
+            self.top = self.cursor;
+        } else if self.cursor >= self.top + h {
+            self.top = self.cursor + 1 - h;
+        }
+        if self.top + h > self.queue_len {
+            self.top = self.queue_len.saturating_sub(h);
+        }
+        let r = self.visible_range();
+        if !r.is_empty() {
+            for page in r.start / PAGE_ROWS..=(r.end - 1) / PAGE_ROWS {
+                self.ensure_page(page)?;
+            }
+        }
+        if let Some(c) = &mut self.cluster {
+            for i in [c.anchor, c.cursor] {
+                if let Some(m) = c.members.get(i) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = c.previews.entry(m.id) {
+                        let text = self.store.document_preview(m.id, PREVIEW_CHARS)?;
+                        e.insert(sanitize(&text));
+                    }
+                }
+            }
+            let h = viewport.member_rows.max(1);
+            if c.cursor < c.top {
+                c.top = c.cursor;
+            } else if c.cursor >= c.top + h {
+                c.top = c.cursor + 1 - h;
+            }
+        }
+        if let Some(p) = &mut self.pair {
+            p.left.ensure_wrapped(viewport.pane_width.max(1));
+            p.right.ensure_wrapped(viewport.pane_width.max(1));
+            if let Some(d) = &mut p.diff {
+                d.ensure_wrapped(viewport.diff_width.max(1));
+            }
+            let lines = if p.show_diff {
+                p.diff.as_ref().map_or(0, |d| d.lines().len())
+            } else {
+                p.left.lines().len().max(p.right.lines().len())
+            };
+            p.scroll = p
+                .scroll
+                .min(lines.saturating_sub(viewport.pane_height.max(1)));
+        }
+        Ok(())
+    }
+
+    pub fn page_len(&self) -> usize {
+        match self.mode() {
+            Mode::Cluster => self.viewport.member_rows,
+            Mode::Pair => self.viewport.pane_height,
+            _ => self.viewport.queue_rows,
+        }
+        .max(1)
+    }
+
+    /// Moves the cursor of the current screen (scrolls in the pair view).
+    pub fn move_by(&mut self, delta: i64) -> Result<()> {
+        let clamp = |v: i64, len: i64| v.clamp(0, (len - 1).max(0));
+        match self.mode() {
+            Mode::Help => {
+                self.help_scroll = (self.help_scroll as i64 + delta.clamp(-(1 << 40), 1 << 40))
+                    .clamp(0, super::actions::ACTIONS.len() as i64 - 1)
+                    as usize;
+            }
+            Mode::Queue => {
+                self.cursor = clamp(
+                    self.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
+                    self.queue_len as i64,
+                ) as u64;
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    c.cursor = clamp(
+                        c.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
+                        c.members.len() as i64,
+                    ) as usize;
+                }
+            }
+            Mode::Pair => {
+                if let Some(p) = &mut self.pair {
+                    // Clamped to the document length in `prepare`.
+                    p.scroll = (p.scroll as i64 + delta.clamp(-(1 << 40), 1 << 40)).max(0) as usize;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- cluster and pair
+
+    /// Opens the current cluster (queue) or the pair anchor/current member (cluster).
+    pub fn open(&mut self) -> Result<()> {
+        match self.mode() {
+            Mode::Queue => {
+                let Some(row) = self.current_row()? else {
+                    return Ok(());
+                };
+                self.open_cluster(row)
+            }
+            Mode::Cluster => {
+                let Some(c) = &self.cluster else {
+                    return Ok(());
+                };
+                let mut other = c.cursor;
+                if other == c.anchor {
+                    other = (c.anchor + 1) % c.members.len().max(1);
+                }
+                if other == c.anchor {
+                    self.message = "a cluster of one document has no pair".into();
+                    return Ok(());
+                }
+                if let Some(c) = &mut self.cluster {
+                    c.cursor = other;
+                }
+                self.open_pair(TextKind::Visible)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
+        let members: Vec<ClusterMember> = self
+            .store
+            .cluster_members(row.run_id, row.cluster)?
+            .into_iter()
+            .map(|mut m| {
+                m.url = sanitize_line(&m.url);
+                m.title = sanitize_line(&m.title);
+                m
+            })
+            .collect();
+        let bridge = self.store.cluster_bridge(row.run_id, row.cluster)?;
+        self.cluster = Some(ClusterView {
+            row,
+            members,
+            cursor: 1,
+            top: 0,
+            anchor: 0,
+            selected: BTreeSet::new(),
+            bridge,
+            note: None,
+            previews: HashMap::new(),
+        });
+        self.refresh_after_decision()?;
+        if let Some(c) = &mut self.cluster {
+            c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
+        }
+        self.pair = None;
+        self.push(Mode::Cluster);
+        Ok(())
+    }
+
+    fn load_pane(&self, id: i64, kind: TextKind) -> Result<DocPane> {
+        let Some(d) = self.store.review_document(id)? else {
+            return Ok(DocPane::new(id, "(missing document)", "", String::new()));
+        };
+        let text = match kind {
+            TextKind::Main => d.main_text.as_deref().unwrap_or(&d.visible_text),
+            TextKind::Visible => &d.visible_text,
+        };
+        Ok(DocPane::new(d.id, &d.url, &d.title, sanitize(text)))
+    }
+
+    fn open_pair(&mut self, kind: TextKind) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let (a, b) = (c.members[c.anchor].id, c.members[c.cursor].id);
+        let mut left = self.load_pane(a, kind)?;
+        let mut right = self.load_pane(b, kind)?;
+        if !self.blind {
+            let (lh, rh) = self.evidence.highlights(&left.text, &right.text);
+            left.highlights = lh;
+            right.highlights = rh;
+        }
+        let evidence = if self.blind {
+            Vec::new()
+        } else {
+            self.store.pair_evidence(a, b)?
+        };
+        let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
+        self.pair = Some(PairView {
+            left,
+            right,
+            diff: None,
+            show_diff: false,
+            text: kind,
+            scroll: 0,
+            evidence,
+        });
+        if show_diff {
+            self.toggle_diff();
+        }
+        self.push(Mode::Pair);
+        Ok(())
+    }
+
+    pub fn toggle_diff(&mut self) {
+        if let Some(p) = &mut self.pair {
+            p.show_diff = !p.show_diff;
+            if p.show_diff && p.diff.is_none() {
+                let (text, spans) = word_diff(&p.left.text, &p.right.text);
+                let mut d = DocPane::new(p.right.doc_id, "", "word diff", text);
+                d.highlights = spans;
+                p.diff = Some(d);
+            }
+            p.scroll = 0;
+        }
+    }
+
+    pub fn toggle_text(&mut self) -> Result<()> {
+        let Some(p) = &self.pair else {
+            return Ok(());
+        };
+        let next = match p.text {
+            TextKind::Visible => TextKind::Main,
+            TextKind::Main => TextKind::Visible,
+        };
+        self.open_pair(next)?;
+        self.message = match next {
+            TextKind::Main => "showing main-content text".into(),
+            TextKind::Visible => "showing visible text".into(),
+        };
+        Ok(())
+    }
+
+    /// Compares the anchor with the next (or previous) member.
+    pub fn step_member(&mut self, delta: i64) -> Result<()> {
+        let Some(c) = &mut self.cluster else {
+            return Ok(());
+        };
+        let n = c.members.len() as i64;
+        if n < 2 {
+            return Ok(());
+        }
+        let mut i = c.cursor as i64;
+        loop {
+            i = (i + delta).rem_euclid(n);
+            if i as usize != c.anchor {
+                break;
+            }
+        }
+        c.cursor = i as usize;
+        let kind = self.pair.as_ref().map_or(TextKind::Visible, |p| p.text);
+        self.open_pair(kind)
+    }
+
+    pub fn set_anchor(&mut self) {
+        if let Some(c) = &mut self.cluster {
+            c.anchor = c.cursor;
+            self.message = format!("anchor: document {}", c.members[c.anchor].id);
+        }
+    }
+
+    // ---------------------------------------------------------------- selection
+
+    pub fn toggle_select(&mut self) {
+        match self.mode() {
+            Mode::Queue => {
+                if let Some(r) = self.row_at(self.cursor).cloned() {
+                    let k = (r.run_id, r.cluster);
+                    if self.selection.remove(&k).is_none() {
+                        self.selection.insert(k, r.members);
+                    }
+                    let _ = self.move_by(1);
+                }
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    let id = c.members[c.cursor].id;
+                    if !c.selected.remove(&id) {
+                        c.selected.insert(id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Selects every cluster the filter keeps (or every member of the open cluster); a
+    /// second press clears the selection.
+    pub fn select_all(&mut self) -> Result<()> {
+        match self.mode() {
+            Mode::Queue => {
+                if !self.selection.is_empty() {
+                    self.selection.clear();
+                    self.message = "selection cleared".into();
+                    return Ok(());
+                }
+                let mut offset = 0;
+                loop {
+                    let rows = self.store.queue_page(
+                        &self.coder,
+                        &self.filter,
+                        self.sort,
+                        offset,
+                        1000,
+                    )?;
+                    if rows.is_empty() {
+                        break;
+                    }
+                    offset += rows.len() as u64;
+                    for r in rows {
+                        self.selection.insert((r.run_id, r.cluster), r.members);
+                    }
+                }
+                self.message = format!("{} clusters selected", self.selection.len());
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    if c.selected.len() == c.members.len() {
+                        c.selected.clear();
+                    } else {
+                        c.selected = c.members.iter().map(|m| m.id).collect();
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- decisions
+
+    fn new_batch(&mut self) -> String {
+        self.batch_counter += 1;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("{nanos:x}-{}", self.batch_counter)
+    }
+
+    /// Records one decision on each target (one undo step for all), then refreshes.
+    fn record(&mut self, action: &str, targets: Vec<Vec<i64>>, payload: Value) -> Result<usize> {
+        let batch = (targets.len() > 1).then(|| self.new_batch());
+        let mut n = 0;
+        for t in targets {
+            let mut p = payload.clone();
+            if let (Some(b), Some(obj)) = (&batch, p.as_object_mut()) {
+                obj.insert("batch".into(), json!(b));
+            }
+            let row = self.store.record_decision(&self.coder, action, &t, p)?;
+            self.undo.undo.push(row);
+            self.undo.redo.clear();
+            n += 1;
+        }
+        self.refresh_after_decision()?;
+        Ok(n)
+    }
+
+    fn refresh_after_decision(&mut self) -> Result<()> {
+        self.reload_queue()?;
+        if let Some(c) = &mut self.cluster {
+            // The open cluster's row shows the new status.
+            let label = self.store.label(&self.coder, &c.row.members)?;
+            c.row.status = label.status;
+            c.row.tags = label.tags.iter().map(|t| sanitize_line(t)).collect();
+            c.note = label.note.as_deref().map(sanitize_line);
+        }
+        Ok(())
+    }
+
+    /// After a verdict on a whole cluster, go back to the queue, on the next cluster.
+    fn advance_after_verdict(&mut self) {
+        while self.mode() != Mode::Queue {
+            self.back();
+        }
+        if self.filter.status.is_none() {
+            self.cursor = (self.cursor + 1).min(self.queue_len.saturating_sub(1));
+        }
+    }
+
+    /// confirm / reject / unsure on what the current screen points at.
+    pub fn decide(&mut self, action: &str) -> Result<()> {
+        match self.mode() {
+            Mode::Queue => {
+                if !self.selection.is_empty() {
+                    let targets: Vec<Vec<i64>> = self.selection.values().cloned().collect();
+                    let n = self.record(action, targets, json!({}))?;
+                    self.selection.clear();
+                    self.message = format!("{action}: {n} selected clusters");
+                    return Ok(());
+                }
+                let Some(row) = self.current_row()? else {
+                    return Ok(());
+                };
+                self.record(action, vec![row.members.clone()], json!({}))?;
+                self.message = format!("{action}: cluster {} of {}", row.cluster, row.method);
+                self.advance_after_verdict();
+            }
+            Mode::Cluster => {
+                let Some(c) = &self.cluster else {
+                    return Ok(());
+                };
+                let (members, no) = (c.row.members.clone(), c.row.cluster);
+                self.record(action, vec![members], json!({}))?;
+                self.message = format!("{action}: cluster {no}");
+                self.advance_after_verdict();
+            }
+            Mode::Pair => {
+                let Some(p) = &self.pair else {
+                    return Ok(());
+                };
+                let pair = vec![p.left.doc_id, p.right.doc_id];
+                self.record(action, vec![pair.clone()], json!({}))?;
+                self.message = format!("{action}: pair {} / {}", pair[0], pair[1]);
+            }
+            Mode::Help => {}
+        }
+        Ok(())
+    }
+
+    /// Splits the open cluster: the selected members (or the current one) form one group,
+    /// the rest another.
+    pub fn split(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let out: BTreeSet<i64> = if c.selected.is_empty() {
+            std::iter::once(c.members[c.cursor].id).collect()
+        } else {
+            c.selected.clone()
+        };
+        let rest: Vec<i64> = c
+            .members
+            .iter()
+            .map(|m| m.id)
+            .filter(|id| !out.contains(id))
+            .collect();
+        if rest.is_empty() {
+            self.message = "split needs members on both sides".into();
+            return Ok(());
+        }
+        let groups = vec![out.into_iter().collect::<Vec<_>>(), rest];
+        let members = c.row.members.clone();
+        self.record("split", vec![members], json!({ "groups": groups }))?;
+        self.message = format!("split into {} + {}", groups[0].len(), groups[1].len());
+        self.advance_after_verdict();
+        Ok(())
+    }
+
+    /// Cuts the cluster at its weakest bridge: the connected components of the run's pairs
+    /// inside the cluster without the bridge edge become the groups of a split.
+    pub fn cut(&mut self) -> Result<()> {
+        let row = match self.mode() {
+            Mode::Cluster => self.cluster.as_ref().map(|c| c.row.clone()),
+            _ => self.current_row()?,
+        };
+        let Some(row) = row else {
+            return Ok(());
+        };
+        let Some((ba, bb, _)) = self.store.cluster_bridge(row.run_id, row.cluster)? else {
+            self.message = "this cluster has no weakest bridge stored".into();
+            return Ok(());
+        };
+        let edges = self.store.run_pairs_within(row.run_id, &row.members)?;
+        let groups = components_without(&row.members, &edges, (ba.min(bb), ba.max(bb)));
+        if groups.len() < 2 {
+            self.message = "the bridge does not split this cluster".into();
+            return Ok(());
+        }
+        self.record(
+            "split",
+            vec![row.members.clone()],
+            json!({ "groups": groups, "cut": [ba, bb] }),
+        )?;
+        self.message = format!("cut at {ba}–{bb} into {} groups", groups.len());
+        self.advance_after_verdict();
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- prompt
+
+    pub fn start_input(&mut self, kind: InputKind) {
+        let text = match kind {
+            InputKind::Search => self.filter.search.clone().unwrap_or_default(),
+            InputKind::TagFilter => self.filter.tag.clone().unwrap_or_default(),
+            _ => String::new(),
+        };
+        self.input = Some(Input {
+            kind,
+            text,
+            completions: Vec::new(),
+        });
+        self.update_completions();
+    }
+
+    fn update_completions(&mut self) {
+        let tags = match &self.input {
+            Some(i) if matches!(i.kind, InputKind::Tag | InputKind::TagFilter) => {
+                self.store.all_tags().unwrap_or_default()
+            }
+            _ => return,
+        };
+        if let Some(i) = &mut self.input {
+            i.completions = tags
+                .into_iter()
+                .map(|t| sanitize_line(&t))
+                .filter(|t| t.starts_with(&i.text) && *t != i.text)
+                .collect();
+        }
+    }
+
+    pub fn input_char(&mut self, c: char) {
+        if let Some(i) = &mut self.input {
+            if !c.is_control() {
+                i.text.push(c);
+            }
+        }
+        self.update_completions();
+    }
+
+    pub fn input_backspace(&mut self) {
+        if let Some(i) = &mut self.input {
+            i.text.pop();
+        }
+        self.update_completions();
+    }
+
+    /// Completes the tag to the first existing tag that extends it.
+    pub fn input_complete(&mut self) {
+        if let Some(i) = &mut self.input {
+            if let Some(first) = i.completions.first() {
+                i.text = first.clone();
+            }
+        }
+        self.update_completions();
+    }
+
+    pub fn input_cancel(&mut self) {
+        self.input = None;
+    }
+
+    pub fn input_submit(&mut self) -> Result<()> {
+        let Some(input) = self.input.take() else {
+            return Ok(());
+        };
+        let text = input.text.trim().to_string();
+        match input.kind {
+            InputKind::Search => {
+                self.filter.search = (!text.is_empty()).then_some(text);
+                self.cursor = 0;
+                self.reload_queue()?;
+                self.message = format!("{} clusters match", self.queue_len);
+            }
+            InputKind::TagFilter => {
+                self.filter.tag = (!text.is_empty()).then_some(text);
+                self.after_filter_change()?;
+            }
+            InputKind::Tag if text.is_empty() => {}
+            InputKind::Tag => {
+                let targets = self.targets_for_label()?;
+                let n = self.record("tag", targets, json!({ "tag": text }))?;
+                if self.mode() == Mode::Queue {
+                    self.selection.clear();
+                }
+                self.message = format!("tagged {n} cluster(s) \"{text}\"");
+            }
+            InputKind::Note => {
+                let targets = self.targets_for_label()?;
+                self.record("note", targets, json!({ "note": text }))?;
+                self.message = "note saved".into();
+            }
+        }
+        Ok(())
+    }
+
+    /// What a tag or note applies to: the queue selection, else the current cluster.
+    fn targets_for_label(&mut self) -> Result<Vec<Vec<i64>>> {
+        if self.mode() == Mode::Queue {
+            if !self.selection.is_empty() {
+                return Ok(self.selection.values().cloned().collect());
+            }
+            return Ok(self.current_row()?.map(|r| r.members).into_iter().collect());
+        }
+        Ok(self
+            .cluster
+            .as_ref()
+            .map(|c| c.row.members.clone())
+            .into_iter()
+            .collect())
+    }
+
+    // ---------------------------------------------------------------- filters
+
+    pub fn cycle_method(&mut self) -> Result<()> {
+        let next = match &self.filter.method {
+            None => self.methods.first().cloned(),
+            Some(m) => {
+                let i = self.methods.iter().position(|x| x == m);
+                i.and_then(|i| self.methods.get(i + 1).cloned())
+            }
+        };
+        self.filter.method = next;
+        self.after_filter_change()
+    }
+
+    pub fn cycle_status(&mut self) -> Result<()> {
+        self.filter.status = match self.filter.status {
+            None => Some(LabelStatus::ALL[0]),
+            Some(s) => {
+                let i = LabelStatus::ALL.iter().position(|x| *x == s).unwrap_or(0);
+                LabelStatus::ALL.get(i + 1).copied()
+            }
+        };
+        self.after_filter_change()
+    }
+
+    /// Cycles the smallest cluster size shown: any, 3, 5, 10, 50.
+    pub fn cycle_min_size(&mut self) -> Result<()> {
+        const STEPS: [Option<i64>; 5] = [None, Some(3), Some(5), Some(10), Some(50)];
+        let i = STEPS
+            .iter()
+            .position(|x| *x == self.filter.min_size)
+            .unwrap_or(0);
+        self.filter.min_size = STEPS[(i + 1) % STEPS.len()];
+        self.after_filter_change()
+    }
+
+    pub fn toggle_disagree(&mut self) -> Result<()> {
+        self.filter.disagree_only = !self.filter.disagree_only;
+        self.after_filter_change()
+    }
+
+    pub fn cycle_sort(&mut self) -> Result<()> {
+        let i = QueueSort::ALL
+            .iter()
+            .position(|x| *x == self.sort)
+            .unwrap_or(0);
+        self.sort = QueueSort::ALL[(i + 1) % QueueSort::ALL.len()];
+        self.after_filter_change()
+    }
+
+    pub fn clear_filter(&mut self) -> Result<()> {
+        self.filter = QueueFilter::default();
+        self.after_filter_change()
+    }
+
+    fn after_filter_change(&mut self) -> Result<()> {
+        self.cursor = 0;
+        self.top = 0;
+        self.reload_queue()?;
+        self.message = format!("{} clusters · {}", self.queue_len, self.filter_summary());
+        Ok(())
+    }
+
+    /// The active filters and order, in words.
+    pub fn filter_summary(&self) -> String {
+        let f = &self.filter;
+        let mut parts = Vec::new();
+        if let Some(m) = &f.method {
+            parts.push(format!("method={m}"));
+        }
+        if let Some(s) = f.status {
+            parts.push(format!("status={}", s.as_str()));
+        }
+        if let Some(n) = f.min_size {
+            parts.push(format!("size>={n}"));
+        }
+        if let Some(t) = &f.tag {
+            parts.push(format!("tag={}", sanitize_line(t)));
+        }
+        if let Some(s) = &f.search {
+            parts.push(format!("search=\"{}\"", sanitize_line(s)));
+        }
+        if f.disagree_only {
+            parts.push("detectors disagree".into());
+        }
+        parts.push(format!("sort: {}", self.sort.name()));
+        parts.join(", ")
+    }
+
+    // ---------------------------------------------------------------- undo / redo
+
+    pub fn undo(&mut self) -> Result<()> {
+        let ids: Vec<i64> = self.undo.next_undo().iter().map(|d| d.id).collect();
+        if ids.is_empty() {
+            self.message = "nothing to undo".into();
+            return Ok(());
+        }
+        for id in &ids {
+            self.store.record_undo(&self.coder, *id)?;
+        }
+        self.undo = UndoStack::from_log(&self.store.decision_log(&self.coder)?);
+        self.refresh_after_decision()?;
+        self.message = format!("undid {} decision(s)", ids.len());
+        Ok(())
+    }
+
+    pub fn redo(&mut self) -> Result<()> {
+        let log = self.store.decision_log(&self.coder)?;
+        let ids: Vec<i64> = self.undo.next_redo(&log).iter().map(|d| d.id).collect();
+        if ids.is_empty() {
+            self.message = "nothing to redo".into();
+            return Ok(());
+        }
+        for id in ids.iter().rev() {
+            self.store.record_redo(&self.coder, *id)?;
+        }
+        self.undo = UndoStack::from_log(&self.store.decision_log(&self.coder)?);
+        self.refresh_after_decision()?;
+        self.message = format!("redid {} decision(s)", ids.len());
+        Ok(())
+    }
+
+    /// Runs a named action of the action table.
+    pub fn run_action(&mut self, name: &str) -> Result<()> {
+        match super::actions::action(name) {
+            Some(a) if a.modes.contains(&self.mode()) => (a.run)(self),
+            Some(_) => Ok(()),
+            None => {
+                self.message = format!("unknown action {name}");
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Connected components of `members` under `edges` minus `removed`; singletons included.
+fn components_without(
+    members: &[i64],
+    edges: &[(i64, i64, f64)],
+    removed: (i64, i64),
+) -> Vec<Vec<i64>> {
+    let index: HashMap<i64, usize> = members.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let mut parent: Vec<usize> = (0..members.len()).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for &(a, b, _) in edges {
+        if (a.min(b), a.max(b)) == removed {
+            continue;
+        }
+        if let (Some(&i), Some(&j)) = (index.get(&a), index.get(&b)) {
+            let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+            parent[ri] = rj;
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<i64>> = BTreeMap::new();
+    for (i, m) in members.iter().enumerate() {
+        let r = find(&mut parent, i);
+        groups.entry(r).or_default().push(*m);
+    }
+    let mut out: Vec<Vec<i64>> = groups.into_values().collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cutting_a_bridge_gives_the_two_sides() {
+        let edges = [(1, 2, 0.9), (2, 3, 0.4), (3, 4, 0.9)];
+        assert_eq!(
+            components_without(&[1, 2, 3, 4], &edges, (2, 3)),
+            vec![vec![1, 2], vec![3, 4]]
+        );
+        assert_eq!(
+            components_without(&[1, 2], &[], (1, 2)),
+            vec![vec![1], vec![2]]
+        );
+    }
+
+    #[test]
+    fn evidence_summary_names_each_method() {
+        let e = vec![
+            PairEvidence {
+                method: "imatch".into(),
+                run_id: 2,
+                score: Some(1.0),
+                detail: Some("7 of 11 lexicons agree".into()),
+            },
+            PairEvidence {
+                method: "spotsigs".into(),
+                run_id: 1,
+                score: Some(0.912),
+                detail: None,
+            },
+            PairEvidence {
+                method: "cooper".into(),
+                run_id: 3,
+                score: None,
+                detail: None,
+            },
+        ];
+        assert_eq!(
+            evidence_summary(&e),
+            "imatch: 1.00 (7 of 11 lexicons agree) · spotsigs: Jaccard 0.91 · cooper: not paired"
+        );
+    }
+}

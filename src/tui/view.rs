@@ -1,0 +1,495 @@
+//! Drawing: a pure function from the session (and the keymap, for hints and help) to a
+//! frame. The layout is computed here once and also tells the session how much room each
+//! view has, so paging and wrapping match what is drawn.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style, Stylize};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+
+use crate::review::{
+    evidence_summary, sanitize_line, DocPane, HighlightKind, Mode, Session, Viewport, ACTIONS,
+};
+use crate::store::{LabelStatus, TextKind};
+
+use super::keymap::Keymap;
+
+/// The smallest terminal the layout fits in.
+pub const MIN_WIDTH: u16 = 60;
+pub const MIN_HEIGHT: u16 = 12;
+
+/// The style of each evidence kind (also used by the tests to find highlighted cells).
+pub fn highlight_style(kind: HighlightKind) -> Style {
+    use ratatui::style::Color;
+    match kind {
+        HighlightKind::SpotSig => Style::new().fg(Color::Black).bg(Color::Yellow),
+        HighlightKind::LexiconTerm => Style::new()
+            .fg(Color::Cyan)
+            .add_modifier(Modifier::UNDERLINED),
+        HighlightKind::DiffInsert => Style::new().fg(Color::Black).bg(Color::Green),
+        HighlightKind::DiffDelete => Style::new()
+            .fg(Color::White)
+            .bg(Color::Red)
+            .add_modifier(Modifier::CROSSED_OUT),
+    }
+}
+
+struct Areas {
+    header: Rect,
+    body: Rect,
+    message: Rect,
+    hints: Rect,
+}
+
+fn areas(area: Rect) -> Areas {
+    let [header, body, message, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    Areas {
+        header,
+        body,
+        message,
+        hints,
+    }
+}
+
+fn pair_areas(body: Rect) -> (Rect, Rect, Rect, Rect) {
+    let [summary, panes] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(panes);
+    (summary, panes, left, right)
+}
+
+/// The cluster screen: info lines, the member list, and the anchor and the current
+/// comparison previewed side by side below it (when there is room).
+fn cluster_areas(body: Rect) -> (Rect, Rect, Rect, Rect) {
+    let [info, rest] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
+    if rest.height < 10 {
+        return (info, rest, Rect::default(), Rect::default());
+    }
+    let [list, preview] =
+        Layout::vertical([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(rest);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(preview);
+    (info, list, left, right)
+}
+
+/// How much room each view gets in a terminal of `area`.
+pub fn viewport_for(area: Rect) -> Viewport {
+    let a = areas(area);
+    let (_, panes, left, _) = pair_areas(a.body);
+    Viewport {
+        queue_rows: a.body.height.saturating_sub(1) as usize,
+        member_rows: cluster_areas(a.body).1.height.saturating_sub(1) as usize,
+        pane_width: left.width.saturating_sub(2) as usize,
+        pane_height: panes.height.saturating_sub(2) as usize,
+        diff_width: panes.width.saturating_sub(2) as usize,
+    }
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, s: &Session, keys: &Keymap) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "Terminal too small: {}×{}.\nspotcheck review needs at least {MIN_WIDTH}×{MIN_HEIGHT}.\nEnlarge the window, or press q to quit.",
+            area.width, area.height
+        );
+        frame.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let a = areas(area);
+    frame.render_widget(Paragraph::new(header_line(s)).reversed(), a.header);
+    match s.mode() {
+        Mode::Queue => draw_queue(frame, s, a.body),
+        Mode::Cluster => draw_cluster(frame, s, a.body),
+        Mode::Pair => draw_pair(frame, s, a.body),
+        Mode::Help => draw_help(frame, s, keys, a.body),
+    }
+    frame.render_widget(Paragraph::new(message_line(s)), a.message);
+    frame.render_widget(
+        Paragraph::new(hint_line(s, keys)).style(Style::new().add_modifier(Modifier::DIM)),
+        a.hints,
+    );
+}
+
+fn header_line(s: &Session) -> String {
+    let mine = s
+        .progress
+        .iter()
+        .find(|p| p.coder == s.coder)
+        .map_or("0/0".to_string(), |p| format!("{}/{}", p.reviewed, p.total));
+    let others: Vec<String> = s
+        .progress
+        .iter()
+        .filter(|p| p.coder != s.coder)
+        .map(|p| format!("{} {}/{}", sanitize_line(&p.coder), p.reviewed, p.total))
+        .collect();
+    let progress = if others.is_empty() {
+        mine
+    } else {
+        format!("{mine} ({})", others.join(", "))
+    };
+    let mut parts = vec![
+        format!("spotcheck review · {}", sanitize_line(&s.coder)),
+        format!("reviewed {progress}"),
+        format!("{} in queue", s.queue_len),
+    ];
+    if s.blind {
+        parts.push("BLIND".into());
+    }
+    if !s.selection.is_empty() {
+        parts.push(format!("{} selected", s.selection.len()));
+    }
+    parts.join(" │ ")
+}
+
+fn message_line(s: &Session) -> Line<'static> {
+    match &s.input {
+        Some(i) => {
+            let mut spans = vec![
+                Span::styled(format!("{}: ", i.kind.label()), Style::new().bold()),
+                Span::raw(sanitize_line(&i.text)),
+                Span::raw("█"),
+            ];
+            if !i.completions.is_empty() {
+                spans.push(Span::styled(
+                    format!("   Tab: {}", i.completions.join(", ")),
+                    Style::new().add_modifier(Modifier::DIM),
+                ));
+            }
+            Line::from(spans)
+        }
+        None => Line::raw(sanitize_line(&s.message)),
+    }
+}
+
+/// The status-bar hints: the hinted actions of this screen with their first key, straight
+/// from the action table and the keymap.
+pub fn hint_line(s: &Session, keys: &Keymap) -> String {
+    if s.input.is_some() {
+        return "Enter accept · Esc cancel · Tab complete".into();
+    }
+    let mode = s.mode();
+    ACTIONS
+        .iter()
+        .filter(|a| a.hint && a.modes.contains(&mode))
+        .filter_map(|a| {
+            keys.keys_for(mode, a.name)
+                .first()
+                .map(|k| format!("{k} {}", a.name))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+fn status_style(st: LabelStatus) -> Style {
+    use ratatui::style::Color;
+    match st {
+        LabelStatus::Unreviewed => Style::new(),
+        LabelStatus::Confirmed => Style::new().fg(Color::Green),
+        LabelStatus::Split => Style::new().fg(Color::Magenta),
+        LabelStatus::Rejected => Style::new().fg(Color::Red),
+        LabelStatus::Unsure => Style::new().fg(Color::Yellow),
+    }
+}
+
+fn score_range(s: &Session, min: Option<f64>, max: Option<f64>) -> String {
+    if s.blind {
+        return "·".into();
+    }
+    match (min, max) {
+        (Some(a), Some(b)) if (a - b).abs() < 0.005 => format!("{b:.2}"),
+        (Some(a), Some(b)) => format!("{a:.2}–{b:.2}"),
+        (None, Some(b)) | (Some(b), None) => format!("{b:.2}"),
+        (None, None) => "-".into(),
+    }
+}
+
+fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
+    if s.queue_len == 0 {
+        let text = format!(
+            "No clusters match ({}).\nRun `spotcheck detect --db DB` to propose clusters, or press C to clear the filter.",
+            s.filter_summary()
+        );
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), body);
+        return;
+    }
+    let rows: Vec<Row> = s
+        .visible_range()
+        .filter_map(|pos| s.row_at(pos).map(|r| (pos, r)))
+        .map(|(pos, r)| {
+            let selected = s.selection.contains_key(&(r.run_id, r.cluster));
+            let row = Row::new(vec![
+                Span::raw(if selected { "[x]" } else { "[ ]" }),
+                Span::raw(r.method.clone()),
+                Span::raw(r.size.to_string()),
+                Span::raw(score_range(s, r.min_score, r.max_score)),
+                Span::styled(r.status.as_str(), status_style(r.status)),
+                Span::raw(if r.disagree && !s.blind { "≠" } else { " " }),
+                Span::raw(r.tags.join(",")),
+                Span::raw(r.title.clone()),
+            ]);
+            if pos == s.cursor {
+                row.style(Style::new().add_modifier(Modifier::REVERSED))
+            } else {
+                row
+            }
+        })
+        .collect();
+    let header = Row::new(vec![
+        "sel", "method", "size", "score", "status", "≠", "tags", "title",
+    ])
+    .style(Style::new().bold());
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(3),
+            Constraint::Length(8),
+            Constraint::Length(4),
+            Constraint::Length(9),
+            Constraint::Length(10),
+            Constraint::Length(1),
+            Constraint::Length(12),
+            Constraint::Min(10),
+        ],
+    )
+    .header(header);
+    frame.render_widget(table, body);
+}
+
+fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
+    let Some(c) = &s.cluster else {
+        return;
+    };
+    let (info, list, preview_left, preview_right) = cluster_areas(body);
+    let r = &c.row;
+    let mut first = format!(
+        "{} cluster {} (run {}) · {} members · {}",
+        r.method,
+        r.cluster,
+        r.run_id,
+        c.members.len(),
+        r.status.as_str()
+    );
+    if !s.blind {
+        first.push_str(&format!(
+            " · scores {}",
+            score_range(s, r.min_score, r.max_score)
+        ));
+        if let Some((a, b, sc)) = c.bridge {
+            first.push_str(&format!(" · weakest bridge {a}–{b} ({sc:.2})"));
+        }
+    }
+    let mut second = format!(
+        "anchor: {} │ comparing: {} │ tags: {}",
+        c.members.get(c.anchor).map_or(0, |m| m.id),
+        c.members.get(c.cursor).map_or(0, |m| m.id),
+        if r.tags.is_empty() {
+            "-".to_string()
+        } else {
+            r.tags.join(", ")
+        }
+    );
+    if let Some(n) = &c.note {
+        second.push_str(&format!(" │ note: {n}"));
+    }
+    frame.render_widget(
+        Paragraph::new(vec![Line::raw(first), Line::raw(second)])
+            .block(Block::new().borders(Borders::BOTTOM)),
+        info,
+    );
+    let h = list.height.saturating_sub(1) as usize;
+    let rows: Vec<Row> = c
+        .members
+        .iter()
+        .enumerate()
+        .skip(c.top)
+        .take(h)
+        .map(|(i, m)| {
+            let mark = if i == c.anchor { "A" } else { " " };
+            let sel = if c.selected.contains(&m.id) {
+                "[x]"
+            } else {
+                "[ ]"
+            };
+            let row = Row::new(vec![
+                mark.to_string(),
+                sel.to_string(),
+                m.id.to_string(),
+                m.dup_group.map_or("-".into(), |g| g.to_string()),
+                m.chars.to_string(),
+                m.url.clone(),
+                m.title.clone(),
+            ]);
+            let mut style = Style::new();
+            if i == c.anchor {
+                style = style.add_modifier(Modifier::BOLD);
+            }
+            if i == c.cursor {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            row.style(style)
+        })
+        .collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(1),
+            Constraint::Length(3),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(7),
+            Constraint::Percentage(50),
+            Constraint::Min(8),
+        ],
+    )
+    .header(Row::new(vec!["", "sel", "doc", "group", "chars", "url", "title"]).bold());
+    frame.render_widget(table, list);
+    for (i, area, label) in [
+        (c.anchor, preview_left, "anchor"),
+        (c.cursor, preview_right, "comparing"),
+    ] {
+        let Some(m) = c.members.get(i) else { continue };
+        if area.height == 0 {
+            continue;
+        }
+        let text = c.previews.get(&m.id).map_or("", String::as_str);
+        frame.render_widget(
+            Paragraph::new(text)
+                .wrap(Wrap { trim: false })
+                .block(Block::bordered().title(format!("{label} {} · {}", m.id, m.url))),
+            area,
+        );
+    }
+}
+
+/// The visible lines of a pane, with its highlights as styled spans.
+fn pane_lines(p: &DocPane, scroll: usize, height: usize) -> Vec<Line<'static>> {
+    let lines = p.lines();
+    lines
+        .iter()
+        .skip(scroll)
+        .take(height)
+        .map(|r| {
+            let mut spans: Vec<Span> = Vec::new();
+            let mut at = r.start;
+            for h in p.highlights_in(r) {
+                let (hs, he) = (h.start.max(r.start), h.end.min(r.end));
+                if hs > at {
+                    spans.push(Span::raw(p.text[at..hs].to_string()));
+                }
+                if he > hs {
+                    spans.push(Span::styled(
+                        p.text[hs..he].to_string(),
+                        highlight_style(h.kind),
+                    ));
+                }
+                at = he.max(at);
+            }
+            if at < r.end {
+                spans.push(Span::raw(p.text[at..r.end].to_string()));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
+    let Some(p) = &s.pair else {
+        return;
+    };
+    let (summary, panes, left, right) = pair_areas(body);
+    let text = match p.text {
+        TextKind::Visible => "visible text",
+        TextKind::Main => "main text",
+    };
+    let evidence = if s.blind {
+        "blind mode: scores and evidence hidden".to_string()
+    } else {
+        evidence_summary(&p.evidence)
+    };
+    frame.render_widget(
+        Paragraph::new(format!("{evidence} │ {text}")).bold(),
+        summary,
+    );
+    let height = panes.height.saturating_sub(2) as usize;
+    if p.show_diff {
+        if let Some(d) = &p.diff {
+            let block = Block::bordered().title(format!(
+                "word diff {} → {} (red: only left, green: only right)",
+                p.left.doc_id, p.right.doc_id
+            ));
+            frame.render_widget(
+                Paragraph::new(pane_lines(d, p.scroll, height)).block(block),
+                panes,
+            );
+        }
+        return;
+    }
+    for (pane, area, label) in [(&p.left, left, "anchor"), (&p.right, right, "compare")] {
+        let title = format!("{label} {} · {}", pane.doc_id, pane.url);
+        frame.render_widget(
+            Paragraph::new(pane_lines(pane, p.scroll, height))
+                .block(Block::bordered().title(title)),
+            area,
+        );
+    }
+}
+
+/// The help screen: every action of the table with its keys on each screen.
+pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
+    ACTIONS
+        .iter()
+        .map(|a| {
+            let mut ks: Vec<&str> = Vec::new();
+            for m in a.modes {
+                for k in keys.keys_for(*m, a.name) {
+                    if !ks.contains(&k) {
+                        ks.push(k);
+                    }
+                }
+            }
+            let screens: Vec<&str> = if a.modes.len() == 4 {
+                vec!["all"]
+            } else {
+                a.modes.iter().map(|m| m.name()).collect()
+            };
+            [
+                if ks.is_empty() {
+                    "(unbound)".into()
+                } else {
+                    ks.join(" ")
+                },
+                a.name.to_string(),
+                screens.join(","),
+                a.description.to_string(),
+            ]
+        })
+        .collect()
+}
+
+fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {
+    let rows: Vec<Row> = help_rows(keys)
+        .into_iter()
+        .skip(s.help_scroll)
+        .map(Row::new)
+        .collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(16),
+            Constraint::Length(15),
+            Constraint::Length(20),
+            Constraint::Min(20),
+        ],
+    )
+    .header(Row::new(vec!["keys", "action", "screens", "what it does"]).bold());
+    frame.render_widget(table, body);
+}

@@ -1,0 +1,408 @@
+//! The workbench driven by key sequences on a TestBackend: each screen and action, with
+//! snapshots of the frames and assertions on styled cells and on the decision log.
+
+mod tui_support;
+
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use spotcheck::review::{HighlightKind, ACTIONS};
+use spotcheck::store::{LabelStatus, Store};
+use spotcheck::tui::view::{help_rows, highlight_style};
+use spotcheck::tui::Keymap;
+use tui_support::{fixture, press, text_of, typed};
+
+/// The text of the cells drawn in `style`'s background/foreground, as runs per row.
+fn styled_runs(buf: &Buffer, kind: HighlightKind) -> Vec<String> {
+    let want = highlight_style(kind);
+    let mut runs = Vec::new();
+    for y in 0..buf.area.height {
+        let mut cur = String::new();
+        for x in 0..buf.area.width {
+            let c = &buf[(x, y)];
+            let same = Some(c.fg) == want.fg
+                && (want.bg.is_none() || Some(c.bg) == want.bg)
+                && c.modifier.contains(want.add_modifier);
+            if same {
+                cur.push_str(c.symbol());
+            } else if !cur.is_empty() {
+                runs.push(std::mem::take(&mut cur));
+            }
+        }
+        if !cur.is_empty() {
+            runs.push(cur);
+        }
+    }
+    runs
+}
+
+#[test]
+fn queue_screen_lists_every_cluster_with_status_and_progress() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &[]);
+    insta::assert_snapshot!("queue", text_of(&buf));
+    let text = text_of(&buf);
+    assert!(text.contains("reviewed 0/4"), "{text}");
+    let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("[ ]")).collect();
+    assert_eq!(rows.len(), 4, "{text}");
+    assert!(rows.iter().all(|r| r.contains("unreviewed")));
+}
+
+#[test]
+fn opening_a_cluster_shows_members_anchor_and_comparison() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &["Enter"]);
+    insta::assert_snapshot!("cluster", text_of(&buf));
+    let text = text_of(&buf);
+    assert!(text.contains("weakest bridge 2–3 (0.62)"), "{text}");
+    assert!(text.contains("anchor: 1 │ comparing: 2"), "{text}");
+}
+
+#[test]
+fn pair_view_highlights_shared_evidence_in_two_styles() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &["Enter", "Enter"]);
+    insta::assert_snapshot!("pair", text_of(&buf));
+    let text = text_of(&buf);
+    assert!(
+        text.contains("imatch: 1.00 (7 of 11 lexicons agree) · spotsigs: Jaccard 0.91"),
+        "{text}"
+    );
+    let spots = styled_runs(&buf, HighlightKind::SpotSig);
+    // The words of shared spot signatures (antecedent + chain), in both panes.
+    for w in ["harbour", "opened", "Monday", "The bridge carries"] {
+        assert_eq!(
+            spots.iter().filter(|r| *r == w).count(),
+            2,
+            "{w}: {spots:?}"
+        );
+    }
+    // Shared non-stopword terms outside any shared signature.
+    let terms = styled_runs(&buf, HighlightKind::LexiconTerm);
+    assert!(
+        terms.iter().any(|r| r.eq_ignore_ascii_case("news")),
+        "{terms:?}"
+    );
+    // Words only one side has are not highlighted.
+    assert!(!spots.iter().any(|r| r.contains("subscribe")), "{spots:?}");
+    // Scrolling is synchronized: one line down moves both panes.
+    // (A short terminal, so the documents are longer than the panes.)
+    let down = spotcheck::tui::render_keys(&mut s, &Keymap::defaults(), &["j"], 100, 12).unwrap();
+    let first_row = text_of(&down)
+        .lines()
+        .nth(3)
+        .unwrap_or_default()
+        .to_string();
+    assert!(first_row.starts_with("│decade of delays."), "{first_row}");
+    assert!(
+        first_row.contains("││The new harbour bridge opened on"),
+        "{first_row}"
+    );
+}
+
+#[test]
+fn diff_view_marks_insertions_and_deletions() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &["Enter", "Enter", "d"]);
+    insta::assert_snapshot!("pair_diff", text_of(&buf));
+    let deleted = styled_runs(&buf, HighlightKind::DiffDelete);
+    let inserted = styled_runs(&buf, HighlightKind::DiffInsert);
+    assert!(deleted.iter().any(|r| r == "as"), "{deleted:?}");
+    assert!(inserted.iter().any(|r| r == "while"), "{inserted:?}");
+    assert!(text_of(&buf).contains("cut the ribbon as while crowds"));
+    assert_eq!(buf.area.width, 100);
+    // Back to the side-by-side view.
+    let t = text_of(&press(&mut s, &["d"]));
+    assert!(t.contains("anchor 1"), "{t}");
+}
+
+#[test]
+fn text_toggle_switches_to_main_content() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let t = text_of(&press(&mut s, &["Enter", "Enter", "v"]));
+    assert!(t.contains("main text"), "{t}");
+    assert!(
+        !t.contains("Daily Courier: subscribe"),
+        "main text of doc 1 drops the footer: {t}"
+    );
+}
+
+#[test]
+fn confirm_records_a_decision_and_moves_on() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &["y"]);
+    insta::assert_snapshot!("queue_after_confirm", text_of(&buf));
+    assert_eq!(s.cursor, 1);
+    let store = f.store();
+    assert_eq!(
+        store.label("ann", &f.docs[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    assert_eq!(
+        store
+            .pair_label("ann", f.docs[0], f.docs[2])
+            .unwrap()
+            .as_deref(),
+        Some("same")
+    );
+}
+
+#[test]
+fn split_moves_the_current_member_out() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    press(&mut s, &["Enter", "s"]);
+    let store = f.store();
+    let d = &f.docs;
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Split
+    );
+    assert_eq!(
+        store.pair_label("ann", d[0], d[2]).unwrap().as_deref(),
+        Some("same")
+    );
+    assert_eq!(
+        store.pair_label("ann", d[0], d[1]).unwrap().as_deref(),
+        Some("different")
+    );
+    let log = store.decision_log("ann").unwrap();
+    assert_eq!(
+        log[0].payload["groups"],
+        serde_json::json!([[d[1]], [d[0], d[2]]])
+    );
+}
+
+#[test]
+fn cut_splits_at_the_weakest_bridge() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    press(&mut s, &["Enter", "c"]);
+    let log = f.store().decision_log("ann").unwrap();
+    let d = &f.docs;
+    // Without the 2–3 edge, 1–2 and 1–3 still connect everything: nothing to cut.
+    assert!(log.is_empty(), "{log:?}");
+    assert!(s.message.contains("does not split"), "{}", s.message);
+    let _ = d;
+}
+
+#[test]
+fn reject_in_the_pair_view_labels_only_that_pair() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    press(&mut s, &["Enter", "Enter", "x"]);
+    let store = f.store();
+    let d = &f.docs;
+    assert_eq!(
+        store.pair_label("ann", d[0], d[1]).unwrap().as_deref(),
+        Some("different")
+    );
+    assert_eq!(store.pair_label("ann", d[0], d[2]).unwrap(), None);
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Unreviewed
+    );
+}
+
+#[test]
+fn tagging_a_selection_tags_each_cluster_and_completes_tags() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let mut keys: Vec<String> = vec!["Space".into(), "Space".into(), "t".into()];
+    keys.extend(typed("wire story"));
+    keys.push("Enter".into());
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let buf = press(&mut s, &k);
+    insta::assert_snapshot!("queue_tagged", text_of(&buf));
+    let store = f.store();
+    let d = &f.docs;
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().tags,
+        vec!["wire story"]
+    );
+    assert_eq!(
+        store.label("ann", &d[..2]).unwrap().tags,
+        vec!["wire story"]
+    );
+    assert!(s.selection.is_empty());
+    // Completion from existing tags.
+    let t = text_of(&press(&mut s, &["t", "w", "Tab"]));
+    assert!(t.contains("tag: wire story█"), "{t}");
+    press(&mut s, &["Esc"]);
+    assert!(s.input.is_none());
+}
+
+#[test]
+fn undo_and_redo_walk_the_log_and_a_batch_is_one_step() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let d = f.docs.clone();
+    let mut keys: Vec<String> = vec!["y".into(), "Space".into(), "Space".into(), "t".into()];
+    keys.extend(typed("x"));
+    keys.push("Enter".into());
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    press(&mut s, &k);
+    let store = Store::open(&f.db).unwrap();
+    assert_eq!(store.label("ann", &d[..2]).unwrap().tags, vec!["x"]);
+    press(&mut s, &["u"]);
+    assert!(store.label("ann", &d[..2]).unwrap().tags.is_empty());
+    assert!(store.label("ann", &[d[2], d[5]]).unwrap().tags.is_empty());
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    let buf = press(&mut s, &["u"]);
+    insta::assert_snapshot!("queue_after_two_undos", text_of(&buf));
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Unreviewed
+    );
+    press(&mut s, &["Ctrl-r"]);
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    press(&mut s, &["Ctrl-r"]);
+    assert_eq!(store.label("ann", &[d[2], d[5]]).unwrap().tags, vec!["x"]);
+    let t = text_of(&press(&mut s, &["Ctrl-r"]));
+    assert!(t.contains("nothing to redo"), "{t}");
+}
+
+#[test]
+fn help_screen_is_generated_from_the_action_table() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = press(&mut s, &["?"]);
+    insta::assert_snapshot!("help", text_of(&buf));
+    let rows = help_rows(&Keymap::defaults());
+    assert_eq!(rows.len(), ACTIONS.len());
+    for (row, a) in rows.iter().zip(ACTIONS) {
+        assert_eq!(row[1], a.name);
+        assert_ne!(row[0], "(unbound)", "{}", a.name);
+    }
+    let text = text_of(&buf);
+    assert!(text.contains("Esc ? q          back"), "{text}");
+    assert!(text.contains("y                confirm"), "{text}");
+    // The status bar of the queue is generated from the same table.
+    let q = text_of(&press(&mut s, &["Esc"]));
+    assert!(q.contains("q quit · ? help · j down · Enter open"), "{q}");
+}
+
+#[test]
+fn a_small_terminal_gets_a_clear_message() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let buf = spotcheck::tui::render_keys(&mut s, &Keymap::defaults(), &["j"], 40, 10).unwrap();
+    insta::assert_snapshot!("too_small", text_of(&buf));
+    assert!(text_of(&buf).contains("Terminal too small: 40×10"));
+}
+
+#[test]
+fn hostile_text_renders_as_harmless_visible_text() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    // Cluster 3 of the queue is I-Match's {3, 6}; open it and compare with the hostile page.
+    let cluster = press(&mut s, &["j", "j", "Enter"]);
+    let ct = text_of(&cluster);
+    assert!(ct.contains("Totally normal page"), "{ct}");
+    assert!(!ct.contains("pwned"), "{ct}");
+    let buf = press(&mut s, &["Enter"]);
+    insta::assert_snapshot!("pair_hostile", text_of(&buf));
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            let sym = buf[(x, y)].symbol();
+            assert!(
+                !sym.chars()
+                    .any(|c| c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)),
+                "control character in cell ({x},{y}): {sym:?}"
+            );
+        }
+    }
+    let t = text_of(&buf);
+    assert!(t.contains("RED ALERT       after a tab"), "{t}");
+    assert!(t.contains("reversed and a link and a C1 sequence"), "{t}");
+}
+
+#[test]
+fn blind_mode_hides_scores_and_evidence() {
+    let f = fixture();
+    let mut s = spotcheck::review::Session::new(f.store(), "gold", true).unwrap();
+    let q = text_of(&press(&mut s, &[]));
+    assert!(!q.contains("0.91") && q.contains("BLIND"), "{q}");
+    let buf = press(&mut s, &["Enter", "Enter"]);
+    let t = text_of(&buf);
+    assert!(t.contains("blind mode: scores and evidence hidden"), "{t}");
+    assert!(styled_runs(&buf, HighlightKind::SpotSig).is_empty());
+    assert!(!t.contains("lexicons"), "{t}");
+    let _ = (Color::Reset, Modifier::empty());
+}
+
+#[test]
+fn filters_sort_and_search_narrow_the_queue() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    press(&mut s, &["m"]); // first method alphabetically: imatch
+    assert_eq!(s.queue_len, 2);
+    press(&mut s, &["m", "m", "D"]); // spotsigs, then none; disagree only
+    assert_eq!(s.filter.method, None);
+    assert_eq!(s.queue_len, 3);
+    let mut keys = vec!["C".to_string(), "/".to_string()];
+    keys.extend(typed("help/"));
+    keys.push("Enter".into());
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let t = text_of(&press(&mut s, &k));
+    assert_eq!(s.queue_len, 1, "{t}");
+    assert!(t.contains("Reset your password"), "{t}");
+    press(&mut s, &["C", "y", "f", "f"]); // status: unreviewed → confirmed
+    assert_eq!(s.queue_len, 1);
+    press(&mut s, &["o"]);
+    assert_eq!(s.sort, spotcheck::store::QueueSort::SizeAsc);
+}
+
+#[test]
+fn keys_a_user_keymap_rebinds_work() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let mut k = Keymap::defaults();
+    k.merge("queue J down\nglobal y none\nqueue Y confirm\n", "user")
+        .unwrap();
+    spotcheck::tui::render_keys(&mut s, &k, &["J", "y"], 100, 24).unwrap();
+    assert_eq!(s.cursor, 1);
+    assert!(f.store().decision_log("ann").unwrap().is_empty());
+    spotcheck::tui::render_keys(&mut s, &k, &["Y"], 100, 24).unwrap();
+    assert_eq!(f.store().decision_log("ann").unwrap().len(), 1);
+}
+
+#[test]
+fn notes_show_on_the_cluster_and_tag_and_size_filters_narrow_the_queue() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let mut keys = vec!["t".to_string()];
+    keys.extend(typed("wire"));
+    keys.extend(["Enter", "T", "w", "Tab", "Enter"].map(String::from));
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    press(&mut s, &k);
+    assert_eq!(s.filter.tag.as_deref(), Some("wire"));
+    assert_eq!(s.queue_len, 1);
+    press(&mut s, &["C", "z"]);
+    assert_eq!((s.filter.min_size, s.queue_len), (Some(3), 1));
+    let mut keys = vec!["C".to_string(), "Enter".to_string(), "N".to_string()];
+    keys.extend(typed("check the date"));
+    keys.push("Enter".into());
+    let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let t = text_of(&press(&mut s, &k));
+    assert!(t.contains("tags: wire │ note: check the date"), "{t}");
+    assert_eq!(
+        f.store()
+            .label("ann", &f.docs[..3])
+            .unwrap()
+            .note
+            .as_deref(),
+        Some("check the date")
+    );
+}

@@ -1,0 +1,192 @@
+//! The real binary in a real terminal (tmux): confirm a cluster, tag a selection, undo one
+//! step, kill the terminal without quitting, restart, and find every committed decision.
+//! Skips with a message when tmux is not installed.
+
+mod tui_support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use spotcheck::store::{LabelStatus, QueueFilter, QueueSort, Store};
+
+/// The bundled demo crawl (SQLite documentation releases, wire stories) ingested by the
+/// real readers and clustered by the real binary's `detect`; the small fixture database
+/// when this build cannot ingest it.
+fn real_crawl_db(db: &Path) {
+    use spotcheck::cmd::ingest::{ingest_paths, IngestOptions};
+    let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"));
+    if let Err(e) = ingest_paths(db, &[demo], &IngestOptions::default()) {
+        eprintln!("the demo crawl cannot be ingested ({e:#}): using the fixture database");
+        let _ = std::fs::remove_file(db);
+        tui_support::build_db(db);
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+        .args(["detect", "--db"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut s = Store::open(db).unwrap();
+    s.refresh_review_queue().unwrap();
+}
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn start(&self, db: &Path) {
+        let line = format!(
+            "{} review --db {} --coder tmuxer",
+            env!("CARGO_BIN_EXE_spotcheck"),
+            db.display()
+        );
+        let out = self.cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            "sc",
+            "-x",
+            "110",
+            "-y",
+            "30",
+            &line,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "sc"]).stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "sc"];
+        args.extend_from_slice(keys);
+        assert!(self.cmd(&args).status.success());
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+/// Polls `cond` until it holds (the UI runs in another process; a generous bound, never a
+/// fixed sleep that a slow machine could miss).
+fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn log_len(db: &Path) -> usize {
+    Store::open(db)
+        .unwrap()
+        .decision_log("tmuxer")
+        .unwrap()
+        .len()
+}
+
+#[test]
+fn decisions_survive_killing_the_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping: tmux not found (apt-get install tmux)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("review.db");
+    real_crawl_db(&db);
+    // The clusters the test will act on, as the session orders them: it confirms row 0,
+    // then selects and tags rows 1 and 2.
+    let rows = Store::open(&db)
+        .unwrap()
+        .queue_page(
+            "tmuxer",
+            &QueueFilter::default(),
+            QueueSort::default(),
+            0,
+            3,
+        )
+        .unwrap();
+    let (first, second, third) = (&rows[0].members, &rows[1].members, &rows[2].members);
+    let tmux = Tmux {
+        socket: format!("spotcheck-test-{}", std::process::id()),
+    };
+    tmux.start(&db);
+    wait_for("the queue", || tmux.screen().contains(" in queue"));
+    tmux.keys(&["y"]);
+    wait_for("the confirm row", || log_len(&db) == 1);
+    tmux.keys(&["Space", "Space", "t", "w", "i", "r", "e", "Enter"]);
+    wait_for("two tag rows", || log_len(&db) == 3);
+    wait_for("the tags on screen", || {
+        tmux.screen().contains("tagged 2 cluster")
+    });
+    tmux.keys(&["u"]);
+    wait_for("the undo of the tag batch", || log_len(&db) == 5);
+    // Kill the terminal without quitting.
+    assert!(tmux.cmd(&["kill-session", "-t", "sc"]).status.success());
+    let store = Store::open(&db).unwrap();
+    assert_eq!(
+        store.label("tmuxer", first).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    assert!(store.label("tmuxer", second).unwrap().tags.is_empty());
+    assert!(store.label("tmuxer", third).unwrap().tags.is_empty());
+    let actions: Vec<String> = store
+        .decision_log("tmuxer")
+        .unwrap()
+        .into_iter()
+        .map(|r| r.action)
+        .collect();
+    assert_eq!(actions, ["confirm", "tag", "tag", "undo", "undo"]);
+    // Restart: everything is there, and the session resumes after the confirmed cluster.
+    tmux.start(&db);
+    wait_for("the restarted queue", || {
+        tmux.screen().contains("reviewed 1/")
+    });
+    let screen = tmux.screen();
+    assert!(screen.contains("confirmed"), "{screen}");
+    assert!(
+        screen.contains("resumed at the first unreviewed cluster (2)"),
+        "{screen}"
+    );
+    // Redo works on the restarted session too, then quit cleanly with q.
+    tmux.keys(&["C-r"]);
+    wait_for("the redo", || log_len(&db) == 7);
+    tmux.keys(&["q"]);
+    wait_for("the session to end", || {
+        !tmux.cmd(&["has-session", "-t", "sc"]).status.success()
+    });
+    let store = Store::open(&db).unwrap();
+    assert_eq!(store.label("tmuxer", second).unwrap().tags, vec!["wire"]);
+    assert_eq!(store.label("tmuxer", third).unwrap().tags, vec!["wire"]);
+    assert_eq!(
+        store.label("tmuxer", first).unwrap().status,
+        LabelStatus::Confirmed
+    );
+}
