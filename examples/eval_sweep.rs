@@ -128,7 +128,12 @@ fn main() -> Res<()> {
             };
             let r = detect_imatch(&mut store, &s)?;
             eprintln!("{}", r.line());
-            report(&store, &fam, &format!("imatch K={bags} agree≥{min_agree}"), &r)?;
+            report(
+                &store,
+                &fam,
+                &format!("imatch K={bags} agree≥{min_agree}"),
+                &r,
+            )?;
         }
     }
     if wants("cooper") {

@@ -1,12 +1,17 @@
-//! `spotcheck demo`: the bundled crawl in `assets/demo/` → a temporary database → the
-//! pipeline as far as it exists.
+//! `spotcheck demo`: the bundled crawl in `assets/demo/` → a temporary database → ingest,
+//! the three detectors, a summary → the review workbench (unless `--no-review` or stdout is
+//! not a terminal).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::DemoArgs;
+use crate::cli::{DbArg, DemoArgs, ReviewArgs};
+use crate::cmd::detect::{
+    detect_cooper, detect_imatch, detect_spotsigs, CooperSettings, IMatchSettings, SpotSigsSettings,
+};
 use crate::cmd::ingest::{ingest_paths, IngestOptions};
 use crate::store::Store;
 
@@ -26,10 +31,41 @@ pub fn run(a: &DemoArgs) -> Result<ExitCode> {
     );
     let summary = ingest_paths(&db, &[demo_crawl_dir()], &IngestOptions::default())?;
     println!("{}", summary.line());
-    let store = Store::open_existing(&db)?;
+    let mut store = Store::open_existing(&db)?;
     print!("{}", crate::cmd::stats::render(&store.stats()?));
+    println!("\ndetecting near-duplicates:");
+    for report in [
+        detect_spotsigs(&mut store, &SpotSigsSettings::default())?,
+        detect_imatch(&mut store, &IMatchSettings::default())?,
+        detect_cooper(&mut store, &CooperSettings::default())?,
+    ] {
+        println!("  {}", report.line());
+    }
+    println!("\nlargest SpotSigs clusters:");
+    let run = store.resolve_run("spotsigs", None)?;
+    let mut shown = 0;
+    store.for_each_run_cluster(run.id, |id, urls| {
+        if shown < 4 {
+            println!("  cluster {id}: {}", urls.join("  "));
+            shown += 1;
+        }
+        Ok(())
+    })?;
+    drop(store);
     if a.db.is_some() {
         println!("database kept at {}", db.display());
     }
-    Ok(ExitCode::SUCCESS)
+    if a.no_review || !std::io::stdout().is_terminal() {
+        println!(
+            "\nnext: spotcheck review --db {} (the demo opens it itself in a terminal)",
+            db.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    crate::cmd::review::run(&ReviewArgs {
+        db: DbArg { db },
+        coder: None,
+        blind: false,
+        keymap: None,
+    })
 }

@@ -19,12 +19,29 @@ pub fn run(a: &StatsArgs) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     if a.json {
         let mut v = serde_json::to_value(&stats)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert(
+                "agreement".into(),
+                serde_json::to_value(store.agreements()?)?,
+            );
+        }
         if let (Some(list), Some(obj)) = (&sources, v.as_object_mut()) {
             obj.insert("per_source".into(), serde_json::to_value(list)?);
         }
         super::write_json_line(&mut out, &v)?;
     } else {
         out.write_all(render(&stats).as_bytes())?;
+        for ag in store.agreements()? {
+            writeln!(
+                out,
+                "agreement {} vs {}: {} of {} shared pair labels agree, Cohen's kappa {}",
+                ag.coder_a,
+                ag.coder_b,
+                ag.agreed,
+                ag.shared_pairs,
+                ag.kappa.map_or("undefined".into(), |k| format!("{k:.3}"))
+            )?;
+        }
         for s in sources.iter().flatten() {
             let types: Vec<String> = s
                 .records_by_type

@@ -286,8 +286,8 @@ pub fn normalized_idf(n_docs: usize, df: usize) -> f64 {
 /// Optional removal of a site's boilerplate signatures: navigation bars, footers and
 /// "related stories" boxes repeat on most pages of one site and make unrelated pages of
 /// that site look alike. For each site with at least `min_site_docs` documents, a
-/// signature that occurs in more than `max_site_fraction` of that site's documents is
-/// dropped from that site's documents only (other sites keep it: a wire story quoted on
+/// signature that occurs in more than `max_site_fraction` of that site's documents (and on
+/// more than `min_site_docs` of them) is dropped from that site's documents only (other sites keep it: a wire story quoted on
 /// many sites is exactly what we want to match). Dropping rather than down-weighting keeps
 /// the vectors integer multisets, which the exact matcher needs.
 #[derive(Debug, Clone, PartialEq)]
@@ -465,7 +465,10 @@ fn site_boilerplate<'a>(
         .into_iter()
         .filter(|&((site, _), f)| {
             let docs = site_docs.get(site).copied().unwrap_or(0);
-            docs >= rule.min_site_docs.max(1) && (f as f64) > rule.max_site_fraction * docs as f64
+            // A signature on a handful of pages is a page's own (a page in three
+            // releases), however small the site: it must exceed `min_site_docs` pages too.
+            let floor = (rule.max_site_fraction * docs as f64).max(rule.min_site_docs as f64);
+            docs >= rule.min_site_docs.max(1) && (f as f64) > floor
         })
         .map(|(k, _)| k)
         .collect()
