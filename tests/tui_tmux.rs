@@ -115,6 +115,11 @@ fn log_len(db: &Path) -> usize {
 #[test]
 fn decisions_survive_killing_the_terminal() {
     if Command::new("tmux").arg("-V").output().is_err() {
+        // CI installs tmux and sets SPOTCHECK_REQUIRE_TMUX=1: there, skipping is a failure.
+        assert!(
+            std::env::var("SPOTCHECK_REQUIRE_TMUX").as_deref() != Ok("1"),
+            "tmux is required but not installed"
+        );
         eprintln!("skipping: tmux not found (apt-get install tmux)");
         return;
     }
