@@ -141,3 +141,19 @@ fn a_killed_ingest_resumes_without_duplicates() {
     dbb.sort();
     assert_eq!(da, dbb);
 }
+
+#[test]
+fn identical_pages_under_two_urls_are_two_documents_in_one_duplicate_group() {
+    let (t, db) = common::temp_db();
+    let site = t.path().join("site");
+    std::fs::create_dir_all(site.join("v1")).unwrap();
+    std::fs::create_dir_all(site.join("v2")).unwrap();
+    let page = "<html><head><title>Same</title></head><body><p>The same bytes.</p></body></html>";
+    std::fs::write(site.join("v1/page.html"), page).unwrap();
+    std::fs::write(site.join("v2/page.html"), page).unwrap();
+    let s = ingest_paths(&db, std::slice::from_ref(&site), &IngestOptions::default()).unwrap();
+    assert_eq!((s.documents_added, s.sources_skipped), (2, 0));
+    assert_eq!(s.exact_duplicates, 1);
+    let again = ingest_paths(&db, &[site], &IngestOptions::default()).unwrap();
+    assert_eq!((again.documents_added, again.sources_skipped), (0, 2));
+}

@@ -30,6 +30,8 @@ use crate::store::{NewCapture, NewDocument, RevisitResolution, SourceState, Stor
 /// enough to bound memory.
 const BATCH_RECORDS: usize = 256;
 const BATCH_BYTES: usize = 32 << 20;
+/// Writes per shared transaction in the writer.
+const BULK_WRITES: usize = 2048;
 
 /// Options of one ingest run.
 #[derive(Debug, Clone, Default)]
@@ -257,7 +259,16 @@ fn read_stage(
     let mut done_bytes = 0u64;
     for (seq, input) in inputs.iter().enumerate() {
         let (size, hash) = match file_hash(&input.path) {
-            Ok(v) => v,
+            // A page of a folder is identified by its bytes *and* its URL: the same bytes
+            // under another URL are another document (an exact duplicate), not the same
+            // file named twice.
+            Ok((size, hash)) => match &input.page_url {
+                Some(url) => (
+                    size,
+                    format!("{hash}:{}", hex(&Sha1::digest(url.as_bytes()))),
+                ),
+                None => (size, hash),
+            },
             Err(e) => {
                 let err = ReadItem::Error(ingest::RecordError {
                     offset: 0,
@@ -507,7 +518,20 @@ fn write_stage(
 ) -> Result<IngestSummary> {
     let mut summary = IngestSummary::default();
     let mut ids: BTreeMap<usize, i64> = BTreeMap::new();
+    // Many small sources (a folder of pages) are written in shared transactions of about
+    // BULK_WRITES writes; a kill loses at most the open one, which a rerun redoes.
+    let mut pending = 0usize;
+    store.begin_bulk()?;
     for stage in rx {
+        if pending >= BULK_WRITES {
+            store.commit_bulk()?;
+            store.begin_bulk()?;
+            pending = 0;
+        }
+        pending += match &stage {
+            Stage::Writes(_, ops) => ops.len(),
+            _ => 1,
+        };
         match stage {
             Stage::Begin {
                 seq,
@@ -552,6 +576,7 @@ fn write_stage(
             Stage::Records(..) => {}
         }
     }
+    store.commit_bulk()?;
     Ok(summary)
 }
 

@@ -147,7 +147,8 @@ impl Store {
 
     /// Writes a batch in one transaction. Returns how many documents were new.
     pub fn write_batch(&mut self, ops: &[WriteOp]) -> Result<u64> {
-        let tx = self.conn.transaction()?;
+        // A savepoint: its own transaction when alone, nested inside `begin_bulk` otherwise.
+        let tx = self.conn.savepoint()?;
         let mut added = 0;
         {
             let mut ins_cap = tx.prepare_cached(
@@ -229,7 +230,7 @@ impl Store {
     /// Marks a source complete and stores its records by type (replacing earlier counts of
     /// a partial run, which saw only part of the file).
     pub fn finish_source(&mut self, source_id: i64, counts: &BTreeMap<String, u64>) -> Result<()> {
-        let tx = self.conn.transaction()?;
+        let tx = self.conn.savepoint()?;
         tx.execute(
             "DELETE FROM record_counts WHERE source_id = ?1",
             [source_id],
@@ -245,6 +246,19 @@ impl Store {
             params![source_id, now()],
         )?;
         tx.commit()?;
+        Ok(())
+    }
+
+    /// Opens an outer transaction that groups many small writes (a folder of pages is one
+    /// source per page); `commit_bulk` ends it. Writes inside are savepoints.
+    pub fn begin_bulk(&self) -> Result<()> {
+        self.conn().execute_batch("BEGIN")?;
+        Ok(())
+    }
+
+    /// Commits the transaction opened by `begin_bulk`.
+    pub fn commit_bulk(&self) -> Result<()> {
+        self.conn().execute_batch("COMMIT")?;
         Ok(())
     }
 
