@@ -2,6 +2,8 @@
 //! loop, and every record whose bytes all lie before the first damaged byte is still yielded
 //! with the same URL, type and body.
 
+mod common;
+
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -19,15 +21,7 @@ const FILES: &[&str] = &[
 ];
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!("corpus not found at {}", dir.display());
-    }
-    eprintln!("skipping: corpus not found at {}", dir.display());
-    None
+    common::corpus("")
 }
 
 fn read_file(path: PathBuf) -> (Vec<CrawlRecord>, usize) {

@@ -9,21 +9,15 @@
 //! ARC `filedesc://` header included; distinct HTML URIs are distinct WARC-Target-URIs of HTML
 //! responses.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use spotcheck::ingest::{expand_inputs, open_reader, CrawlRecord, ReadItem, ReaderOptions};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!("corpus not found at {}", dir.display());
-    }
-    eprintln!("skipping: corpus not found at {}", dir.display());
-    None
+    common::corpus("")
 }
 
 /// Differences from the manifest we expect, with the record-level reason. None today: every

@@ -3,20 +3,14 @@
 //! invalid file yields at least one error with an offset, except the defects listed in
 //! [`SEMANTIC_ONLY`], which are about meaning the reader does not need (and does not) check.
 
+mod common;
+
 use std::path::PathBuf;
 
 use spotcheck::ingest::{expand_inputs, open_reader, CrawlRecord, ReadItem, ReaderOptions};
 
 fn corpus() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
-        panic!("corpus not found at {}", dir.display());
-    }
-    eprintln!("skipping: corpus not found at {}", dir.display());
-    None
+    common::corpus("")
 }
 
 /// Invalid files whose defect is semantic (the bytes frame correctly, so every record is

@@ -303,6 +303,26 @@ fn store_clusters(
     }))
 }
 
+/// Records the run's total time in its summary, marks it finished, and reports it.
+fn finish(
+    store: &Store,
+    run: i64,
+    method: &str,
+    mut summary: serde_json::Value,
+    started: Instant,
+) -> Result<RunReport> {
+    merge(
+        &mut summary,
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+    );
+    store.finish_run(run, &summary)?;
+    Ok(RunReport {
+        run,
+        method: method.into(),
+        summary,
+    })
+}
+
 fn merge(a: &mut serde_json::Value, b: serde_json::Value) {
     if let (Some(a), serde_json::Value::Object(b)) = (a.as_object_mut(), b) {
         a.extend(b);
@@ -417,16 +437,7 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
             Some((ids[i], serde_json::Value::Object(m)))
         }),
     )?;
-    merge(
-        &mut summary,
-        json!({"seconds": started.elapsed().as_secs_f64()}),
-    );
-    store.finish_run(run, &summary)?;
-    Ok(RunReport {
-        run,
-        method: "spotsigs".into(),
-        summary,
-    })
+    finish(store, run, "spotsigs", summary, started)
 }
 
 /// Clusters (connected components with their weakest bridge) of a pair graph over document
@@ -603,16 +614,7 @@ pub fn detect_imatch(store: &mut Store, s: &IMatchSettings) -> Result<RunReport>
                 (ids[i], serde_json::Value::Array(v))
             }),
     )?;
-    merge(
-        &mut summary,
-        json!({"seconds": started.elapsed().as_secs_f64()}),
-    );
-    store.finish_run(run, &summary)?;
-    Ok(RunReport {
-        run,
-        method: "imatch".into(),
-        summary,
-    })
+    finish(store, run, "imatch", summary, started)
 }
 
 /// Cooper, Coden, Brown: salient terms, size-ratio candidates, term-delta test.
@@ -666,16 +668,7 @@ pub fn detect_cooper(store: &mut Store, s: &CooperSettings) -> Result<RunReport>
             )
         }),
     )?;
-    merge(
-        &mut summary,
-        json!({"seconds": started.elapsed().as_secs_f64()}),
-    );
-    store.finish_run(run, &summary)?;
-    Ok(RunReport {
-        run,
-        method: "cooper".into(),
-        summary,
-    })
+    finish(store, run, "cooper", summary, started)
 }
 
 /// `spotcheck lexicon build`: this collection's lexicon, saved for use on another.
