@@ -3,12 +3,11 @@
 //! (usually a raw HTTP response), then a newline. Damage is handled like WARC: rewind to just
 //! past the bad record's start and scan for the next line that parses as an ARC header.
 
-use std::collections::{HashSet, VecDeque};
-
 use super::block::{read_block, BlockKind, Truncated};
-use super::stream::{Fault, FaultKind, Line, Stream};
+use super::pending::{Pending, StepReader};
+use super::stream::{FaultKind, Line, Stream};
 use super::warc::escape;
-use super::{CrawlRecord, ReadItem, ReaderOptions, RecordError};
+use super::{CrawlRecord, ReadItem, ReaderOptions};
 
 const HEADER_LINE_MAX: usize = 16 * 1024;
 
@@ -56,14 +55,10 @@ pub fn parse_arc_header(line: &[u8]) -> Option<ArcHeader> {
 pub struct ArcReader {
     stream: Stream,
     opts: ReaderOptions,
-    out: VecDeque<ReadItem>,
+    pending: Pending,
     done: bool,
     saw_anything: bool,
-    reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
-    /// File offset of the record being read, and where it is in a gzip stream.
-    rec_offset: u64,
-    rec_where: String,
 }
 
 impl ArcReader {
@@ -71,43 +66,10 @@ impl ArcReader {
         ArcReader {
             stream,
             opts: opts.clone(),
-            out: VecDeque::new(),
+            pending: Pending::default(),
             done: false,
             saw_anything: false,
-            reported: HashSet::new(),
             line: Vec::new(),
-            rec_offset: 0,
-            rec_where: String::new(),
-        }
-    }
-
-    /// An error about the record being read.
-    fn rec_error(&mut self, reason: String) {
-        let reason = format!("{reason}{}", self.rec_where);
-        self.error(self.rec_offset, reason);
-    }
-
-    fn error(&mut self, offset: u64, reason: String) {
-        self.out
-            .push_back(ReadItem::Error(RecordError { offset, reason }));
-    }
-
-    /// Reports a stream fault once and moves past it.
-    fn fault(&mut self, f: Fault) {
-        let skipped = self.stream.recover();
-        if self.reported.insert((f.file_offset, f.kind)) {
-            let reason = if f.kind == FaultKind::Junk {
-                format!("junk: {skipped} bytes skipped, not a gzip member")
-            } else {
-                f.reason()
-            };
-            self.error(f.file_offset, reason);
-        }
-    }
-
-    fn report_fault(&mut self, f: &Fault) {
-        if self.reported.insert((f.file_offset, f.kind)) {
-            self.error(f.file_offset, f.reason());
         }
     }
 
@@ -128,7 +90,7 @@ impl ArcReader {
         loop {
             match self.stream.fill_buf() {
                 Err(f) => {
-                    self.fault(f);
+                    self.pending.fault(&mut self.stream, f);
                     continue;
                 }
                 Ok([]) => break,
@@ -144,7 +106,7 @@ impl ArcReader {
             let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
             self.line = line;
             if let Err(f) = res {
-                self.fault(f);
+                self.pending.fault(&mut self.stream, f);
             }
         }
         self.stream.pos() - start
@@ -152,7 +114,7 @@ impl ArcReader {
 
     fn rewind_and_resync(&mut self, rec_start: u64) {
         if let Err(e) = self.stream.seek_logical(rec_start + 1) {
-            self.error(rec_start, format!("io: {e}"));
+            self.pending.error(rec_start, format!("io: {e}"));
             self.done = true;
             return;
         }
@@ -164,11 +126,11 @@ impl ArcReader {
             match self.stream.fill_buf() {
                 Err(f) => {
                     self.saw_anything = true;
-                    self.fault(f);
+                    self.pending.fault(&mut self.stream, f);
                 }
                 Ok([]) => {
                     if !self.saw_anything {
-                        self.error(0, "empty file: no records".into());
+                        self.pending.error(0, "empty file: no records".into());
                     }
                     self.done = true;
                     return;
@@ -189,14 +151,7 @@ impl ArcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        self.rec_offset = self.stream.file_offset_of(rec_start);
-        // Inside a big gzip member the file offset is the member's; say where in the
-        // decompressed stream the record is, so errors stay distinct and findable.
-        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
-            format!(" (decompressed offset {rec_start})")
-        } else {
-            String::new()
-        };
+        self.pending.begin_record(&self.stream, rec_start);
         let mut line = std::mem::take(&mut self.line);
         let res = self.stream.read_line(&mut line, HEADER_LINE_MAX);
         let header = match res {
@@ -208,19 +163,19 @@ impl ArcReader {
         let Some(header) = header else {
             match res {
                 Err(f) => {
-                    self.fault(f);
+                    self.pending.fault(&mut self.stream, f);
                 }
                 Ok(Line::Partial) => match self.stream.fill_buf() {
                     // The line stopped at broken gzip data, not at the end of the file.
                     Err(f) => {
-                        self.fault(f);
+                        self.pending.fault(&mut self.stream, f);
                     }
-                    Ok(_) => {
-                        self.rec_error(format!("truncated: file ends in an ARC header '{shown}'"))
-                    }
+                    Ok(_) => self
+                        .pending
+                        .rec_error(format!("truncated: file ends in an ARC header '{shown}'")),
                 },
                 _ => {
-                    self.rec_error(format!(
+                    self.pending.rec_error(format!(
                         "malformed header: not an ARC header line '{shown}'"
                     ));
                     self.rewind_and_resync(rec_start);
@@ -246,13 +201,13 @@ impl ArcReader {
             Err(Truncated { read, fault }) => {
                 match fault {
                     Some(f) => {
-                        self.report_fault(&f);
+                        self.pending.report_fault(&f);
                         if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
                             self.stream.recover();
                             return;
                         }
                     }
-                    None => self.rec_error(format!(
+                    None => self.pending.rec_error(format!(
                         "truncated: record ends early ({read} of {} bytes)",
                         header.length
                     )),
@@ -294,7 +249,7 @@ impl ArcReader {
                         && f.logical_start >= rec_start
                         && f.logical_start < self.stream.pos()
                     {
-                        self.fault(f);
+                        self.pending.fault(&mut self.stream, f);
                         return;
                     }
                     break;
@@ -302,7 +257,7 @@ impl ArcReader {
             }
         }
         if !ok {
-            self.rec_error(format!(
+            self.pending.rec_error(format!(
                 "bad length: length {} does not end the record",
                 header.length
             ));
@@ -311,7 +266,7 @@ impl ArcReader {
         }
         let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.rec_error(p.clone());
+            self.pending.rec_error(p.clone());
         }
         let record = CrawlRecord {
             locator: Some(self.stream.locate(rec_start, rec_end)),
@@ -325,7 +280,21 @@ impl ArcReader {
             body_is_text: info.body_is_text,
             ..CrawlRecord::default()
         };
-        self.out.push_back(ReadItem::Record(Box::new(record)));
+        self.pending.record(record);
+    }
+}
+
+impl StepReader for ArcReader {
+    fn pending(&mut self) -> &mut Pending {
+        &mut self.pending
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn step(&mut self) {
+        ArcReader::step(self)
     }
 }
 
@@ -333,15 +302,7 @@ impl Iterator for ArcReader {
     type Item = ReadItem;
 
     fn next(&mut self) -> Option<ReadItem> {
-        loop {
-            if let Some(item) = self.out.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            self.step();
-        }
+        self.next_item()
     }
 }
 

@@ -1,12 +1,11 @@
 //! The JSONL reader: one JSON object per line with `url` and `html` or `text` (optional
 //! `title`), plain or gzip. A bad line is reported with its offset and reading goes on.
 
-use std::collections::VecDeque;
-
 use serde::Deserialize;
 
+use super::pending::{Pending, StepReader};
 use super::stream::{Line, Stream};
-use super::{Compression, CrawlRecord, Locator, ReadItem, ReaderOptions, RecordError};
+use super::{Compression, CrawlRecord, Locator, ReadItem, ReaderOptions};
 
 #[derive(Deserialize)]
 struct JsonPage {
@@ -21,7 +20,7 @@ pub struct JsonlReader {
     stream: Stream,
     max_body: usize,
     line: Vec<u8>,
-    out: VecDeque<ReadItem>,
+    pending: Pending,
     done: bool,
 }
 
@@ -31,14 +30,9 @@ impl JsonlReader {
             stream,
             max_body: opts.max_body_bytes,
             line: Vec::new(),
-            out: VecDeque::new(),
+            pending: Pending::default(),
             done: false,
         }
-    }
-
-    fn error(&mut self, offset: u64, reason: String) {
-        self.out
-            .push_back(ReadItem::Error(RecordError { offset, reason }));
     }
 
     fn step(&mut self) {
@@ -56,7 +50,7 @@ impl JsonlReader {
         let res = self.stream.read_line(&mut line, limit);
         match res {
             Err(f) => {
-                self.error(f.file_offset, f.reason());
+                self.pending.error(f.file_offset, f.reason());
                 self.stream.recover();
                 if !self.stream.is_gzip() {
                     self.done = true;
@@ -75,7 +69,8 @@ impl JsonlReader {
                         Err(_) => break,
                     }
                 }
-                self.error(start, format!("page too large: line of {skipped} bytes"));
+                self.pending
+                    .error(start, format!("page too large: line of {skipped} bytes"));
             }
             Ok(kind) => {
                 if kind == Line::Partial && line.is_empty() {
@@ -92,24 +87,25 @@ impl JsonlReader {
         let page: JsonPage = match serde_json::from_slice(line) {
             Ok(p) => p,
             Err(e) => {
-                self.error(start, format!("bad json: {e}"));
+                self.pending.error(start, format!("bad json: {e}"));
                 return;
             }
         };
         let Some(url) = page.url else {
-            self.error(start, "missing field: url".into());
+            self.pending.error(start, "missing field: url".into());
             return;
         };
         let (body, is_text) = match (page.html, page.text) {
             (Some(h), _) => (h.into_bytes(), false),
             (None, Some(t)) => (t.into_bytes(), true),
             (None, None) => {
-                self.error(start, "missing field: html or text".into());
+                self.pending
+                    .error(start, "missing field: html or text".into());
                 return;
             }
         };
         if body.len() > self.max_body {
-            self.error(
+            self.pending.error(
                 start,
                 format!(
                     "page too large: {} bytes (limit {})",
@@ -133,7 +129,21 @@ impl JsonlReader {
             given_title: page.title,
             ..CrawlRecord::default()
         };
-        self.out.push_back(ReadItem::Record(Box::new(record)));
+        self.pending.record(record);
+    }
+}
+
+impl StepReader for JsonlReader {
+    fn pending(&mut self) -> &mut Pending {
+        &mut self.pending
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn step(&mut self) {
+        JsonlReader::step(self)
     }
 }
 
@@ -141,14 +151,6 @@ impl Iterator for JsonlReader {
     type Item = ReadItem;
 
     fn next(&mut self) -> Option<ReadItem> {
-        loop {
-            if let Some(item) = self.out.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            self.step();
-        }
+        self.next_item()
     }
 }

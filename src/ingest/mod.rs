@@ -9,6 +9,7 @@ mod block;
 pub mod http;
 mod inputs;
 mod jsonl;
+mod pending;
 pub mod record;
 mod stream;
 mod warc;

@@ -3,12 +3,11 @@
 //! policy: after a bad record it rewinds to just past that record's start and scans for the
 //! next line beginning `WARC/`, so records swallowed by a lying Content-Length are found.
 
-use std::collections::{HashSet, VecDeque};
-
 use super::block::{read_block, BlockKind, Truncated};
 use super::http::trim_ascii;
-use super::stream::{Fault, FaultKind, Line, Stream};
-use super::{CrawlRecord, ReadItem, ReaderOptions, RecordError};
+use super::pending::{Pending, StepReader};
+use super::stream::{FaultKind, Line, Stream};
+use super::{CrawlRecord, ReadItem, ReaderOptions};
 
 const HEADER_LINE_MAX: usize = 64 * 1024;
 const HEADER_MAX_LINES: usize = 1024;
@@ -146,14 +145,10 @@ pub fn escape(bytes: &[u8], max: usize) -> String {
 pub struct WarcReader {
     stream: Stream,
     opts: ReaderOptions,
-    out: VecDeque<ReadItem>,
+    pending: Pending,
     done: bool,
     saw_anything: bool,
-    reported: HashSet<(u64, FaultKind)>,
     line: Vec<u8>,
-    /// File offset of the record being read, and where it is in a gzip stream.
-    rec_offset: u64,
-    rec_where: String,
 }
 
 impl WarcReader {
@@ -161,43 +156,10 @@ impl WarcReader {
         WarcReader {
             stream,
             opts: opts.clone(),
-            out: VecDeque::new(),
+            pending: Pending::default(),
             done: false,
             saw_anything: false,
-            reported: HashSet::new(),
             line: Vec::new(),
-            rec_offset: 0,
-            rec_where: String::new(),
-        }
-    }
-
-    /// An error about the record being read.
-    fn rec_error(&mut self, reason: String) {
-        let reason = format!("{reason}{}", self.rec_where);
-        self.error(self.rec_offset, reason);
-    }
-
-    fn error(&mut self, offset: u64, reason: String) {
-        self.out
-            .push_back(ReadItem::Error(RecordError { offset, reason }));
-    }
-
-    /// Reports a stream fault once (a rewind may meet it again) and moves past it.
-    fn fault(&mut self, f: Fault) {
-        let skipped = self.stream.recover();
-        if self.reported.insert((f.file_offset, f.kind)) {
-            let reason = if f.kind == FaultKind::Junk {
-                format!("junk: {skipped} bytes skipped, not a gzip member")
-            } else {
-                f.reason()
-            };
-            self.error(f.file_offset, reason);
-        }
-    }
-
-    fn report_fault_only(&mut self, f: &Fault) {
-        if self.reported.insert((f.file_offset, f.kind)) {
-            self.error(f.file_offset, f.reason());
         }
     }
 
@@ -208,12 +170,13 @@ impl WarcReader {
         loop {
             match self.stream.scan_to_line_prefix(b"WARC/") {
                 Ok(_) => break,
-                Err(f) => self.fault(f),
+                Err(f) => self.pending.fault(&mut self.stream, f),
             }
         }
         let skipped = self.stream.pos() - start;
         if report_junk && skipped > 0 {
-            self.error(offset, format!("junk: {skipped} bytes skipped"));
+            self.pending
+                .error(offset, format!("junk: {skipped} bytes skipped"));
         }
     }
 
@@ -222,14 +185,14 @@ impl WarcReader {
     /// broken member, or back to just after the record's start to look for the next one.
     fn fail_record(&mut self, rec_start: u64, reason: String) {
         if let Err(f) = self.stream.fill_buf() {
-            self.report_fault_only(&f);
+            self.pending.report_fault(&f);
             if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
                 // The record's own member is broken: nothing in it to rescan.
                 self.stream.recover();
                 return;
             }
         } else {
-            self.rec_error(reason);
+            self.pending.rec_error(reason);
         }
         self.rewind_and_resync(rec_start);
     }
@@ -237,7 +200,7 @@ impl WarcReader {
     /// After a bad record: go back to just past its start and look for the next record.
     fn rewind_and_resync(&mut self, record_start: u64) {
         if let Err(e) = self.stream.seek_logical(record_start + 1) {
-            self.error(record_start, format!("io: {e}"));
+            self.pending.error(record_start, format!("io: {e}"));
             self.done = true;
             return;
         }
@@ -251,11 +214,11 @@ impl WarcReader {
             match self.stream.fill_buf() {
                 Err(f) => {
                     self.saw_anything = true;
-                    self.fault(f);
+                    self.pending.fault(&mut self.stream, f);
                 }
                 Ok([]) => {
                     if !self.saw_anything {
-                        self.error(0, "empty file: no records".into());
+                        self.pending.error(0, "empty file: no records".into());
                     }
                     self.done = true;
                     return;
@@ -276,14 +239,7 @@ impl WarcReader {
         }
         let rec_start = self.stream.pos();
         self.stream.forget_before(rec_start);
-        self.rec_offset = self.stream.file_offset_of(rec_start);
-        // Inside a big gzip member the file offset is the member's; say where in the
-        // decompressed stream the record is, so errors stay distinct and findable.
-        self.rec_where = if self.stream.is_gzip() && !self.stream.is_member_start(rec_start) {
-            format!(" (decompressed offset {rec_start})")
-        } else {
-            String::new()
-        };
+        self.pending.begin_record(&self.stream, rec_start);
         match self.stream.peek(5) {
             Ok(head) if head.eq_ignore_ascii_case(b"WARC/") => {}
             Ok(_) => {
@@ -291,7 +247,7 @@ impl WarcReader {
                 return;
             }
             Err(f) => {
-                self.fault(f);
+                self.pending.fault(&mut self.stream, f);
                 return;
             }
         }
@@ -349,7 +305,7 @@ impl WarcReader {
         let mut header = parse_fields(&lines);
         header.version = version;
         if let Some(reason) = header.fatal.take() {
-            self.rec_error(reason);
+            self.pending.rec_error(reason);
             self.rewind_and_resync(rec_start);
             return;
         }
@@ -373,14 +329,14 @@ impl WarcReader {
             Err(Truncated { read, fault }) => {
                 match fault {
                     Some(f) => {
-                        self.report_fault_only(&f);
+                        self.pending.report_fault(&f);
                         if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
                             // The record's own member is broken: nothing in it to rescan.
                             self.stream.recover();
                             return;
                         }
                     }
-                    None => self.rec_error(format!(
+                    None => self.pending.rec_error(format!(
                         "truncated: record ends early ({read} of {len} bytes)"
                     )),
                 }
@@ -420,7 +376,7 @@ impl WarcReader {
                         && f.logical_start < self.stream.pos()
                     {
                         // The member holding this record's end does not check out (CRC).
-                        self.report_fault_only(&f);
+                        self.pending.report_fault(&f);
                         self.stream.recover();
                         return;
                     }
@@ -429,7 +385,7 @@ impl WarcReader {
             }
         };
         if !next_ok {
-            self.rec_error(format!(
+            self.pending.rec_error(format!(
                 "bad length: Content-Length {len} does not end the record"
             ));
             self.rewind_and_resync(rec_start);
@@ -437,13 +393,14 @@ impl WarcReader {
         }
         let rec_end = self.stream.pos();
         for p in &info.problems {
-            self.rec_error(p.clone());
+            self.pending.rec_error(p.clone());
         }
         for p in &header.problems {
-            self.rec_error(p.clone());
+            self.pending.rec_error(p.clone());
         }
         let Some(record_type) = record_type else {
-            self.rec_error("malformed header: no WARC-Type".into());
+            self.pending
+                .rec_error("malformed header: no WARC-Type".into());
             return;
         };
         let record = CrawlRecord {
@@ -463,7 +420,21 @@ impl WarcReader {
             body_is_text: info.body_is_text,
             given_title: None,
         };
-        self.out.push_back(ReadItem::Record(Box::new(record)));
+        self.pending.record(record);
+    }
+}
+
+impl StepReader for WarcReader {
+    fn pending(&mut self) -> &mut Pending {
+        &mut self.pending
+    }
+
+    fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn step(&mut self) {
+        WarcReader::step(self)
     }
 }
 
@@ -471,15 +442,7 @@ impl Iterator for WarcReader {
     type Item = ReadItem;
 
     fn next(&mut self) -> Option<ReadItem> {
-        loop {
-            if let Some(item) = self.out.pop_front() {
-                return Some(item);
-            }
-            if self.done {
-                return None;
-            }
-            self.step();
-        }
+        self.next_item()
     }
 }
 
