@@ -403,20 +403,7 @@ impl Store {
         if undone.coder != coder || !DECISION_ACTIONS.contains(&undone.action.as_str()) {
             bail!("decision {id} is not a decision of {coder} that can be undone");
         }
-        let tx = self.conn.transaction()?;
-        let previous = read_label(&tx, coder, &target_key(&undone.target))?.to_json();
-        let row = insert_log_row(
-            &tx,
-            coder,
-            "undo",
-            &target_key(&undone.target),
-            &json!({}),
-            &previous,
-            Some(id),
-        )?;
-        rebuild_labels(&tx, coder)?;
-        tx.commit()?;
-        Ok(row)
+        self.append_reversal(coder, "undo", &undone.target, id)
     }
 
     /// Redoes the undo row `undo_id` by appending a `redo` row, then rebuilds the labels.
@@ -425,16 +412,29 @@ impl Store {
         if undo.action != "undo" || undo.coder != coder {
             bail!("decision {undo_id} is not an undo");
         }
+        self.append_reversal(coder, "redo", &undo.target, undo_id)
+    }
+
+    /// Appends an `undo` or `redo` row referring to row `refers`, then rebuilds the coder's
+    /// labels from the log (a reversal can change any earlier decision's effect).
+    fn append_reversal(
+        &mut self,
+        coder: &str,
+        action: &str,
+        target: &[i64],
+        refers: i64,
+    ) -> Result<DecisionRow> {
+        let key = target_key(target);
         let tx = self.conn.transaction()?;
-        let previous = read_label(&tx, coder, &target_key(&undo.target))?.to_json();
+        let previous = read_label(&tx, coder, &key)?.to_json();
         let row = insert_log_row(
             &tx,
             coder,
-            "redo",
-            &target_key(&undo.target),
+            action,
+            &key,
             &json!({}),
             &previous,
-            Some(undo_id),
+            Some(refers),
         )?;
         rebuild_labels(&tx, coder)?;
         tx.commit()?;
