@@ -24,6 +24,7 @@ use sha1::{Digest, Sha1};
 use crate::cli::IngestArgs;
 use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
+use crate::sig::imatch::to_hex as hex;
 use crate::store::{NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp};
 
 /// Records (or bytes of payload) per batch: large enough to keep both cores busy, small
@@ -232,16 +233,6 @@ fn file_hash(path: &Path) -> std::io::Result<(u64, String)> {
         h.update(&buf[..n]);
     }
     Ok((size, hex(&h.finalize())))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        // Writing to a String cannot fail.
-        let _ = write!(s, "{b:02x}");
-    }
-    s
 }
 
 /// Stage 1: reads inputs into batches. Returns (sources skipped, bytes read).

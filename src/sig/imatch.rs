@@ -17,11 +17,11 @@ pub type Signature = [u8; 20];
 /// word, so `["ab","c"]` and `["a","bc"]` cannot collide by concatenation.
 pub const TERM_SEPARATOR: u8 = b'\n';
 
-/// Lowercase hex of a signature.
-pub fn to_hex(sig: &Signature) -> String {
+/// Lowercase hex of a signature (or of any digest: ingest stores its SHA-1s this way).
+pub fn to_hex(bytes: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(40);
-    for b in sig {
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
         s.push(char::from(HEX[usize::from(b >> 4)]));
         s.push(char::from(HEX[usize::from(b & 0xf)]));
     }

@@ -314,18 +314,6 @@ impl Store {
         }
         Ok(())
     }
-
-    /// One document's texts by id: (url, visible, main).
-    pub fn document(&self, id: i64) -> Result<Option<(String, String, Option<String>)>> {
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT url, visible_text, main_text FROM documents WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-            )
-            .optional()?)
-    }
 }
 
 impl Store {
@@ -368,7 +356,7 @@ mod tests {
     #[test]
     fn runs_are_kept_and_the_latest_finished_one_is_resolved() {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let s = Store::open(&dir.path().join("r.db")).unwrap();
         let r1 = s
             .create_run("spotsigs", &serde_json::json!({"tau": 0.9}))
             .unwrap();
@@ -386,6 +374,5 @@ mod tests {
         );
         assert!(s.resolve_run("imatch", None).is_err());
         assert_eq!(s.runs().unwrap().len(), 2);
-        let _ = s.write_run_pairs(r2, Vec::new()).unwrap();
     }
 }

@@ -124,19 +124,6 @@ impl Store {
         }
         Ok(())
     }
-
-    /// Visible text of one document (for tests and later views).
-    pub fn document_text(&self, id: i64) -> Result<Option<(String, Option<String>)>> {
-        use rusqlite::OptionalExtension;
-        Ok(self
-            .conn()
-            .query_row(
-                "SELECT visible_text, main_text FROM documents WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?)
-    }
 }
 
 /// Per-file numbers, for `stats --sources` and for checking an ingest against a manifest.
