@@ -211,7 +211,7 @@ pub fn ingest_inputs(
         bar.set_message("resolving revisits and duplicate groups");
         summary.revisits = store.resolve_revisits()?;
         store.recompute_dup_groups()?;
-        summary.exact_duplicates = store.stats()?.exact_duplicates;
+        summary.exact_duplicates = store.exact_duplicate_count()?;
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         Ok(summary)

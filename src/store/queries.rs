@@ -50,6 +50,15 @@ fn reason_kind(reason: &str) -> &str {
 }
 
 impl Store {
+    /// Documents whose visible text equals an earlier document's.
+    pub fn exact_duplicate_count(&self) -> Result<u64> {
+        Ok(self.conn().query_row(
+            "SELECT count(*) - count(DISTINCT text_hash) FROM documents",
+            [],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
     pub fn stats(&self) -> Result<Stats> {
         let c = self.conn();
         let one =
@@ -61,9 +70,7 @@ impl Store {
             exact_duplicate_groups: one(
                 "SELECT count(*) FROM (SELECT 1 FROM documents GROUP BY text_hash HAVING count(*) > 1)",
             )?,
-            exact_duplicates: one(
-                "SELECT count(*) - count(DISTINCT text_hash) FROM documents",
-            )?,
+            exact_duplicates: self.exact_duplicate_count()?,
             revisits_resolved: one(
                 "SELECT count(*) FROM captures WHERE record_type='revisit' AND revisit_status='resolved'",
             )?,
