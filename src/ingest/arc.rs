@@ -7,7 +7,7 @@ use super::block::{read_block, BlockKind, Truncated};
 use super::pending::{Pending, StepReader};
 use super::stream::{FaultKind, Line, Stream};
 use super::warc::escape;
-use super::{CrawlRecord, ReadItem, ReaderOptions};
+use super::{CrawlRecord, ReaderOptions};
 
 const HEADER_LINE_MAX: usize = 16 * 1024;
 
@@ -295,14 +295,6 @@ impl StepReader for ArcReader {
 
     fn step(&mut self) {
         ArcReader::step(self)
-    }
-}
-
-impl Iterator for ArcReader {
-    type Item = ReadItem;
-
-    fn next(&mut self) -> Option<ReadItem> {
-        self.next_item()
     }
 }
 

@@ -5,7 +5,7 @@ use serde::Deserialize;
 
 use super::pending::{Pending, StepReader};
 use super::stream::{Line, Stream};
-use super::{Compression, CrawlRecord, Locator, ReadItem, ReaderOptions};
+use super::{Compression, CrawlRecord, Locator, ReaderOptions};
 
 #[derive(Deserialize)]
 struct JsonPage {
@@ -144,13 +144,5 @@ impl StepReader for JsonlReader {
 
     fn step(&mut self) {
         JsonlReader::step(self)
-    }
-}
-
-impl Iterator for JsonlReader {
-    type Item = ReadItem;
-
-    fn next(&mut self) -> Option<ReadItem> {
-        self.next_item()
     }
 }

@@ -15,6 +15,7 @@ mod stream;
 mod warc;
 pub mod warc_write;
 
+use pending::Stepped;
 pub use record::{Compression, CrawlRecord, Locator, ReadItem, RecordError};
 
 use std::fs::File;
@@ -97,9 +98,18 @@ pub fn open_reader(
     opts: &ReaderOptions,
 ) -> std::io::Result<Box<dyn Iterator<Item = ReadItem> + Send>> {
     match input.format {
-        InputFormat::Warc => Ok(Box::new(warc::WarcReader::new(open_stream(input)?, opts))),
-        InputFormat::Arc => Ok(Box::new(arc::ArcReader::new(open_stream(input)?, opts))),
-        InputFormat::Jsonl => Ok(Box::new(jsonl::JsonlReader::new(open_stream(input)?, opts))),
+        InputFormat::Warc => Ok(Box::new(Stepped(warc::WarcReader::new(
+            open_stream(input)?,
+            opts,
+        )))),
+        InputFormat::Arc => Ok(Box::new(Stepped(arc::ArcReader::new(
+            open_stream(input)?,
+            opts,
+        )))),
+        InputFormat::Jsonl => Ok(Box::new(Stepped(jsonl::JsonlReader::new(
+            open_stream(input)?,
+            opts,
+        )))),
         InputFormat::Html | InputFormat::Text => {
             let items = read_page(input, opts)?;
             Ok(Box::new(items.into_iter()))

@@ -70,21 +70,28 @@ impl Pending {
     }
 }
 
-/// A reader that produces items in steps; `next_item` is its `Iterator::next`.
+/// A reader that produces items in steps; [`Stepped`] makes it an iterator.
 pub(super) trait StepReader {
     fn pending(&mut self) -> &mut Pending;
     fn is_done(&self) -> bool;
     fn step(&mut self);
+}
 
-    fn next_item(&mut self) -> Option<ReadItem> {
+/// The iterator over a [`StepReader`]: yields what is pending, steps when nothing is.
+pub(super) struct Stepped<R>(pub R);
+
+impl<R: StepReader> Iterator for Stepped<R> {
+    type Item = ReadItem;
+
+    fn next(&mut self) -> Option<ReadItem> {
         loop {
-            if let Some(item) = self.pending().pop() {
+            if let Some(item) = self.0.pending().pop() {
                 return Some(item);
             }
-            if self.is_done() {
+            if self.0.is_done() {
                 return None;
             }
-            self.step();
+            self.0.step();
         }
     }
 }

@@ -7,7 +7,7 @@ use super::block::{read_block, BlockKind, Truncated};
 use super::http::trim_ascii;
 use super::pending::{Pending, StepReader};
 use super::stream::{FaultKind, Line, Stream};
-use super::{CrawlRecord, ReadItem, ReaderOptions};
+use super::{CrawlRecord, ReaderOptions};
 
 const HEADER_LINE_MAX: usize = 64 * 1024;
 const HEADER_MAX_LINES: usize = 1024;
@@ -435,14 +435,6 @@ impl StepReader for WarcReader {
 
     fn step(&mut self) {
         WarcReader::step(self)
-    }
-}
-
-impl Iterator for WarcReader {
-    type Item = ReadItem;
-
-    fn next(&mut self) -> Option<ReadItem> {
-        self.next_item()
     }
 }
 
