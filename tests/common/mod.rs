@@ -18,6 +18,31 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
     None
 }
 
+/// The small labeled debian-docs corpus the tests use: linux-doc-6.1 (2 patch releases),
+/// qtbase5-doc-html (3 patch releases) and sqlite3-doc (3 major releases), 400 pages per
+/// release, with `html/` and `gold.tsv`. Built by `.ci/run` (or by hand) with
+/// `../shared/corpus/debian-docs.sh $HOME/.cache/spotcheck/ci-dd linux-doc-6.1
+/// qtbase5-doc-html sqlite3-doc --max-pages 400`; `SPOTCHECK_DD_CORPUS` names another
+/// directory of the same layout. Missing: `None`, or a panic when the corpus is required.
+pub fn debian_docs_small() -> Option<PathBuf> {
+    let dir = match std::env::var_os("SPOTCHECK_DD_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+            .join(".cache/spotcheck/ci-dd"),
+    };
+    if dir.join("gold.tsv").is_file() && dir.join("html").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "debian-docs corpus {} is required but missing (run .ci/run or debian-docs.sh)",
+            dir.display()
+        );
+    }
+    eprintln!("skipping: debian-docs corpus not found at {}", dir.display());
+    None
+}
+
 /// A fresh database path in a temporary directory (kept alive by the returned guard).
 pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temp dir");
