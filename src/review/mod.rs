@@ -2,6 +2,7 @@
 //! highlight. The terminal UI in `tui` draws what this module decides.
 
 pub mod actions;
+pub mod background;
 pub mod evidence;
 pub mod sanitize;
 pub mod session;
