@@ -1401,7 +1401,8 @@ fn update_cluster_status(
 /// (the only clusters whose pair labels or covering labels a decision on `target` changes).
 fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
     let runs: Vec<i64> = {
-        let mut st = conn.prepare_cached("SELECT DISTINCT run_id FROM review_clusters")?;
+        // A run finished since the last queue refresh has no queue rows yet: skipped below.
+        let mut st = conn.prepare_cached("SELECT id FROM runs WHERE finished_at IS NOT NULL")?;
         let rows = st.query_map([], |r| r.get(0))?;
         rows.collect::<rusqlite::Result<_>>()?
     };

@@ -525,6 +525,20 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
         .collect()
 }
 
+/// The help screen as a Markdown table (the README's key table is this text; a test keeps
+/// them equal).
+pub fn help_markdown(keys: &Keymap) -> String {
+    let mut out = String::from("| keys | action | screens | what it does |\n|---|---|---|---|\n");
+    for [k, name, screens, what] in help_rows(keys) {
+        let k: Vec<String> = k.split(' ').map(|k| format!("`{k}`")).collect();
+        out.push_str(&format!(
+            "| {} | {name} | {screens} | {what} |\n",
+            k.join(" ")
+        ));
+    }
+    out
+}
+
 fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {
     let rows: Vec<Row> = help_rows(keys)
         .into_iter()
