@@ -299,12 +299,15 @@ fn real_first_frame_and_key_latency() {
         d.press(&mut s, "Esc");
         d.press(&mut s, "j");
     }
+    let slowest = (0..opens.len()).max_by_key(|&i| opens[i]).unwrap();
+    let slowest_cpu = cpu[slowest];
     d.cpu = cpu;
     let opens = d.report(opens);
     eprintln!(
-        "opened clusters of {}..{} members",
+        "opened clusters of {}..{} members; the slowest open was #{slowest}, {} members (CPU {slowest_cpu:.2?})",
         sizes.iter().min().unwrap(),
-        sizes.iter().max().unwrap()
+        sizes.iter().max().unwrap(),
+        sizes[slowest]
     );
     let (run, cluster, a, b) = long_pair(&db).expect("a cluster with two 5,000-line documents");
     // Find the cluster in the queue by paging through it.

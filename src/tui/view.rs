@@ -353,7 +353,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
                 c.groups.get(&m.id).map_or(String::new(), |g| g.to_string()),
                 m.id.to_string(),
                 m.dup_group.map_or("-".into(), |g| g.to_string()),
-                m.chars.to_string(),
+                m.bytes.to_string(),
                 m.url.clone(),
                 m.title.clone(),
             ]);
@@ -382,7 +382,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     )
     .header(
         Row::new(vec![
-            "", "sel", "grp", "doc", "dup", "chars", "url", "title",
+            "", "sel", "grp", "doc", "dup", "bytes", "url", "title",
         ])
         .bold(),
     );
