@@ -1,5 +1,6 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
-//! highlight. The terminal UI in `tui` draws what this module decides.
+//! highlight, and the work done off the UI thread. The terminal UI in `tui` draws what this
+//! module decides.
 
 pub mod actions;
 pub mod background;

@@ -1,6 +1,7 @@
 //! A review session: everything the workbench shows and does, without a terminal. The
-//! queue (paged from the store), the cursor and selection, the open cluster with its anchor
-//! and comparison member, the pair view (sanitized texts, highlight spans, wrap cache), the
+//! queue (paged from the store by rank), the cursor and selection, the open cluster with its
+//! anchor, comparison member and the groups of a split being prepared, the pair view
+//! (sanitized texts, highlight spans, wrap cache — prepared by the background worker), the
 //! text prompt, and the decisions with undo/redo. The terminal UI only maps keys to
 //! actions and draws this state.
 
