@@ -100,6 +100,9 @@ pub struct ClusterView {
     pub top: usize,
     pub anchor: usize,
     pub selected: BTreeSet<i64>,
+    /// Members put into groups 1..=9 for a split into several groups (the others form one
+    /// more group, "the rest"); nothing is recorded until the split is committed.
+    pub groups: BTreeMap<i64, u8>,
     pub bridge: Option<(i64, i64, f64)>,
     pub note: Option<String>,
     /// The start of each member's text, for the side-by-side preview (loaded on demand).
@@ -507,6 +510,7 @@ impl Session {
             top: 0,
             anchor: 0,
             selected: BTreeSet::new(),
+            groups: BTreeMap::new(),
             bridge,
             note: None,
             previews: HashMap::new(),
@@ -722,10 +726,14 @@ impl Session {
         self.reload_queue()?;
         if let Some(c) = &mut self.cluster {
             // The open cluster's row shows the new status.
-            let label = self.store.label(&self.coder, &c.row.members)?;
-            c.row.status = label.status;
-            c.row.tags = label.tags.iter().map(|t| sanitize_line(t)).collect();
-            c.note = label.note.as_deref().map(sanitize_line);
+            let r = self
+                .store
+                .cluster_review(&self.coder, c.row.run_id, c.row.cluster)?;
+            c.row.status = r.status;
+            c.row.labeled = r.labeled;
+            c.row.pairs = r.pairs;
+            c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+            c.note = r.note.as_deref().map(sanitize_line);
         }
         Ok(())
     }
@@ -805,6 +813,118 @@ impl Session {
         let members = c.row.members.clone();
         self.record("split", vec![members], json!({ "groups": groups }))?;
         self.message = format!("split into {} + {}", groups[0].len(), groups[1].len());
+        self.advance_after_verdict();
+        Ok(())
+    }
+
+    /// The members an action on the open cluster applies to: the selected members (cluster
+    /// screen), else the current member (the compared one in the pair view).
+    fn acted_members(&self) -> Vec<i64> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        if self.mode() == Mode::Cluster && !c.selected.is_empty() {
+            return c.selected.iter().copied().collect();
+        }
+        c.members.get(c.cursor).map(|m| m.id).into_iter().collect()
+    }
+
+    /// Puts the current (or the selected) members into group `group` (1..=9) of the split
+    /// being prepared; 0 takes them back to the rest. Records nothing until
+    /// [`Session::split_groups`].
+    pub fn assign_group(&mut self, group: u8) -> Result<()> {
+        let ids = self.acted_members();
+        let Some(c) = &mut self.cluster else {
+            return Ok(());
+        };
+        for id in &ids {
+            if group == 0 {
+                c.groups.remove(id);
+            } else {
+                c.groups.insert(*id, group);
+            }
+        }
+        c.selected.clear();
+        let what = match ids.as_slice() {
+            [one] => format!("document {one}"),
+            many => format!("{} documents", many.len()),
+        };
+        self.message = if group == 0 {
+            format!("{what} back to the rest · {}", self.groups_summary())
+        } else {
+            format!("{what} → group {group} · {}", self.groups_summary())
+        };
+        Ok(())
+    }
+
+    /// Puts the current (or the selected) members into the lowest group number not in use.
+    pub fn assign_new_group(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let used: BTreeSet<u8> = c.groups.values().copied().collect();
+        match (1..=9).find(|g| !used.contains(g)) {
+            Some(g) => self.assign_group(g),
+            None => {
+                self.message = "all nine groups are in use".into();
+                Ok(())
+            }
+        }
+    }
+
+    /// The split being prepared: groups 1..=9 in order, then the members in no group.
+    pub fn prepared_groups(&self) -> Vec<Vec<i64>> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        let mut by_group: BTreeMap<u8, Vec<i64>> = BTreeMap::new();
+        let mut rest = Vec::new();
+        for m in &c.members {
+            match c.groups.get(&m.id) {
+                Some(g) => by_group.entry(*g).or_default().push(m.id),
+                None => rest.push(m.id),
+            }
+        }
+        let mut out: Vec<Vec<i64>> = by_group.into_values().collect();
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+        out
+    }
+
+    /// The prepared groups in words: "1: 2 · 2: 1 · rest: 4".
+    pub fn groups_summary(&self) -> String {
+        let Some(c) = &self.cluster else {
+            return String::new();
+        };
+        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+        for g in c.groups.values() {
+            *counts.entry(*g).or_default() += 1;
+        }
+        let mut parts: Vec<String> = counts.iter().map(|(g, n)| format!("{g}: {n}")).collect();
+        let rest = c.members.len() - c.groups.len().min(c.members.len());
+        if rest > 0 {
+            parts.push(format!("rest: {rest}"));
+        }
+        format!("groups {}", parts.join(" · "))
+    }
+
+    /// Commits the prepared groups as one split decision on the cluster (one undo step).
+    pub fn split_groups(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let groups = self.prepared_groups();
+        if groups.len() < 2 {
+            self.message =
+                "a split needs two groups: put members in groups with 1-9 (0: back to the rest)"
+                    .into();
+            return Ok(());
+        }
+        let members = c.row.members.clone();
+        let sizes: Vec<String> = groups.iter().map(|g| g.len().to_string()).collect();
+        self.record("split", vec![members], json!({ "groups": groups }))?;
+        self.message = format!("split into {} groups ({})", groups.len(), sizes.join(" + "));
         self.advance_after_verdict();
         Ok(())
     }

@@ -3,10 +3,10 @@
 //! agreement. Decisions name document sets (sorted ids), never cluster ids, so a label
 //! survives a detector rerun that renumbers its clusters.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{bail, Result};
-use rusqlite::{named_params, params, OptionalExtension, Transaction};
+use rusqlite::{named_params, params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -17,6 +17,9 @@ use super::Store;
 pub enum LabelStatus {
     #[default]
     Unreviewed,
+    /// Some of a cluster's member pairs are labeled, not all (derived, never stored as a
+    /// label of a document set).
+    Partial,
     Confirmed,
     Split,
     Rejected,
@@ -24,8 +27,9 @@ pub enum LabelStatus {
 }
 
 impl LabelStatus {
-    pub const ALL: [LabelStatus; 5] = [
+    pub const ALL: [LabelStatus; 6] = [
         LabelStatus::Unreviewed,
+        LabelStatus::Partial,
         LabelStatus::Confirmed,
         LabelStatus::Split,
         LabelStatus::Rejected,
@@ -35,6 +39,7 @@ impl LabelStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             LabelStatus::Unreviewed => "unreviewed",
+            LabelStatus::Partial => "partial",
             LabelStatus::Confirmed => "confirmed",
             LabelStatus::Split => "split",
             LabelStatus::Rejected => "rejected",
@@ -44,6 +49,7 @@ impl LabelStatus {
 
     pub fn parse(s: &str) -> LabelStatus {
         match s {
+            "partial" => LabelStatus::Partial,
             "confirmed" => LabelStatus::Confirmed,
             "split" => LabelStatus::Split,
             "rejected" => LabelStatus::Rejected,
@@ -143,12 +149,50 @@ pub struct QueueRow {
     pub size: i64,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
+    /// Derived from the coder's labels over the members' pairs (see [`ClusterReview`]).
     pub status: LabelStatus,
+    /// Member pairs the coder has labeled, of `pairs`.
+    pub labeled: i64,
+    pub pairs: i64,
     pub tags: Vec<String>,
     pub title: String,
     pub disagree: bool,
     /// The member document ids, sorted.
     pub members: Vec<i64>,
+}
+
+/// What a coder's labels say about one cluster of a run. Decisions name document sets, so a
+/// cluster of a rerun (other ids, a member more or less) is judged by the labels over its
+/// own pairs: confirmed when every member pair is labeled "same", rejected when every pair
+/// is "different", split when both occur, unsure when any pair is unsure, partial when only
+/// some pairs are labeled. Tags and the note come from every labeled document set that
+/// shares a pair (two documents) with the cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ClusterReview {
+    pub status: LabelStatus,
+    pub labeled: i64,
+    pub pairs: i64,
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+}
+
+/// The status of a cluster whose `pairs` member pairs carry `same`, `different` and
+/// `unsure` pair labels (the rest unlabeled).
+pub fn derive_status(same: i64, different: i64, unsure: i64, pairs: i64) -> LabelStatus {
+    let labeled = same + different + unsure;
+    if labeled == 0 {
+        LabelStatus::Unreviewed
+    } else if labeled < pairs {
+        LabelStatus::Partial
+    } else if unsure > 0 {
+        LabelStatus::Unsure
+    } else if same == pairs {
+        LabelStatus::Confirmed
+    } else if different == pairs {
+        LabelStatus::Rejected
+    } else {
+        LabelStatus::Split
+    }
 }
 
 /// One member of a cluster as the cluster screen lists it.
@@ -316,6 +360,14 @@ fn apply_decision(tx: &Transaction<'_>, d: &DecisionRow) -> Result<()> {
             d.id
         ],
     )?;
+    {
+        let mut st = tx.prepare_cached(
+            "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
+        )?;
+        for id in &ids {
+            st.execute(params![d.coder, id, key])?;
+        }
+    }
     if let Some(f) = pair_label {
         let mut st = tx.prepare_cached(
             "INSERT INTO pair_labels(coder, a, b, label, decision_id) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -392,6 +444,7 @@ impl Store {
         let previous = read_label(&tx, coder, &key)?.to_json();
         let row = insert_log_row(&tx, coder, action, &key, &payload, &previous, None)?;
         apply_decision(&tx, &row)?;
+        update_statuses_for_target(&tx, coder, &row.target)?;
         tx.commit()?;
         Ok(row)
     }
@@ -437,6 +490,8 @@ impl Store {
             Some(refers),
         )?;
         rebuild_labels(&tx, coder)?;
+        // Only pairs and labels inside the reversed decision's target can have changed.
+        update_statuses_for_target(&tx, coder, target)?;
         tx.commit()?;
         Ok(row)
     }
@@ -491,6 +546,44 @@ impl Store {
             )
             .optional()?
             .unwrap_or_default())
+    }
+
+    /// What `coder`'s labels say about cluster `cluster` of run `run` (unreviewed when the
+    /// cluster is not in the queue or nothing covers it).
+    pub fn cluster_review(&self, coder: &str, run: i64, cluster: i64) -> Result<ClusterReview> {
+        let found = self
+            .conn()
+            .query_row(
+                "SELECT status, labeled, pairs, tags, note FROM review_status
+                 WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
+                params![coder, run, cluster],
+                |r| {
+                    Ok(ClusterReview {
+                        status: LabelStatus::parse(&r.get::<_, String>(0)?),
+                        labeled: r.get(1)?,
+                        pairs: r.get(2)?,
+                        tags: parse_tags(&r.get::<_, String>(3)?),
+                        note: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?;
+        if let Some(f) = found {
+            return Ok(f);
+        }
+        let size: i64 = self
+            .conn()
+            .query_row(
+                "SELECT size FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+                [run, cluster],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0);
+        Ok(ClusterReview {
+            pairs: size * (size - 1) / 2,
+            ..ClusterReview::default()
+        })
     }
 
     /// The current label of a pair: "same", "different", "unsure" or None.
@@ -558,6 +651,7 @@ impl Store {
                       WHERE m.run_id = review_clusters.run_id
                         AND m.cluster = review_clusters.cluster) > 1);",
         )?;
+        rebuild_statuses(&tx)?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_queue_runs', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -565,6 +659,28 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Recomputes every coder's derived cluster statuses from the labels (the decisions
+    /// keep them up to date; this is for repairs and for checking that they do).
+    pub fn rebuild_review_statuses(&mut self) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        rebuild_statuses(&tx)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every derived status row as "coder|run|cluster|status|labeled|pairs|tags|note",
+    /// sorted (for tests that compare two ways of computing them).
+    #[doc(hidden)]
+    pub fn review_status_rows(&self) -> Result<Vec<String>> {
+        let mut st = self.conn().prepare(
+            "SELECT coder || '|' || run_id || '|' || cluster || '|' || status || '|' || labeled
+               || '|' || pairs || '|' || tags || '|' || coalesce(note, '')
+             FROM review_status ORDER BY coder, run_id, cluster",
+        )?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The WHERE clause shared by the queue queries; parameters are named.
@@ -644,7 +760,7 @@ impl Store {
     pub fn queue_len(&self, coder: &str, filter: &QueueFilter) -> Result<u64> {
         let sql = format!(
             "SELECT count(*) FROM review_clusters q
-             LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
+             LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
              WHERE {}",
             Self::queue_where(filter)
         );
@@ -667,9 +783,9 @@ impl Store {
         let sql = format!(
             "SELECT q.run_id, q.method, q.cluster, q.size, q.min_score, q.max_score,
                 coalesce(l.status, 'unreviewed'), coalesce(l.tags, '[]'), q.title, q.disagree,
-                q.members_key
+                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2
              FROM review_clusters q
-             LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
+             LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
              WHERE {} ORDER BY {} LIMIT {} OFFSET {}",
             Self::queue_where(filter),
             sort.order_by(),
@@ -689,6 +805,8 @@ impl Store {
                 min_score: r.get(4)?,
                 max_score: r.get(5)?,
                 status: LabelStatus::parse(&r.get::<_, String>(6)?),
+                labeled: r.get(11)?,
+                pairs: r.get(12)?,
                 tags: parse_tags(&r.get::<_, String>(7)?),
                 title: r.get(8)?,
                 disagree: r.get::<_, i64>(9)? != 0,
@@ -698,7 +816,8 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The position of the first unreviewed cluster in the filtered, sorted queue.
+    /// The position of the first cluster not yet fully reviewed (unreviewed or partial) in
+    /// the filtered, sorted queue.
     pub fn first_unreviewed(
         &self,
         coder: &str,
@@ -709,9 +828,9 @@ impl Store {
             "SELECT pos FROM (SELECT row_number() OVER (ORDER BY {}) - 1 AS pos,
                  coalesce(l.status, 'unreviewed') AS st
                FROM review_clusters q
-               LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
+               LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
                WHERE {})
-             WHERE st = 'unreviewed' ORDER BY pos LIMIT 1",
+             WHERE st IN ('unreviewed', 'partial') ORDER BY pos LIMIT 1",
             sort.order_by(),
             Self::queue_where(filter)
         );
@@ -846,9 +965,9 @@ impl Store {
             |r| r.get(0),
         )?;
         let mut st = self.conn().prepare(
-            "SELECT count(*) FROM review_clusters q JOIN labels l
-               ON l.coder = ?1 AND l.target = q.members_key
-             WHERE q.latest = 1 AND l.status != 'unreviewed'",
+            "SELECT count(*) FROM review_clusters q JOIN review_status l
+               ON l.coder = ?1 AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE q.latest = 1 AND l.status NOT IN ('unreviewed', 'partial')",
         )?;
         let mut out = Vec::new();
         for c in coders {
@@ -971,6 +1090,7 @@ fn insert_log_row(
 fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
     tx.execute("DELETE FROM labels WHERE coder = ?1", [coder])?;
     tx.execute("DELETE FROM pair_labels WHERE coder = ?1", [coder])?;
+    tx.execute("DELETE FROM label_docs WHERE coder = ?1", [coder])?;
     let log: Vec<DecisionRow> = {
         let mut st = tx.prepare(&format!(
             "SELECT {DECISION_COLUMNS} FROM decisions WHERE coder = ?1 ORDER BY id"
@@ -980,6 +1100,170 @@ fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
     };
     for d in active_decisions(&log) {
         apply_decision(tx, d)?;
+    }
+    Ok(())
+}
+
+/// Recomputes the derived status of queue cluster (`run`, `cluster`) with sorted `members`
+/// for `coder` from the pair labels and the labeled sets over its documents.
+fn update_cluster_status(
+    conn: &Connection,
+    coder: &str,
+    run: i64,
+    cluster: i64,
+    members: &[i64],
+) -> Result<()> {
+    let set: HashSet<i64> = members.iter().copied().collect();
+    let n = set.len() as i64;
+    let pairs = n * (n - 1) / 2;
+    let (mut same, mut different, mut unsure) = (0i64, 0i64, 0i64);
+    {
+        // Pair labels are stored with a < b: each member pair is seen once, from its a.
+        let mut st =
+            conn.prepare_cached("SELECT b, label FROM pair_labels WHERE coder = ?1 AND a = ?2")?;
+        for &a in &set {
+            let mut rows = st.query(params![coder, a])?;
+            while let Some(r) = rows.next()? {
+                if set.contains(&r.get::<_, i64>(0)?) {
+                    match r.get_ref(1)?.as_str()? {
+                        "same" => same += 1,
+                        "different" => different += 1,
+                        _ => unsure += 1,
+                    }
+                }
+            }
+        }
+    }
+    // Labeled sets with at least two members of the cluster.
+    let mut shared: HashMap<String, usize> = HashMap::new();
+    {
+        let mut st =
+            conn.prepare_cached("SELECT target FROM label_docs WHERE coder = ?1 AND doc_id = ?2")?;
+        for &a in &set {
+            for t in st.query_map(params![coder, a], |r| r.get::<_, String>(0))? {
+                *shared.entry(t?).or_default() += 1;
+            }
+        }
+    }
+    let mut tags: BTreeSet<String> = BTreeSet::new();
+    let mut note: Option<(i64, String)> = None;
+    {
+        let mut st = conn.prepare_cached(
+            "SELECT tags, note, decision_id FROM labels WHERE coder = ?1 AND target = ?2",
+        )?;
+        for (target, k) in shared {
+            if k < 2 {
+                continue;
+            }
+            let row = st
+                .query_row(params![coder, target], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })
+                .optional()?;
+            if let Some((t, nt, id)) = row {
+                tags.extend(parse_tags(&t));
+                if let Some(nt) = nt {
+                    if note.as_ref().is_none_or(|(i, _)| id > *i) {
+                        note = Some((id, nt));
+                    }
+                }
+            }
+        }
+    }
+    let status = derive_status(same, different, unsure, pairs);
+    if status == LabelStatus::Unreviewed && tags.is_empty() && note.is_none() {
+        conn.execute(
+            "DELETE FROM review_status WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
+            params![coder, run, cluster],
+        )?;
+    } else {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO review_status(coder, run_id, cluster, status, labeled, pairs,
+               tags, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute(params![
+            coder,
+            run,
+            cluster,
+            status.as_str(),
+            same + different + unsure,
+            pairs,
+            serde_json::to_string(&tags)?,
+            note.map(|(_, n)| n)
+        ])?;
+    }
+    Ok(())
+}
+
+/// Recomputes the statuses of every queue cluster with at least two documents of `target`
+/// (the only clusters whose pair labels or covering labels a decision on `target` changes).
+fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
+    let runs: Vec<i64> = {
+        let mut st = conn.prepare_cached("SELECT DISTINCT run_id FROM review_clusters")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let docs: BTreeSet<i64> = target.iter().copied().collect();
+    let mut hits: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+    {
+        let mut st = conn.prepare_cached(
+            "SELECT cluster FROM run_cluster_members WHERE run_id = ?1 AND doc_id = ?2",
+        )?;
+        for &run in &runs {
+            for &d in &docs {
+                for c in st.query_map([run, d], |r| r.get::<_, i64>(0))? {
+                    *hits.entry((run, c?)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let affected: Vec<(i64, i64)> = hits
+        .into_iter()
+        .filter(|(_, k)| *k >= 2)
+        .map(|(rc, _)| rc)
+        .collect();
+    update_clusters(conn, coder, &affected)
+}
+
+/// Recomputes the statuses of `clusters` (run, cluster) that are in the queue.
+fn update_clusters(conn: &Connection, coder: &str, clusters: &[(i64, i64)]) -> Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT members_key FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+    )?;
+    for &(run, cluster) in clusters {
+        let key: Option<String> = st.query_row([run, cluster], |r| r.get(0)).optional()?;
+        if let Some(key) = key {
+            update_cluster_status(conn, coder, run, cluster, &parse_key(&key))?;
+        }
+    }
+    Ok(())
+}
+
+/// Recomputes every coder's cluster statuses (after the queue's clusters changed).
+fn rebuild_statuses(conn: &Connection) -> Result<()> {
+    conn.execute("DELETE FROM review_status", [])?;
+    let coders: Vec<String> = {
+        let mut st = conn.prepare("SELECT DISTINCT coder FROM label_docs")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut st = conn.prepare(
+        "SELECT DISTINCT run_id, cluster FROM (
+           SELECT m.run_id, m.cluster FROM label_docs ld
+           JOIN (SELECT DISTINCT run_id FROM review_clusters) r
+           JOIN run_cluster_members m ON m.run_id = r.run_id AND m.doc_id = ld.doc_id
+           WHERE ld.coder = ?1
+           GROUP BY ld.target, m.run_id, m.cluster HAVING count(*) >= 2)",
+    )?;
+    for coder in coders {
+        let affected: Vec<(i64, i64)> = st
+            .query_map([&coder], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        update_clusters(conn, &coder, &affected)?;
     }
     Ok(())
 }
@@ -1047,6 +1331,156 @@ mod tests {
         s.write_run_clusters(r, &rows).unwrap();
         s.finish_run(r, &json!({})).unwrap();
         r
+    }
+
+    #[test]
+    fn status_follows_the_pair_labels() {
+        use LabelStatus::*;
+        assert_eq!(derive_status(0, 0, 0, 3), Unreviewed);
+        assert_eq!(derive_status(2, 0, 0, 3), Partial);
+        assert_eq!(derive_status(0, 1, 0, 3), Partial);
+        assert_eq!(derive_status(3, 0, 0, 3), Confirmed);
+        assert_eq!(derive_status(0, 3, 0, 3), Rejected);
+        assert_eq!(derive_status(1, 2, 0, 3), Split);
+        assert_eq!(derive_status(2, 0, 1, 3), Unsure);
+    }
+
+    #[test]
+    fn a_rerun_that_adds_or_drops_a_member_keeps_what_the_labels_say() {
+        let (_d, mut s, ids) = store_with_docs(6);
+        let d = |i: usize| ids[i];
+        run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1), d(2)], vec![d(3), d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        s.record_decision("ann", "confirm", &[d(0), d(1), d(2)], json!({}))
+            .unwrap();
+        s.record_decision("ann", "tag", &[d(0), d(1), d(2)], json!({"tag": "wire"}))
+            .unwrap();
+        s.record_decision("ann", "reject", &[d(3), d(4)], json!({}))
+            .unwrap();
+        let f = QueueFilter::default();
+        let status = |s: &Store, members: &[i64]| {
+            let rows = s.queue_page("ann", &f, QueueSort::SizeDesc, 0, 10).unwrap();
+            let r = rows.into_iter().find(|r| r.members == members).unwrap();
+            (r.status, r.labeled, r.pairs, r.tags)
+        };
+        // A rerun adds document 5 to the story and drops document 2 from the other one.
+        let r2 = run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1), d(2), d(5)], vec![d(3)], vec![d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        assert_eq!(
+            status(&s, &[d(0), d(1), d(2), d(5)]),
+            (LabelStatus::Partial, 3, 6, vec!["wire".to_string()])
+        );
+        assert_eq!(
+            s.queue_len("ann", &f).unwrap(),
+            1,
+            "singletons are not queued"
+        );
+        assert_eq!(
+            s.first_unreviewed("ann", &f, QueueSort::SizeDesc).unwrap(),
+            Some(0),
+            "a partly reviewed cluster still needs review"
+        );
+        assert_eq!(s.review_progress("ann").unwrap()[0].reviewed, 0);
+        assert_eq!(
+            s.cluster_review("ann", r2, 1).unwrap(),
+            ClusterReview {
+                status: LabelStatus::Partial,
+                labeled: 3,
+                pairs: 6,
+                tags: vec!["wire".into()],
+                note: None
+            }
+        );
+        // Another rerun drops document 2 from the story and merges 2 into the rejected pair.
+        run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1)], vec![d(2), d(3), d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        assert_eq!(
+            status(&s, &[d(0), d(1)]),
+            (LabelStatus::Confirmed, 1, 1, vec!["wire".to_string()])
+        );
+        assert_eq!(
+            status(&s, &[d(2), d(3), d(4)]).0,
+            LabelStatus::Partial,
+            "only (3,4) is labeled"
+        );
+        // Labeling the new pairs finishes it: (2,3), (2,4) different → rejected as a whole.
+        s.record_decision("ann", "reject", &[d(2), d(3)], json!({}))
+            .unwrap();
+        s.record_decision("ann", "reject", &[d(2), d(4)], json!({}))
+            .unwrap();
+        assert_eq!(
+            status(&s, &[d(2), d(3), d(4)]),
+            (LabelStatus::Rejected, 3, 3, vec![])
+        );
+        assert_eq!(s.review_progress("ann").unwrap()[0].reviewed, 2);
+        // Confirming one pair of it makes the labels mixed: a split.
+        let c = s
+            .record_decision("ann", "confirm", &[d(3), d(4)], json!({}))
+            .unwrap();
+        assert_eq!(status(&s, &[d(2), d(3), d(4)]).0, LabelStatus::Split);
+        // Undo brings the rejection back; the maintained statuses equal a rebuild.
+        s.record_undo("ann", c.id).unwrap();
+        assert_eq!(status(&s, &[d(2), d(3), d(4)]).0, LabelStatus::Rejected);
+        let kept = s.review_status_rows().unwrap();
+        s.rebuild_review_statuses().unwrap();
+        assert_eq!(s.review_status_rows().unwrap(), kept);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The statuses kept up to date decision by decision equal a rebuild from scratch.
+        #[test]
+        fn incremental_statuses_equal_a_rebuild(
+            clusters in proptest::collection::vec(0usize..3, 7),
+            decisions in proptest::collection::vec(
+                (0u8..6, proptest::collection::btree_set(0usize..7, 1..5)), 1..8),
+        ) {
+            let (_d, mut s, ids) = store_with_docs(7);
+            // Two runs: one from the generated assignment, one with every document paired
+            // with its neighbour.
+            let mut groups: Vec<Vec<i64>> = vec![Vec::new(); 3];
+            for (doc, c) in clusters.iter().enumerate() {
+                groups[*c].push(ids[doc]);
+            }
+            groups.retain(|g| !g.is_empty());
+            run_with(&mut s, "spotsigs", &groups);
+            run_with(&mut s, "imatch", &[ids[0..2].to_vec(), ids[2..5].to_vec(), ids[5..7].to_vec()]);
+            s.refresh_review_queue().unwrap();
+            let mut last: Vec<i64> = Vec::new();
+            for (kind, docs) in decisions {
+                let target: Vec<i64> = docs.iter().map(|i| ids[*i]).collect();
+                let row = match kind {
+                    0 => s.record_decision("ann", "confirm", &target, json!({})),
+                    1 => s.record_decision("ann", "reject", &target, json!({})),
+                    2 => s.record_decision("ann", "split", &target,
+                        json!({"groups": [target[..target.len() / 2].to_vec()]})),
+                    3 => s.record_decision("ann", "tag", &target, json!({"tag": "t"})),
+                    4 => s.record_decision("ann", "unsure", &target, json!({})),
+                    _ => match last.pop() {
+                        Some(id) => s.record_undo("ann", id),
+                        None => continue,
+                    },
+                }.unwrap();
+                if kind < 5 {
+                    last.push(row.id);
+                }
+            }
+            let kept = s.review_status_rows().unwrap();
+            s.rebuild_review_statuses().unwrap();
+            proptest::prop_assert_eq!(s.review_status_rows().unwrap(), kept);
+        }
     }
 
     #[test]

@@ -186,6 +186,37 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX review_clusters_key ON review_clusters(members_key);
     "#,
+    // v4: cluster statuses derived from the labels over a cluster's documents and pairs, so a
+    // rerun's cluster that adds or drops a member still shows what the coder said about it.
+    // Both tables are derived (from `labels`, `pair_labels` and `review_clusters`).
+    r#"
+    -- Which labeled document sets contain each document.
+    CREATE TABLE label_docs (
+        coder  TEXT NOT NULL,
+        doc_id INTEGER NOT NULL,
+        target TEXT NOT NULL,
+        PRIMARY KEY (coder, doc_id, target)
+    ) WITHOUT ROWID;
+    INSERT INTO label_docs(coder, doc_id, target)
+        SELECT l.coder, CAST(j.value AS INTEGER), l.target
+        FROM labels l, json_each('[' || l.target || ']') j;
+    -- Per coder and queue cluster with any label over its pairs or documents (absent:
+    -- unreviewed). status: partial (some member pairs labeled) | confirmed (all same) |
+    -- rejected (all different) | split (same and different) | unsure (any unsure).
+    CREATE TABLE review_status (
+        coder   TEXT NOT NULL,
+        run_id  INTEGER NOT NULL,
+        cluster INTEGER NOT NULL,
+        status  TEXT NOT NULL,
+        labeled INTEGER NOT NULL,               -- member pairs with a pair label
+        pairs   INTEGER NOT NULL,               -- member pairs
+        tags    TEXT NOT NULL DEFAULT '[]',     -- of every label sharing a pair with the cluster
+        note    TEXT,                           -- the latest such note
+        PRIMARY KEY (coder, run_id, cluster)
+    ) WITHOUT ROWID;
+    -- The next review start rebuilds the queue and the statuses.
+    DELETE FROM meta WHERE key = 'review_queue_runs';
+    "#,
 ];
 
 /// The schema version this build writes.
