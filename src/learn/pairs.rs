@@ -128,8 +128,9 @@ pub struct PairCounts {
     /// Labeled negatives (split across groups, rejected sets).
     pub hard_negatives: u64,
     pub sampled: u64,
-    /// Pairs a coder judged directly (two-document sets).
+    /// Pairs a coder judged directly (two-document sets), and the positives among them.
     pub direct: u64,
+    pub direct_positives: u64,
     pub train_pairs: u64,
     pub test_pairs: u64,
     pub train_positives: u64,
@@ -390,6 +391,7 @@ fn count(
         c.hard_negatives += u64::from(p.hard);
         c.sampled += u64::from(p.provenance == Provenance::Sampled);
         c.direct += u64::from(p.provenance == Provenance::Direct);
+        c.direct_positives += u64::from(p.provenance == Provenance::Direct && p.label);
         match p.split {
             Split::Train => {
                 c.train_pairs += 1;
