@@ -346,7 +346,8 @@ pub struct ExportArgs {
     /// 0 = no sampled negatives [default: 1].
     #[arg(long, value_name = "N", value_parser = parse_ratio)]
     pub negatives_per_positive: Option<f64>,
-    /// andd-jsonl: seed of the train/test split and of the negative sampling.
+    /// andd-jsonl: seed of the train/test split and of the negative sampling [default: a
+    /// fixed seed, so the same labels give the same file].
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// andd-jsonl: fraction of the labeled documents (whole clusters) on the test side

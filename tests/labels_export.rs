@@ -446,6 +446,27 @@ fn export_refuses_to_overwrite_and_names_what_is_wrong() {
         "{}",
         stderr(&out)
     );
+    // A device is never replaced, even with --force.
+    #[cfg(unix)]
+    {
+        let out = spotcheck(&[
+            "export",
+            "--db",
+            db,
+            "--format",
+            "gold-tsv",
+            "--out",
+            "/dev/null",
+            "--force",
+        ]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            stderr(&out).contains("not a regular file"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!Path::new("/dev/null").is_file());
+    }
 }
 
 #[test]

@@ -136,8 +136,7 @@ impl Output {
             return Ok(Output::Stdout);
         }
         check_new_file(dest, force)?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".spotcheck-export-")
+        let tmp = export_builder(0o666)
             .tempfile_in(parent_dir(dest)?)
             .with_context(|| format!("cannot write next to {}", dest.display()))?;
         Ok(Output::File {
@@ -191,6 +190,22 @@ impl Output {
     }
 }
 
+/// Temporary files and folders beside the target, created with the usual permissions
+/// (0666 / 0777 less the umask) rather than the private ones of temporary files, since
+/// they become the export.
+fn export_builder(mode: u32) -> tempfile::Builder<'static, 'static> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(".spotcheck-export-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        b.permissions(fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    b
+}
+
 fn parent_dir(dest: &Path) -> Result<PathBuf> {
     let parent = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -209,6 +224,13 @@ fn parent_dir(dest: &Path) -> Result<PathBuf> {
 fn check_new_file(dest: &Path, force: bool) -> Result<()> {
     if dest.is_dir() {
         bail!("{} is a directory; --out names a file here", dest.display());
+    }
+    if dest.exists() && !dest.is_file() {
+        // A device or a pipe: renaming over it would replace it, --force or not.
+        bail!(
+            "{} is not a regular file; write to standard output with --out - and redirect",
+            dest.display()
+        );
     }
     if dest.exists() && !force {
         bail!(
@@ -651,8 +673,7 @@ fn export_gold_dirs(
             );
         }
     }
-    let tmp = tempfile::Builder::new()
-        .prefix(".spotcheck-export-")
+    let tmp = export_builder(0o777)
         .tempdir_in(parent_dir(dest)?)
         .with_context(|| format!("cannot write next to {}", dest.display()))?;
     let rows = gold_rows(store, gold)?;
