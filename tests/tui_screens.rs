@@ -489,3 +489,51 @@ fn a_selection_moves_into_a_new_group_and_the_pair_view_assigns_the_compared_mem
     );
     assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
 }
+
+#[test]
+fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use spotcheck::tui::{handle_key, parse_key, render};
+    let f = fixture();
+    let mut s = f.session("ann");
+    let keys = Keymap::defaults();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    let mut key = |s: &mut spotcheck::review::Session, k: &str| {
+        handle_key(s, &keys, parse_key(k).unwrap());
+        render(&mut term, s, &keys).unwrap();
+        term.backend().buffer().clone()
+    };
+    key(&mut s, "Enter");
+    s.hold_background(true);
+    let buf = key(&mut s, "Enter");
+    insta::assert_snapshot!("pair_loading", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(s.busy());
+    assert_eq!(
+        t.matches("reading and comparing the documents…").count(),
+        2,
+        "{t}"
+    );
+    // The evidence line and the titles come at once.
+    assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
+    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    // Keys still work: the diff is asked for, the next member replaces the queued job, and
+    // the previous one replaces that.
+    let t = text_of(&key(&mut s, "d"));
+    assert!(t.contains("computing the word diff…"), "{t}");
+    key(&mut s, "d");
+    key(&mut s, "]");
+    key(&mut s, "[");
+    s.hold_background(false);
+    s.wait_background();
+    let t = text_of(&key(&mut s, "j"));
+    assert!(!s.busy());
+    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(t.contains("│Metro Post | News"), "{t}");
+    assert!(!t.contains("reading and comparing"), "{t}");
+    assert_eq!(
+        styled_runs(&buf, HighlightKind::SpotSig),
+        Vec::<String>::new()
+    );
+}

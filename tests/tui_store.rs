@@ -290,6 +290,18 @@ fn the_queue_reads_only_the_pages_it_shows() {
     // The last rows live on page 4 (rows 400..500); pages 1..3 were never read.
     assert_eq!(s.loaded_pages(), 2);
     assert!(s.row_at(250).is_none() && s.row_at(499).is_some());
+    // Paging up reads each page before the loaded one; the rows equal a read by offset.
+    let pages: Vec<&str> = vec!["PageUp"; 30];
+    press(&mut s, &pages);
+    assert_eq!(s.cursor, 0);
+    assert_eq!(s.loaded_pages(), 5);
+    let all = s
+        .store()
+        .queue_page("ann", &s.filter, s.sort, 0, 1000)
+        .unwrap();
+    for (pos, row) in all.iter().enumerate() {
+        assert_eq!(s.row_at(pos as u64).map(|r| r.cluster), Some(row.cluster));
+    }
 }
 
 #[test]

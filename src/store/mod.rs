@@ -15,7 +15,7 @@ pub use label_sets::{DocBrief, LabelSet};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{
     derive_status, Agreement, ClusterMember, ClusterReview, DecisionRow, Label, LabelStatus,
-    PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, ReviewDoc,
+    PageAt, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, ReviewDoc,
 };
 pub use schema::SCHEMA_VERSION;
 

@@ -129,13 +129,13 @@ impl QueueSort {
         }
     }
 
-    fn order_by(self) -> &'static str {
-        // The trailing keys make the order total, so paging never repeats or skips a row.
+    /// The queue table's rank column of this order (1 = first).
+    fn rank_column(self) -> &'static str {
         match self {
-            QueueSort::SizeDesc => "q.size DESC, q.max_score DESC, q.run_id, q.cluster",
-            QueueSort::SizeAsc => "q.size ASC, q.max_score DESC, q.run_id, q.cluster",
-            QueueSort::ScoreDesc => "q.max_score DESC, q.size DESC, q.run_id, q.cluster",
-            QueueSort::ScoreAsc => "q.min_score ASC, q.size DESC, q.run_id, q.cluster",
+            QueueSort::SizeDesc => "q.rank_size_desc",
+            QueueSort::SizeAsc => "q.rank_size_asc",
+            QueueSort::ScoreDesc => "q.rank_score_desc",
+            QueueSort::ScoreAsc => "q.rank_score_asc",
         }
     }
 }
@@ -159,6 +159,21 @@ pub struct QueueRow {
     pub disagree: bool,
     /// The member document ids, sorted.
     pub members: Vec<i64>,
+    /// The row's place in the queue order it was read in (for reading the next page).
+    pub rank: i64,
+}
+
+/// Where a page of the queue starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAt {
+    /// After this many rows.
+    Offset(u64),
+    /// The rows that end this many rows before the end (read backwards).
+    FromEnd(u64),
+    /// After the row of this rank.
+    After(i64),
+    /// Before the row of this rank (the rows just before it).
+    Before(i64),
 }
 
 /// What a coder's labels say about one cluster of a run. Decisions name document sets, so a
@@ -621,36 +636,8 @@ impl Store {
             return Ok(());
         }
         let tx = self.conn.transaction()?;
-        tx.execute_batch(
-            "DELETE FROM review_clusters;
-             INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
-                 max_score, members_key, title)
-             SELECT c.run_id, c.cluster, r.method,
-                 r.id = (SELECT max(id) FROM runs r2
-                         WHERE r2.method = r.method AND r2.finished_at IS NOT NULL),
-                 c.size, c.min_score, c.max_score,
-                 (SELECT group_concat(m.doc_id, ',' ORDER BY m.doc_id) FROM run_cluster_members m
-                   WHERE m.run_id = c.run_id AND m.cluster = c.cluster),
-                 coalesce((SELECT CASE WHEN d.title = '' THEN d.url ELSE d.title END
-                   FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
-                   WHERE m.run_id = c.run_id AND m.cluster = c.cluster
-                   ORDER BY m.doc_id LIMIT 1), '')
-             FROM run_clusters c JOIN runs r ON r.id = c.run_id
-             WHERE r.finished_at IS NOT NULL AND c.size >= 2;
-             -- Detectors disagree when the latest run of another method does not keep all
-             -- members in one cluster (an unclustered member counts as its own cluster).
-             UPDATE review_clusters SET disagree = EXISTS (
-               SELECT 1 FROM runs o
-               WHERE o.method != review_clusters.method
-                 AND o.id = (SELECT max(id) FROM runs o2
-                             WHERE o2.method = o.method AND o2.finished_at IS NOT NULL)
-                 AND (SELECT count(DISTINCT coalesce(m2.cluster, -m.doc_id))
-                      FROM run_cluster_members m
-                      LEFT JOIN run_cluster_members m2
-                        ON m2.run_id = o.id AND m2.doc_id = m.doc_id
-                      WHERE m.run_id = review_clusters.run_id
-                        AND m.cluster = review_clusters.cluster) > 1);",
-        )?;
+        let entries = build_queue(&tx)?;
+        write_queue(&tx, &entries)?;
         rebuild_statuses(&tx)?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_queue_runs', ?1)
@@ -780,22 +767,41 @@ impl Store {
         offset: u64,
         limit: u64,
     ) -> Result<Vec<QueueRow>> {
+        self.queue_rows(coder, filter, sort, PageAt::Offset(offset), limit)
+    }
+
+    /// Up to `limit` queue rows at `at`, in queue order. Reading after or before a row's
+    /// rank walks an index from there; an offset from the start or the end steps over the
+    /// rows before it, so the session uses it only for jumps.
+    pub fn queue_rows(
+        &self,
+        coder: &str,
+        filter: &QueueFilter,
+        sort: QueueSort,
+        at: PageAt,
+        limit: u64,
+    ) -> Result<Vec<QueueRow>> {
+        let rank = sort.rank_column();
+        let (cond, dir, offset) = match at {
+            PageAt::Offset(n) => (String::new(), "ASC", n),
+            PageAt::FromEnd(n) => (String::new(), "DESC", n),
+            PageAt::After(r) => (format!(" AND {rank} > {r}"), "ASC", 0),
+            PageAt::Before(r) => (format!(" AND {rank} < {r}"), "DESC", 0),
+        };
         let sql = format!(
             "SELECT q.run_id, q.method, q.cluster, q.size, q.min_score, q.max_score,
                 coalesce(l.status, 'unreviewed'), coalesce(l.tags, '[]'), q.title, q.disagree,
-                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2
+                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2, {rank}
              FROM review_clusters q
-             LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
-             WHERE {} ORDER BY {} LIMIT {} OFFSET {}",
+             LEFT JOIN review_status l
+               ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE {}{cond} ORDER BY {rank} {dir} LIMIT {limit} OFFSET {offset}",
             Self::queue_where(filter),
-            sort.order_by(),
-            limit,
-            offset
         );
         let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
-        let mut st = self.conn().prepare(&sql)?;
+        let mut st = self.conn().prepare_cached(&sql)?;
         let rows = st.query_map(p.as_slice(), |r| {
             Ok(QueueRow {
                 run_id: r.get(0)?,
@@ -811,9 +817,14 @@ impl Store {
                 title: r.get(8)?,
                 disagree: r.get::<_, i64>(9)? != 0,
                 members: parse_key(&r.get::<_, String>(10)?),
+                rank: r.get(13)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut out: Vec<QueueRow> = rows.collect::<rusqlite::Result<_>>()?;
+        if dir == "DESC" {
+            out.reverse();
+        }
+        Ok(out)
     }
 
     /// The position of the first cluster not yet fully reviewed (unreviewed or partial) in
@@ -824,24 +835,38 @@ impl Store {
         filter: &QueueFilter,
         sort: QueueSort,
     ) -> Result<Option<u64>> {
-        let sql = format!(
-            "SELECT pos FROM (SELECT row_number() OVER (ORDER BY {}) - 1 AS pos,
-                 coalesce(l.status, 'unreviewed') AS st
-               FROM review_clusters q
-               LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
-               WHERE {})
-             WHERE st IN ('unreviewed', 'partial') ORDER BY pos LIMIT 1",
-            sort.order_by(),
+        let rank = sort.rank_column();
+        let from = format!(
+            "FROM review_clusters q
+             LEFT JOIN review_status l
+               ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE {}",
             Self::queue_where(filter)
         );
         let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
-        let pos: Option<i64> = self
+        let first: Option<i64> = self
             .conn()
-            .query_row(&sql, p.as_slice(), |r| r.get(0))
+            .query_row(
+                &format!(
+                    "SELECT {rank} {from}
+                       AND coalesce(l.status, 'unreviewed') IN ('unreviewed', 'partial')
+                     ORDER BY {rank} LIMIT 1"
+                ),
+                p.as_slice(),
+                |r| r.get(0),
+            )
             .optional()?;
-        Ok(pos.map(|p| p as u64))
+        let Some(first) = first else {
+            return Ok(None);
+        };
+        let before: i64 = self.conn().query_row(
+            &format!("SELECT count(*) {from} AND {rank} < {first}"),
+            p.as_slice(),
+            |r| r.get(0),
+        )?;
+        Ok(Some(before as u64))
     }
 
     /// The members of a cluster with what the cluster screen shows.
@@ -1103,6 +1128,179 @@ fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
     }
     Ok(())
 }
+
+/// One cluster of a finished run as the queue table stores it.
+struct QueueEntry {
+    run_id: i64,
+    cluster: i64,
+    method: String,
+    latest: bool,
+    size: i64,
+    min_score: Option<f64>,
+    max_score: Option<f64>,
+    members: Vec<i64>,
+    title: String,
+    disagree: bool,
+}
+
+/// Every cluster (two members or more) of every finished run, with its sorted members, the
+/// first member's title (or URL) and whether the latest run of another method separates
+/// any of its members (a member another run leaves unclustered counts as separated).
+/// Computed in memory from one ordered scan of each run's members.
+fn build_queue(conn: &Connection) -> Result<Vec<QueueEntry>> {
+    let runs: Vec<(i64, String)> = {
+        let mut st =
+            conn.prepare("SELECT id, method FROM runs WHERE finished_at IS NOT NULL ORDER BY id")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut latest: BTreeMap<String, i64> = BTreeMap::new();
+    for (id, method) in &runs {
+        latest.insert(method.clone(), *id);
+    }
+    let mut cluster_of: HashMap<i64, HashMap<i64, i64>> = HashMap::new();
+    let mut entries = Vec::new();
+    let mut info_st = conn.prepare(
+        "SELECT cluster, size, min_score, max_score FROM run_clusters
+         WHERE run_id = ?1 AND size >= 2",
+    )?;
+    let mut members_st = conn.prepare(
+        "SELECT cluster, doc_id FROM run_cluster_members WHERE run_id = ?1
+         ORDER BY cluster, doc_id",
+    )?;
+    for (run, method) in &runs {
+        let is_latest = latest.get(method) == Some(run);
+        let mut info: HashMap<i64, (i64, Option<f64>, Option<f64>)> = HashMap::new();
+        for row in info_st.query_map([run], |r| {
+            Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+        })? {
+            let (c, i) = row?;
+            info.insert(c, i);
+        }
+        let mut docs_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+        let mut map: HashMap<i64, i64> = HashMap::new();
+        for row in
+            members_st.query_map([run], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+        {
+            let (c, d) = row?;
+            if is_latest {
+                map.insert(d, c);
+            }
+            if info.contains_key(&c) {
+                docs_of.entry(c).or_default().push(d);
+            }
+        }
+        if is_latest {
+            cluster_of.insert(*run, map);
+        }
+        for (c, members) in docs_of {
+            let (size, min_score, max_score) = info[&c];
+            entries.push(QueueEntry {
+                run_id: *run,
+                cluster: c,
+                method: method.clone(),
+                latest: is_latest,
+                size,
+                min_score,
+                max_score,
+                members,
+                title: String::new(),
+                disagree: false,
+            });
+        }
+    }
+    let mut title_st = conn.prepare_cached(
+        "SELECT CASE WHEN title = '' THEN url ELSE title END FROM documents WHERE id = ?1",
+    )?;
+    for e in &mut entries {
+        if let Some(first) = e.members.first() {
+            e.title = title_st
+                .query_row([first], |r| r.get(0))
+                .optional()?
+                .unwrap_or_default();
+        }
+        e.disagree = latest.iter().any(|(m, run)| {
+            *m != e.method
+                && cluster_of.get(run).is_some_and(|map| {
+                    let mut seen = e.members.iter().map(|d| map.get(d).copied().unwrap_or(-d));
+                    let first = seen.next();
+                    seen.any(|c| Some(c) != first)
+                })
+        });
+    }
+    Ok(entries)
+}
+
+/// Replaces the queue table with `entries`, numbering them in each queue order.
+fn write_queue(conn: &Connection, entries: &[QueueEntry]) -> Result<()> {
+    // ranks[i][k]: the position of entry i in order QueueSort::ALL[k] (the column order below).
+    let mut ranks = vec![[0i64; 4]; entries.len()];
+    for (k, sort) in QueueSort::ALL.into_iter().enumerate() {
+        let mut idx: Vec<usize> = (0..entries.len()).collect();
+        idx.sort_by(|&i, &j| queue_order(sort, &entries[i], &entries[j]));
+        for (pos, i) in idx.into_iter().enumerate() {
+            ranks[i][k] = pos as i64 + 1;
+        }
+    }
+    // A bulk insert, then the indexes built once (faster than updating them row by row).
+    conn.execute_batch(QUEUE_DROP_INDEXES)?;
+    conn.execute("DELETE FROM review_clusters", [])?;
+    let mut st = conn.prepare(
+        "INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
+           max_score, members_key, title, disagree, rank_size_desc, rank_size_asc,
+           rank_score_desc, rank_score_asc)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for (e, r) in entries.iter().zip(&ranks) {
+        st.execute(params![
+            e.run_id,
+            e.cluster,
+            e.method,
+            e.latest,
+            e.size,
+            e.min_score,
+            e.max_score,
+            target_key(&e.members),
+            e.title,
+            e.disagree,
+            r[0],
+            r[1],
+            r[2],
+            r[3]
+        ])?;
+    }
+    conn.execute_batch(QUEUE_INDEXES)?;
+    Ok(())
+}
+
+/// The order of the queue under `sort` (ties broken by run and cluster, so it is total).
+fn queue_order(sort: QueueSort, a: &QueueEntry, b: &QueueEntry) -> std::cmp::Ordering {
+    // A missing score sorts as SQLite sorts NULL: lowest.
+    let score = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    };
+    let first = match sort {
+        QueueSort::SizeDesc => b.size.cmp(&a.size).then(score(b.max_score, a.max_score)),
+        QueueSort::SizeAsc => a.size.cmp(&b.size).then(score(b.max_score, a.max_score)),
+        QueueSort::ScoreDesc => score(b.max_score, a.max_score).then(b.size.cmp(&a.size)),
+        QueueSort::ScoreAsc => score(a.min_score, b.min_score).then(b.size.cmp(&a.size)),
+    };
+    first.then((a.run_id, a.cluster).cmp(&(b.run_id, b.cluster)))
+}
+
+/// The queue table's indexes: one per queue order, `latest` included for the default filter.
+const QUEUE_INDEXES: &str = "
+    CREATE INDEX review_clusters_size_desc ON review_clusters(rank_size_desc, latest);
+    CREATE INDEX review_clusters_size_asc ON review_clusters(rank_size_asc, latest);
+    CREATE INDEX review_clusters_score_desc ON review_clusters(rank_score_desc, latest);
+    CREATE INDEX review_clusters_score_asc ON review_clusters(rank_score_asc, latest);";
+
+const QUEUE_DROP_INDEXES: &str = "
+    DROP INDEX IF EXISTS review_clusters_size_desc;
+    DROP INDEX IF EXISTS review_clusters_size_asc;
+    DROP INDEX IF EXISTS review_clusters_score_desc;
+    DROP INDEX IF EXISTS review_clusters_score_asc;";
 
 /// Recomputes the derived status of queue cluster (`run`, `cluster`) with sorted `members`
 /// for `coder` from the pair labels and the labeled sets over its documents.
@@ -1480,6 +1678,54 @@ mod tests {
             let kept = s.review_status_rows().unwrap();
             s.rebuild_review_statuses().unwrap();
             proptest::prop_assert_eq!(s.review_status_rows().unwrap(), kept);
+        }
+    }
+
+    #[test]
+    fn pages_read_after_before_or_from_the_end_equal_pages_read_by_offset() {
+        let (_d, mut s, ids) = store_with_docs(2 * 130);
+        // 130 clusters of 2, with sizes and scores full of ties.
+        let r = s.create_run("spotsigs", &json!({})).unwrap();
+        let rows: Vec<ClusterRow> = (0..130)
+            .map(|i| ClusterRow {
+                members: vec![ids[2 * i], ids[2 * i + 1]],
+                min_score: (i % 7 != 0).then_some((i % 3) as f64 / 10.0),
+                max_score: (i % 5 != 0).then_some((i % 4) as f64 / 10.0),
+                weakest_bridge: None,
+            })
+            .collect();
+        s.write_run_clusters(r, &rows).unwrap();
+        s.finish_run(r, &json!({})).unwrap();
+        s.refresh_review_queue().unwrap();
+        let f = QueueFilter::default();
+        for sort in QueueSort::ALL {
+            let all = s.queue_page("ann", &f, sort, 0, 1000).unwrap();
+            assert_eq!(all.len(), 130);
+            let key = |r: &QueueRow| (r.run_id, r.cluster);
+            let keys: Vec<_> = all.iter().map(key).collect();
+            let read = |at| -> Vec<(i64, i64)> {
+                s.queue_rows("ann", &f, sort, at, 40)
+                    .unwrap()
+                    .iter()
+                    .map(key)
+                    .collect()
+            };
+            assert_eq!(read(PageAt::Offset(40)), keys[40..80]);
+            assert_eq!(read(PageAt::After(all[39].rank)), keys[40..80]);
+            assert_eq!(read(PageAt::Before(all[80].rank)), keys[40..80]);
+            assert_eq!(read(PageAt::FromEnd(10)), keys[80..120]);
+            // The order is the one the sort names.
+            let score = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+            for w in all.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                match sort {
+                    QueueSort::SizeDesc | QueueSort::SizeAsc => {
+                        assert!(score(a.max_score) >= score(b.max_score) || a.size != b.size)
+                    }
+                    QueueSort::ScoreDesc => assert!(score(a.max_score) >= score(b.max_score)),
+                    QueueSort::ScoreAsc => assert!(score(a.min_score) <= score(b.min_score)),
+                }
+            }
         }
     }
 

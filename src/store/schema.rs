@@ -214,6 +214,28 @@ const MIGRATIONS: &[&str] = &[
         note    TEXT,                           -- the latest such note
         PRIMARY KEY (coder, run_id, cluster)
     ) WITHOUT ROWID;
+    -- The queue table again (derived, so dropped and rebuilt): a rowid table, with the
+    -- position of each cluster in each queue order (1 = first), so a page of the queue is
+    -- read from an index and the next page starts after the last rank of this one. The
+    -- rank indexes are made by the queue refresh (after its bulk insert).
+    DROP TABLE review_clusters;
+    CREATE TABLE review_clusters (
+        run_id          INTEGER NOT NULL,
+        cluster         INTEGER NOT NULL,
+        method          TEXT NOT NULL,
+        latest          INTEGER NOT NULL,       -- 1 if the run is the latest finished of its method
+        size            INTEGER NOT NULL,
+        min_score       REAL,
+        max_score       REAL,
+        members_key     TEXT NOT NULL,          -- sorted member ids joined by ','
+        title           TEXT NOT NULL,
+        disagree        INTEGER NOT NULL DEFAULT 0, -- another method splits these members
+        rank_size_desc  INTEGER NOT NULL,
+        rank_size_asc   INTEGER NOT NULL,
+        rank_score_desc INTEGER NOT NULL,
+        rank_score_asc  INTEGER NOT NULL,
+        PRIMARY KEY (run_id, cluster)
+    );
     -- The next review start rebuilds the queue and the statuses.
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,

@@ -455,7 +455,21 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
         summary,
     );
     let height = panes.height.saturating_sub(2) as usize;
+    let waiting = |what: &str| {
+        Paragraph::new(Line::styled(
+            what.to_string(),
+            Style::new().add_modifier(Modifier::DIM),
+        ))
+    };
     if p.show_diff {
+        if p.diff_loading() {
+            let block = Block::bordered()
+                .title(format!("word diff {} → {}", p.left.doc_id, p.right.doc_id));
+            frame.render_widget(
+                waiting("computing the word diff… (d: back to the documents)").block(block),
+                panes,
+            );
+        }
         if let Some(d) = &p.diff {
             let block = Block::bordered().title(format!(
                 "word diff {} → {} (red: only left, green: only right)",
@@ -470,11 +484,12 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
     }
     for (pane, area, label) in [(&p.left, left, "anchor"), (&p.right, right, "compare")] {
         let title = format!("{label} {} · {}", pane.doc_id, pane.url);
-        frame.render_widget(
+        let body = if p.loading() {
+            waiting("reading and comparing the documents…")
+        } else {
             Paragraph::new(pane_lines(pane, p.scroll, height))
-                .block(Block::bordered().title(title)),
-            area,
-        );
+        };
+        frame.render_widget(body.block(Block::bordered().title(title)), area);
     }
 }
 
