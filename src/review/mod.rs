@@ -3,6 +3,7 @@
 //! the same calls. The terminal UI in `tui` draws what this module decides.
 
 pub mod actions;
+pub mod background;
 pub mod evidence;
 pub mod oracle;
 pub mod sanitize;
