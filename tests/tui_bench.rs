@@ -175,13 +175,18 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     // The queue table is built on the first start only; measure a restart too.
     let (_, first) = d.start(&db);
     let (mut s, restart) = d.start(&db);
-    let moves = d.presses(&mut s, "j", 1000);
+    let moves = d.measure(&mut s, "j", 1000);
     let mut opens = Vec::new();
+    let mut cpu = Vec::new();
     for _ in 0..100 {
+        d.cpu.clear();
         opens.push(d.press(&mut s, "Enter"));
+        cpu.append(&mut d.cpu);
         d.press(&mut s, "Esc");
         d.press(&mut s, "j");
     }
+    d.cpu = cpu;
+    let opens = d.report(opens);
     d.press(&mut s, "g");
     d.press(&mut s, "Enter");
     let (pair_key, pair_ready) = open_pair(&mut d, &mut s);
@@ -189,15 +194,15 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
         .pair
         .as_ref()
         .is_some_and(|p| p.left.lines().len() >= 5000));
-    let scrolls = d.presses(&mut s, "j", 1000);
+    let scrolls = d.measure(&mut s, "j", 1000);
     assert!(s.pair.as_ref().is_some_and(|p| p.scroll >= 1000));
     eprintln!("first frame (new queue table): {first:?}; first frame on restart: {restart:?}");
-    eprintln!("queue move {}", stats(moves));
-    eprintln!("open cluster {}", stats(opens));
+    eprintln!("queue move {moves}");
+    eprintln!("open cluster {opens}");
     eprintln!(
         "open 5,000-line pair: key to frame {pair_key:?}, to the compared documents {pair_ready:?}"
     );
-    eprintln!("scroll 5,000-line document {}", stats(scrolls));
+    eprintln!("scroll 5,000-line document {scrolls}");
 }
 
 #[test]
@@ -294,12 +299,15 @@ fn real_first_frame_and_key_latency() {
         d.press(&mut s, "Esc");
         d.press(&mut s, "j");
     }
+    let slowest = (0..opens.len()).max_by_key(|&i| opens[i]).unwrap();
+    let slowest_cpu = cpu[slowest];
     d.cpu = cpu;
     let opens = d.report(opens);
     eprintln!(
-        "opened clusters of {}..{} members",
+        "opened clusters of {}..{} members; the slowest open was #{slowest}, {} members (CPU {slowest_cpu:.2?})",
         sizes.iter().min().unwrap(),
-        sizes.iter().max().unwrap()
+        sizes.iter().max().unwrap(),
+        sizes[slowest]
     );
     let (run, cluster, a, b) = long_pair(&db).expect("a cluster with two 5,000-line documents");
     // Find the cluster in the queue by paging through it.

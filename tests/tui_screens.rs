@@ -537,3 +537,30 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn the_readme_key_table_is_the_help_screen() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = spotcheck::tui::view::help_markdown(&Keymap::defaults());
+    let start = readme
+        .find("<!-- keys:start -->\n")
+        .expect("README key table start marker");
+    let end = readme
+        .find("<!-- keys:end -->")
+        .expect("README key table end marker");
+    let current = &readme[start + "<!-- keys:start -->\n".len()..end];
+    if current != table && std::env::var("SPOTCHECK_UPDATE_README").as_deref() == Ok("1") {
+        let updated = format!(
+            "{}{table}{}",
+            &readme[..start + "<!-- keys:start -->\n".len()],
+            &readme[end..]
+        );
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), updated).unwrap();
+        return;
+    }
+    assert!(
+        current == table,
+        "README.md's key table is out of date: run this test with SPOTCHECK_UPDATE_README=1"
+    );
+}

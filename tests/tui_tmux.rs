@@ -108,22 +108,27 @@ impl Tmux {
     }
 
     fn start_line(&self, line: &str) {
-        let out = self.cmd(&[
-            "new-session",
-            "-d",
-            "-s",
-            "sc",
-            "-x",
-            "110",
-            "-y",
-            "30",
-            line,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        // A server whose last session was just killed may still be exiting: then the new
+        // session fails with "server exited unexpectedly"; try again until it starts.
+        wait_for("a new tmux session", || {
+            let out = self.cmd(&[
+                "new-session",
+                "-d",
+                "-s",
+                "sc",
+                "-x",
+                "110",
+                "-y",
+                "30",
+                line,
+            ]);
+            let error = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success() || error.contains("server exited"),
+                "{error}"
+            );
+            out.status.success()
+        });
     }
 
     fn screen(&self) -> String {
@@ -346,8 +351,11 @@ fn ctrl_c_and_sigterm_give_the_terminal_back() {
     tmux.keys(&["t", "w", "C-c"]);
     assert_given_back(&tmux, "0");
     assert!(tui_support::fixture_log_is_empty(&db, "tmuxer"));
-    assert!(tmux.cmd(&["kill-session", "-t", "sc"]).status.success());
-    // SIGTERM from outside ends the loop and restores the terminal too.
+    // SIGTERM from outside ends the loop and restores the terminal too (in a second tmux
+    // server: a new session on a server whose last session just ended can race its exit).
+    let tmux = Tmux {
+        socket: format!("spotcheck-term-{}", std::process::id()),
+    };
     tmux.start_then_inspect(&db, "");
     assert_taken_over(&tmux);
     let pid = tmux.review_pid();

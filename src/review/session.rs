@@ -655,6 +655,10 @@ impl Session {
         }
         self.pair = None;
         self.push(Mode::Cluster);
+        if self.cluster.as_ref().is_some_and(|c| c.members.len() > 2) {
+            self.message =
+                "split into several groups: 1-9 put members into a group, S splits".into();
+        }
         Ok(())
     }
 

@@ -216,7 +216,8 @@ pub struct ClusterMember {
     pub id: i64,
     pub url: String,
     pub title: String,
-    pub chars: i64,
+    /// Bytes of the visible text (UTF-8): SQLite reads this without the text itself.
+    pub bytes: i64,
     pub dup_group: Option<i64>,
 }
 
@@ -872,7 +873,7 @@ impl Store {
     /// The members of a cluster with what the cluster screen shows.
     pub fn cluster_members(&self, run: i64, cluster: i64) -> Result<Vec<ClusterMember>> {
         let mut st = self.conn().prepare(
-            "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group
+            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group
              FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
              WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY d.id",
         )?;
@@ -881,7 +882,7 @@ impl Store {
                 id: r.get(0)?,
                 url: r.get(1)?,
                 title: r.get(2)?,
-                chars: r.get(3)?,
+                bytes: r.get(3)?,
                 dup_group: r.get(4)?,
             })
         })?;
@@ -1401,7 +1402,8 @@ fn update_cluster_status(
 /// (the only clusters whose pair labels or covering labels a decision on `target` changes).
 fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
     let runs: Vec<i64> = {
-        let mut st = conn.prepare_cached("SELECT DISTINCT run_id FROM review_clusters")?;
+        // A run finished since the last queue refresh has no queue rows yet: skipped below.
+        let mut st = conn.prepare_cached("SELECT id FROM runs WHERE finished_at IS NOT NULL")?;
         let rows = st.query_map([], |r| r.get(0))?;
         rows.collect::<rusqlite::Result<_>>()?
     };

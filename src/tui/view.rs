@@ -353,7 +353,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
                 c.groups.get(&m.id).map_or(String::new(), |g| g.to_string()),
                 m.id.to_string(),
                 m.dup_group.map_or("-".into(), |g| g.to_string()),
-                m.chars.to_string(),
+                m.bytes.to_string(),
                 m.url.clone(),
                 m.title.clone(),
             ]);
@@ -382,7 +382,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     )
     .header(
         Row::new(vec![
-            "", "sel", "grp", "doc", "dup", "chars", "url", "title",
+            "", "sel", "grp", "doc", "dup", "bytes", "url", "title",
         ])
         .bold(),
     );
@@ -523,6 +523,20 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
             ]
         })
         .collect()
+}
+
+/// The help screen as a Markdown table (the README's key table is this text; a test keeps
+/// them equal).
+pub fn help_markdown(keys: &Keymap) -> String {
+    let mut out = String::from("| keys | action | screens | what it does |\n|---|---|---|---|\n");
+    for [k, name, screens, what] in help_rows(keys) {
+        let k: Vec<String> = k.split(' ').map(|k| format!("`{k}`")).collect();
+        out.push_str(&format!(
+            "| {} | {name} | {screens} | {what} |\n",
+            k.join(" ")
+        ));
+    }
+    out
 }
 
 fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {
