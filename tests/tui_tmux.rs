@@ -90,6 +90,23 @@ impl Tmux {
             .collect()
     }
 
+    /// The pid of the review process: the pane's process itself, or its child when a shell
+    /// runs it.
+    fn review_pid(&self) -> String {
+        let pane = self.format("pane_pid");
+        let comm = std::fs::read_to_string(format!("/proc/{pane}/comm")).unwrap_or_default();
+        if comm.trim() == "spotcheck" {
+            return pane;
+        }
+        let out = Command::new("pgrep")
+            .args(["-P", &pane])
+            .output()
+            .expect("pgrep runs");
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "the review process under {pane}");
+        pid
+    }
+
     fn start_line(&self, line: &str) {
         // A server whose last session was just killed may still be exiting: then the new
         // session fails with "server exited unexpectedly"; try again until it starts.
@@ -141,6 +158,17 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
             "timed out waiting for {what}"
         );
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether process `pid` still runs (a zombie waiting to be reaped has ended).
+fn is_running(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state is the first field after the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
     }
 }
 
@@ -201,8 +229,11 @@ fn decisions_survive_killing_the_terminal() {
     });
     tmux.keys(&["u"]);
     wait_for("the undo of the tag batch", || log_len(&db) == 5);
-    // Kill the terminal without quitting.
+    // Kill the terminal without quitting: the review must exit, not outlive its terminal
+    // (crossterm alone would spin on the dead tty forever).
+    let pid = tmux.review_pid();
     assert!(tmux.cmd(&["kill-session", "-t", "sc"]).status.success());
+    wait_for("the review to exit with its terminal", || !is_running(&pid));
     let store = Store::open(&db).unwrap();
     assert_eq!(
         store.label("tmuxer", first).unwrap().status,
@@ -327,13 +358,7 @@ fn ctrl_c_and_sigterm_give_the_terminal_back() {
     };
     tmux.start_then_inspect(&db, "");
     assert_taken_over(&tmux);
-    let shell = tmux.format("pane_pid");
-    let out = Command::new("pgrep")
-        .args(["-P", &shell])
-        .output()
-        .expect("pgrep runs");
-    let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    assert!(!pid.is_empty(), "the review process under {shell}");
+    let pid = tmux.review_pid();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])
         .status()

@@ -1,3 +1,5 @@
 //! Training pairs, ANDD features and training, evaluation metrics.
 
+pub mod labels;
 pub mod metrics;
+pub mod pairs;

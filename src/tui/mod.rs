@@ -1,7 +1,8 @@
 //! The terminal UI: the only module that uses ratatui and crossterm (event loop, actions,
 //! keymap, views). It maps keys to the named actions of `review::ACTIONS`, draws the
 //! session with a pure view function, and always gives the terminal back: on quit, on
-//! Ctrl-C (a key in raw mode), on SIGINT/SIGTERM/SIGHUP, on error and on panic.
+//! Ctrl-C (a key in raw mode), on SIGINT/SIGTERM, on error and on panic; on SIGHUP (the
+//! terminal is gone) it exits.
 
 pub mod keymap;
 pub mod view;
@@ -134,9 +135,15 @@ fn install_panic_hook() {
     }));
 }
 
-/// A flag set by SIGINT, SIGTERM or SIGHUP, so the loop ends and the guard restores the
-/// terminal (in raw mode Ctrl-C is a key, handled as quit; this covers `kill`). A second
-/// SIGINT or SIGTERM ends the process at once.
+/// A flag set by SIGINT or SIGTERM, so the loop ends and the guard restores the terminal
+/// (in raw mode Ctrl-C is a key, handled as quit; this covers `kill`). A second SIGINT or
+/// SIGTERM ends the process at once.
+///
+/// SIGHUP means the terminal is gone (a closed window, `tmux kill-session`): there is
+/// nothing to restore, and the loop could not notice the flag anyway, because crossterm's
+/// event source spins forever on a dead tty that reads EOF (crossterm issue #793, open in
+/// 0.28/0.29). A watcher thread ends the process instead; every decision is already
+/// committed, so nothing is lost.
 fn stop_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     #[cfg(unix)]
@@ -145,9 +152,17 @@ fn stop_flag() -> Result<Arc<AtomicBool>> {
         for (sig, status) in [(SIGINT, 130), (SIGTERM, 143)] {
             signal_hook::flag::register_conditional_shutdown(sig, status, flag.clone())?;
         }
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
+        for sig in [SIGINT, SIGTERM] {
             signal_hook::flag::register(sig, flag.clone())?;
         }
+        let mut hangups = signal_hook::iterator::Signals::new([SIGHUP])?;
+        std::thread::Builder::new()
+            .name("sighup".into())
+            .spawn(move || {
+                if hangups.forever().next().is_some() {
+                    std::process::exit(129);
+                }
+            })?;
     }
     Ok(flag)
 }
