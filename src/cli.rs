@@ -190,7 +190,7 @@ fn parse_idf(s: &str) -> Result<(f64, Option<f64>), String> {
 pub struct DetectArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// Which detector; `all` runs SpotSigs, I-Match and Cooper.
+    /// Which detector; `all` runs SpotSigs, I-Match and Cooper (and ANDD given `--model`).
     #[arg(long, value_enum, default_value_t = MethodArg::All)]
     pub method: MethodArg,
     /// Text the detectors read (default: visible for SpotSigs, main for I-Match and Cooper).
@@ -252,6 +252,20 @@ pub struct DetectArgs {
     /// Cooper: the paper's "contains inserted material" setting, 50% / 50%.
     #[arg(long)]
     pub cooper_inserted: bool,
+    /// ANDD: the model file from `spotcheck train` (needed by `--method andd`; with
+    /// `--method all`, ANDD runs too when a model is given).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
+    /// ANDD: similarity threshold (default: the one chosen on the model's training pairs).
+    #[arg(long, value_name = "F")]
+    pub threshold: Option<f64>,
+    /// ANDD: find candidates with N-bit random-hyperplane LSH signatures (banded; the
+    /// paper's setting is 384) instead of the exact k-gram index.
+    #[arg(long, value_name = "N")]
+    pub lsh_bits: Option<usize>,
+    /// ANDD: LSH bands (default: from the threshold, for ≥ 99% recall of pairs at it).
+    #[arg(long, value_name = "B")]
+    pub lsh_bands: Option<usize>,
     /// Print each run's report as one JSON object.
     #[arg(long)]
     pub json: bool,

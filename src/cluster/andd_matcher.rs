@@ -179,8 +179,15 @@ fn band_key(sig: &[u64], band: usize, from: usize, to: usize) -> u64 {
     let mut i = from;
     while i < to {
         let take = (64 - i % 64).min(to - i);
-        let bits = (sig[i / 64] >> (i % 64)) & if take == 64 { u64::MAX } else { (1 << take) - 1 };
-        h = (h ^ bits).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29);
+        let bits = (sig[i / 64] >> (i % 64))
+            & if take == 64 {
+                u64::MAX
+            } else {
+                (1 << take) - 1
+            };
+        h = (h ^ bits)
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
         i += take;
     }
     h
@@ -333,13 +340,9 @@ mod tests {
         let want = brute_force(&vecs, Similarity::Cosine, t);
         let lsh = Lsh::default();
         let bands = auto_bands(lsh.bits, Similarity::Cosine, t);
-        assert!(bands >= 1 && bands <= 48, "{bands}");
-        let (got, stats) = match_pairs(
-            &vecs,
-            Similarity::Cosine,
-            t,
-            Candidates::Lsh { lsh, bands },
-        );
+        assert!((1..=48).contains(&bands), "{bands}");
+        let (got, stats) =
+            match_pairs(&vecs, Similarity::Cosine, t, Candidates::Lsh { lsh, bands });
         // Every LSH pair is a true pair (exact verification); most true pairs are found.
         assert!(got.iter().all(|p| want.contains(p)));
         assert!(
@@ -349,12 +352,7 @@ mod tests {
             want.len()
         );
         // The same inputs give the same pairs.
-        let (again, _) = match_pairs(
-            &vecs,
-            Similarity::Cosine,
-            t,
-            Candidates::Lsh { lsh, bands },
-        );
+        let (again, _) = match_pairs(&vecs, Similarity::Cosine, t, Candidates::Lsh { lsh, bands });
         assert_eq!(got, again);
     }
 

@@ -60,7 +60,7 @@ impl Default for TrainOptions {
         TrainOptions {
             k: 1,
             similarity: Similarity::Cosine,
-            l2: 0.1,
+            l2: 1.0,
             gamma: 10.0,
             seed: 0x00a1_dd5e_ed00_0001,
             max_iters: 100,
@@ -392,11 +392,17 @@ pub fn transforms(k: usize) -> BTreeMap<String, String> {
     let mut m: BTreeMap<String, String> = [
         ("bias", "1"),
         ("log_tf", "ln(1 + tf)"),
-        ("idf", "ln(N/df)/ln(N) over the collection being processed, in [0,1]"),
+        (
+            "idf",
+            "ln(N/df)/ln(N) over the collection being processed, in [0,1]",
+        ),
         ("tf_idf", "ln(1 + tf) * idf"),
         ("position", "token index of the first occurrence / tokens"),
         ("doc_length", "ln(1 + tokens) / 10"),
-        ("capitalized", "share of occurrences whose first word starts upper-case"),
+        (
+            "capitalized",
+            "share of occurrences whose first word starts upper-case",
+        ),
         ("in_title", "1 if every word of the k-gram is a title word"),
         ("in_url", "1 if every word of the k-gram is a URL word"),
         ("df_avg", "mean idf of the k-gram's words"),
@@ -434,7 +440,11 @@ impl AnddModel {
             bail!("{origin}: k = {} is not supported", m.k);
         }
         let want: Vec<&str> = feature_names(m.k);
-        if m.features.iter().map(String::as_str).ne(want.iter().copied()) {
+        if m.features
+            .iter()
+            .map(String::as_str)
+            .ne(want.iter().copied())
+        {
             bail!(
                 "{origin}: the model's features {:?} are not this spotcheck's {:?}",
                 m.features,
@@ -449,7 +459,10 @@ impl AnddModel {
             );
         }
         if m.text != "main" && m.text != "visible" {
-            bail!("{origin}: text must be \"main\" or \"visible\", found {:?}", m.text);
+            bail!(
+                "{origin}: text must be \"main\" or \"visible\", found {:?}",
+                m.text
+            );
         }
         if !m.threshold.is_finite() {
             bail!("{origin}: threshold is not a number");
@@ -477,7 +490,11 @@ pub fn best_threshold(scored: &[(f64, bool)]) -> (f64, f64, f64, f64) {
         }
         let p = tp / n;
         let r = if total_pos > 0.0 { tp / total_pos } else { 0.0 };
-        let f1 = if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 };
+        let f1 = if p + r > 0.0 {
+            2.0 * p * r / (p + r)
+        } else {
+            0.0
+        };
         if f1 > best.3 {
             let next = v.get(i).map_or(s, |x| x.0);
             best = ((s + next) / 2.0, p, r, f1);
@@ -500,10 +517,13 @@ pub fn check_label_counts(pairs: &[TrainPair]) -> Result<(usize, usize)> {
     Ok((pos, neg))
 }
 
+/// The best (objective, λ) seen so far.
+type BestPoint = Arc<Mutex<Option<(f64, Vec<f64>)>>>;
+
 /// Records the objective after every iteration and hands it to a progress callback.
 struct Progress {
     losses: Arc<Mutex<Vec<f64>>>,
-    best: Arc<Mutex<Option<(f64, Vec<f64>)>>>,
+    best: BestPoint,
     report: Box<dyn FnMut(u64, f64) + Send>,
 }
 
@@ -539,7 +559,10 @@ pub fn train(
             opts.k
         );
     }
-    if let Some(p) = pairs.iter().find(|p| p.a >= docs.len() || p.b >= docs.len()) {
+    if let Some(p) = pairs
+        .iter()
+        .find(|p| p.a >= docs.len() || p.b >= docs.len())
+    {
         bail!("pair ({}, {}) names a document out of range", p.a, p.b);
     }
     let objective = Objective::new(docs, pairs, opts);
@@ -607,7 +630,10 @@ pub fn train(
         k: opts.k,
         similarity: opts.similarity,
         text: text.into(),
-        features: feature_names(opts.k).iter().map(|s| s.to_string()).collect(),
+        features: feature_names(opts.k)
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         transforms: transforms(opts.k),
         lambda,
         prior: start,
@@ -649,13 +675,9 @@ mod tests {
                 let mut hashes: Vec<u64> = (0..30).map(|_| (u() * 60.0) as u64).collect();
                 hashes.sort_unstable();
                 hashes.dedup();
-                let mut x = Vec::new();
-                for _ in &hashes {
-                    x.push(1.0);
-                    for _ in 1..nf {
-                        x.push(u());
-                    }
-                }
+                let x: Vec<f64> = (0..hashes.len() * nf)
+                    .map(|i| if i % nf == 0 { 1.0 } else { u() })
+                    .collect();
                 DocFeatures { nf, hashes, x }
             })
             .collect()
@@ -792,17 +814,33 @@ mod tests {
     #[test]
     fn model_round_trips_and_bad_files_are_named() {
         let (docs, pairs) = toy_collection();
-        let m = train(&docs, &pairs, &TrainOptions::default(), "visible", |_, _| {}).unwrap();
+        let m = train(
+            &docs,
+            &pairs,
+            &TrainOptions::default(),
+            "visible",
+            |_, _| {},
+        )
+        .unwrap();
         let text = m.to_json();
         let back = AnddModel::from_json(&text, "m.json").unwrap();
         assert_eq!(back, m);
-        let e = AnddModel::from_json("{}", "m.json").unwrap_err().to_string();
-        assert!(e.contains("m.json") && e.contains("not a spotcheck ANDD model"), "{e}");
+        let e = AnddModel::from_json("{}", "m.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("m.json") && e.contains("not a spotcheck ANDD model"),
+            "{e}"
+        );
         let newer = text.replace("\"version\": 1", "\"version\": 99");
-        let e = AnddModel::from_json(&newer, "m.json").unwrap_err().to_string();
+        let e = AnddModel::from_json(&newer, "m.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("version 99"), "{e}");
         let short = text.replace("\"k\": 1", "\"k\": 3");
-        let e = AnddModel::from_json(&short, "m.json").unwrap_err().to_string();
+        let e = AnddModel::from_json(&short, "m.json")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("features"), "{e}");
         let e = AnddModel::from_json("not json", "x/m.json").unwrap_err();
         assert!(format!("{e:#}").contains("x/m.json"));
@@ -834,7 +872,13 @@ mod tests {
 
     #[test]
     fn best_threshold_splits_between_scores() {
-        let s = [(0.9, true), (0.8, true), (0.5, false), (0.7, true), (0.2, false)];
+        let s = [
+            (0.9, true),
+            (0.8, true),
+            (0.5, false),
+            (0.7, true),
+            (0.2, false),
+        ];
         let (t, p, r, f1) = best_threshold(&s);
         assert!((t - 0.6).abs() < 1e-12);
         assert_eq!((p, r, f1), (1.0, 1.0, 1.0));

@@ -179,7 +179,10 @@ pub struct DocTerms {
 pub fn doc_terms(doc: &DocInput<'_>, k: usize) -> DocTerms {
     let k = k.clamp(1, MAX_K);
     let tokens = tokenize(doc.text);
-    let word_hashes: Vec<u64> = tokens.iter().map(|t| gram_hash([t.norm.as_str()])).collect();
+    let word_hashes: Vec<u64> = tokens
+        .iter()
+        .map(|t| gram_hash([t.norm.as_str()]))
+        .collect();
     let title: HashSet<u64> = tokenize(doc.title)
         .iter()
         .map(|t| gram_hash([t.norm.as_str()]))
@@ -373,7 +376,10 @@ impl SparseVec {
 
     /// Squared Euclidean norm.
     pub fn norm2(&self) -> f64 {
-        self.weights.iter().map(|&w| f64::from(w) * f64::from(w)).sum()
+        self.weights
+            .iter()
+            .map(|&w| f64::from(w) * f64::from(w))
+            .sum()
     }
 
     /// A copy scaled to unit length (the empty vector stays empty).
@@ -584,13 +590,25 @@ mod tests {
         let t = doc_terms(&d, 1);
         assert_eq!(t.tokens, 7);
         assert!(t.words.is_empty());
-        let kernel = t.terms.iter().find(|s| s.hash == gram_hash(["kernel"])).unwrap();
+        let kernel = t
+            .terms
+            .iter()
+            .find(|s| s.hash == gram_hash(["kernel"]))
+            .unwrap();
         assert_eq!((kernel.tf, kernel.first, kernel.capitalized), (3, 0, 1));
         assert!(kernel.in_title && kernel.in_url);
-        let the = t.terms.iter().find(|s| s.hash == gram_hash(["the"])).unwrap();
+        let the = t
+            .terms
+            .iter()
+            .find(|s| s.hash == gram_hash(["the"]))
+            .unwrap();
         assert_eq!((the.tf, the.first, the.capitalized), (1, 2, 1));
         assert!(!the.in_title && !the.in_url);
-        let loads = t.terms.iter().find(|s| s.hash == gram_hash(["loads"])).unwrap();
+        let loads = t
+            .terms
+            .iter()
+            .find(|s| s.hash == gram_hash(["loads"]))
+            .unwrap();
         assert_eq!(loads.capitalized, 0);
         assert_eq!(t.terms.len(), 4);
         assert!(t.terms.windows(2).all(|w| w[0].hash < w[1].hash));
@@ -608,7 +626,10 @@ mod tests {
             .find(|s| s.hash == gram_hash(["a", "b", "c"]))
             .unwrap();
         assert_eq!((abc.tf, abc.first), (2, 0));
-        assert_eq!(abc.words[..3], [gram_hash(["a"]), gram_hash(["b"]), gram_hash(["c"])]);
+        assert_eq!(
+            abc.words[..3],
+            [gram_hash(["a"]), gram_hash(["b"]), gram_hash(["c"])]
+        );
         assert_eq!(t.words.len(), 4);
         // A text shorter than k has no k-gram.
         assert!(doc_terms(&doc("a b", "", ""), 3).terms.is_empty());
@@ -632,7 +653,10 @@ mod tests {
         assert_eq!(df.n_docs, 4);
         let f = features(&terms[0], &df);
         assert_eq!(f.nf, FEATURES.len());
-        let row = |h: u64| f.row(f.hashes.iter().position(|&x| x == h).unwrap()).to_vec();
+        let row = |h: u64| {
+            f.row(f.hashes.iter().position(|&x| x == h).unwrap())
+                .to_vec()
+        };
         let beta = row(gram_hash(["beta"]));
         let alpha = row(gram_hash(["alpha"]));
         let ln4 = 4f64.ln();
@@ -686,7 +710,10 @@ mod tests {
         assert!((similarity(Similarity::Cosine, &a, &b) - 0.8).abs() < 1e-12);
         assert!((similarity(Similarity::Jaccard, &a, &b) - 4.0 / 6.0).abs() < 1e-12);
         assert!((similarity(Similarity::Jaccard, &a, &a) - 1.0).abs() < 1e-12);
-        assert_eq!(similarity(Similarity::Cosine, &a, &SparseVec::default()), 0.0);
+        assert_eq!(
+            similarity(Similarity::Cosine, &a, &SparseVec::default()),
+            0.0
+        );
         assert!((Similarity::Jaccard.min_cosine(0.5) - 2.0 / 3.0).abs() < 1e-12);
         let top = top_shared(&a, &b, 5);
         assert_eq!(top, vec![(2, 1.0)]);
@@ -715,7 +742,9 @@ mod tests {
                 b.push((rng.next_u64(), 1.0));
             }
             let (a, b) = (sv(&a), sv(&b));
-            let angle = similarity(Similarity::Cosine, &a, &b).clamp(-1.0, 1.0).acos();
+            let angle = similarity(Similarity::Cosine, &a, &b)
+                .clamp(-1.0, 1.0)
+                .acos();
             let (sa, sb) = (lsh.signature(&a), lsh.signature(&b));
             assert_eq!(sa, lsh.signature(&a), "same vector, same signature");
             let est = f64::from(hamming(&sa, &sb)) / 384.0;
