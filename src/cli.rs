@@ -294,10 +294,85 @@ pub struct LexiconBuildArgs {
 pub struct EvalArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// Gold clustering: `url<TAB>cluster` lines, `#` comments.
-    #[arg(long, value_name = "FILE")]
+    /// Gold clustering: `url<TAB>cluster` lines, `#` comments; or `labels`: the clustering
+    /// the coders' labels imply (only labeled documents count).
+    #[arg(long, value_name = "FILE|labels")]
     pub gold: PathBuf,
+    /// With `--gold labels`: only this coder's labels (default: every coder's, pairs they
+    /// disagree on left out).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
     /// One JSON object per run.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Training pairs for ANDD, one JSON object per line.
+    AnddJsonl,
+    /// The gold clustering the labels imply, `url<TAB>cluster`.
+    GoldTsv,
+    /// One folder per gold cluster holding its pages (the SpotSigs gold-set layout).
+    GoldDirs,
+}
+
+fn parse_fraction(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("bad number {s:?}"))?;
+    if !(0.0..=1.0).contains(&f) {
+        return Err(format!("expected a fraction between 0 and 1, got {s}"));
+    }
+    Ok(f)
+}
+
+fn parse_ratio(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("bad number {s:?}"))?;
+    if !f.is_finite() || f < 0.0 {
+        return Err(format!("expected a number of 0 or more, got {s}"));
+    }
+    Ok(f)
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Output file (andd-jsonl, gold-tsv; `-` = standard output) or directory (gold-dirs,
+    /// must be missing or empty). An existing file is kept unless `--force`.
+    #[arg(long, value_name = "FILE|DIR")]
+    pub out: PathBuf,
+    /// Replace an existing output file.
+    #[arg(long)]
+    pub force: bool,
+    /// Only this coder's labels (default: every coder's; pairs they disagree on are left
+    /// out and reported).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// andd-jsonl: URLs and ids only, no titles and texts.
+    #[arg(long)]
+    pub no_text: bool,
+    /// Which text to write (andd-jsonl, gold-dirs) [default: visible].
+    #[arg(long, value_enum)]
+    pub text: Option<TextArg>,
+    /// andd-jsonl: negatives (labeled + sampled) per positive on each side of the split;
+    /// 0 = no sampled negatives [default: 1].
+    #[arg(long, value_name = "N", value_parser = parse_ratio)]
+    pub negatives_per_positive: Option<f64>,
+    /// andd-jsonl: seed of the train/test split and of the negative sampling [default: a
+    /// fixed seed, so the same labels give the same file].
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// andd-jsonl: fraction of the labeled documents (whole clusters) on the test side
+    /// [default: 0.2].
+    #[arg(long, value_name = "F", value_parser = parse_fraction)]
+    pub test_fraction: Option<f64>,
+    /// Write the pairs the coders disagree on to this TSV file (url_a, url_b, coders who
+    /// said same, coders who said different).
+    #[arg(long, value_name = "FILE")]
+    pub conflicts: Option<PathBuf>,
+    /// Print the summary on stderr as one JSON object.
     #[arg(long)]
     pub json: bool,
 }
@@ -335,8 +410,8 @@ pub enum Command {
     Errors(ListArgs),
     /// The review workbench (terminal UI).
     Review(ReviewArgs),
-    /// Export labels (andd-jsonl, gold-tsv, gold-dirs).
-    Export(PendingArgs),
+    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
+    Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
     Eval(EvalArgs),
     /// Train the ANDD similarity from the coders' labels.
@@ -361,7 +436,7 @@ pub fn main() -> ExitCode {
         Command::Sigs(a) => cmd::results::sigs(&a),
         Command::Runs(a) => cmd::results::runs(&a),
         Command::Review(a) => cmd::review::run(&a),
-        Command::Export(_) => not_implemented("export"),
+        Command::Export(a) => cmd::export::run(&a),
         Command::Eval(a) => cmd::eval::run(&a),
         Command::Train(_) => not_implemented("train"),
     };

@@ -1,6 +1,7 @@
 //! `spotcheck demo`: the bundled crawl in `assets/demo/` → a temporary database → ingest,
-//! the three detectors, a summary → the review workbench (unless `--no-review` or stdout is
-//! not a terminal).
+//! the three detectors, a summary → the bundled labels recorded as a coder's decisions and
+//! the detectors scored against them → the review workbench (unless `--no-review` or stdout
+//! is not a terminal).
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -12,8 +13,13 @@ use crate::cli::{DbArg, DemoArgs, ReviewArgs};
 use crate::cmd::detect::{
     detect_cooper, detect_imatch, detect_spotsigs, CooperSettings, IMatchSettings, SpotSigsSettings,
 };
+use crate::cmd::eval::{evaluate_runs, load_gold, read_gold_file, write_table};
 use crate::cmd::ingest::{ingest_paths, IngestOptions};
+use crate::review::oracle::{Oracle, OracleOptions};
 use crate::store::Store;
+
+/// The coder the bundled labels are recorded under.
+pub const DEMO_CODER: &str = "demo";
 
 /// Where the bundled demo crawl lives (inside the source tree).
 pub fn demo_crawl_dir() -> PathBuf {
@@ -51,6 +57,7 @@ pub fn run(a: &DemoArgs) -> Result<ExitCode> {
         }
         Ok(())
     })?;
+    apply_demo_labels(&mut store)?;
     drop(store);
     if a.db.is_some() {
         println!("database kept at {}", db.display());
@@ -68,4 +75,38 @@ pub fn run(a: &DemoArgs) -> Result<ExitCode> {
         blind: false,
         keymap: None,
     })
+}
+
+/// Records `assets/demo/labels.tsv` as decisions of the coder "demo" through the scripted
+/// coder (the gold clusters confirmed, then every proposed cluster the labels cover
+/// confirmed, split or rejected), and prints the detectors' scores against those labels.
+fn apply_demo_labels(store: &mut Store) -> Result<()> {
+    let path = demo_crawl_dir().join("labels.tsv");
+    let rows = read_gold_file(&path)?;
+    let mut oracle = Oracle::new(store, &rows, DEMO_CODER)?;
+    let opts = OracleOptions::default();
+    let gold = oracle.confirm_gold(store, &opts)?;
+    let queue = oracle.label_queue(store, &opts)?;
+    println!(
+        "\nlabels: {} recorded as decisions of coder \"{DEMO_CODER}\": {} gold clusters \
+         confirmed; of the proposed clusters {} confirmed ({} more were gold clusters \
+         already), {} split, {} rejected, {} not covered by the labels; {} documents labeled",
+        path.display(),
+        gold.confirmed,
+        queue.confirmed,
+        queue.skipped_labeled,
+        queue.split,
+        queue.rejected,
+        queue.skipped_unknown,
+        oracle.labeled_documents().len()
+    );
+    let loaded = load_gold(store, std::path::Path::new("labels"), Some(DEMO_CODER))?;
+    let evals = evaluate_runs(store, &loaded.gold)?;
+    println!(
+        "\nhow the detectors do against these labels (spotcheck eval --gold labels):\n{}",
+        loaded.description
+    );
+    let mut out = std::io::stdout().lock();
+    write_table(&mut out, &evals)?;
+    Ok(())
 }

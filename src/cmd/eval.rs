@@ -1,6 +1,7 @@
 //! `spotcheck eval`: pairwise precision, recall and F1 of every finished detector run
-//! against a gold clustering (`url<TAB>cluster`, `#` comments), counting only documents
-//! present in both; for scored methods also the best threshold and its Max-F1.
+//! against a gold clustering (`url<TAB>cluster`, `#` comments, or `labels`: the clustering
+//! the coders' labels imply), counting only documents present in both; for scored methods
+//! also the best threshold and its Max-F1.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -11,7 +12,9 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::cli::EvalArgs;
+use crate::learn::labels::{label_gold, merge_labels, LabelGold};
 use crate::learn::metrics::{Gold, PairScores};
+use crate::review::sanitize_line;
 use crate::store::Store;
 
 /// Scores of one run.
@@ -85,38 +88,102 @@ pub fn evaluate_runs(store: &Store, gold: &Gold) -> Result<Vec<RunEval>> {
     Ok(out)
 }
 
-pub fn run(a: &EvalArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
-    let rows = read_gold_file(&a.gold)?;
-    let (gold, missing) = gold_for_store(&store, &rows)?;
-    if gold.is_empty() {
-        bail!(
-            "no URL of gold file {} names a document of {}",
-            a.gold.display(),
-            a.db.db.display()
-        );
-    }
-    let evals = evaluate_runs(&store, &gold)?;
-    let mut out = std::io::stdout().lock();
-    if a.json {
-        for e in &evals {
-            super::write_json_line(&mut out, e)?;
+/// `--gold labels` names the coders' own labels rather than a file (write `./labels` for a
+/// file of that name).
+pub fn is_labels(gold: &Path) -> bool {
+    gold.as_os_str() == "labels"
+}
+
+/// The gold clustering the coders' labels imply (of one coder, or of all of them with
+/// conflicting pairs left out). An unknown coder is an error that lists the known ones.
+pub fn label_gold_for_store(store: &Store, coder: Option<&str>) -> Result<LabelGold> {
+    check_coder(store, coder)?;
+    let sets = store.label_sets(coder)?;
+    Ok(label_gold(&merge_labels(&sets)))
+}
+
+/// A coder named on the command line must have decisions in the store; the error lists
+/// the coders who do.
+pub fn check_coder(store: &Store, coder: Option<&str>) -> Result<()> {
+    let coders = store.coders()?;
+    if let Some(c) = coder {
+        if !coders.iter().any(|k| k == c) {
+            bail!(
+                "no decisions by coder {:?} in {} (coders: {})",
+                sanitize_line(c),
+                store.path().display(),
+                if coders.is_empty() {
+                    "none yet".to_string()
+                } else {
+                    sanitize_line(&coders.join(", "))
+                }
+            );
         }
-        return Ok(ExitCode::SUCCESS);
     }
-    writeln!(
-        out,
+    Ok(())
+}
+
+/// A gold clustering over this database's documents with a line saying where it comes from.
+pub struct LoadedGold {
+    pub gold: Gold,
+    pub description: String,
+}
+
+/// Reads the gold named on the command line: a `url<TAB>cluster` file, or `labels`.
+pub fn load_gold(store: &Store, gold: &Path, coder: Option<&str>) -> Result<LoadedGold> {
+    if is_labels(gold) {
+        let lg = label_gold_for_store(store, coder)?;
+        let g = Gold::new(lg.assignments().iter().map(|(d, c)| (*d, c.as_str())));
+        let mut description = format!(
+            "gold: the labels of {}: {} labeled documents in {} clusters, {} gold pairs",
+            match lg.coders.as_slice() {
+                [] => "no coder yet".to_string(),
+                [one] => format!("coder {}", sanitize_line(one)),
+                many => format!("coders {}", sanitize_line(&many.join(", "))),
+            },
+            g.len(),
+            lg.clusters.len(),
+            g.pair_count()
+        );
+        if !lg.conflicts.is_empty() {
+            description.push_str(&format!(
+                "; {} pairs the coders disagree on left out",
+                lg.conflicts.len()
+            ));
+        }
+        if !lg.inconsistent.is_empty() {
+            description.push_str(&format!(
+                "; {} pairs labeled different end up in one cluster through other labels",
+                lg.inconsistent.len()
+            ));
+        }
+        return Ok(LoadedGold {
+            gold: g,
+            description,
+        });
+    }
+    let rows = read_gold_file(gold)?;
+    let (g, missing) = gold_for_store(store, &rows)?;
+    let description = format!(
         "gold: {} documents in this database ({} gold URLs not found), {} gold pairs",
-        gold.len(),
+        g.len(),
         missing,
-        gold.pair_count()
-    )?;
+        g.pair_count()
+    );
+    Ok(LoadedGold {
+        gold: g,
+        description,
+    })
+}
+
+/// The evaluation table, one line per run.
+pub fn write_table(out: &mut impl Write, evals: &[RunEval]) -> Result<()> {
     writeln!(
         out,
         "{:<5} {:<9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  {:>17}",
         "run", "method", "pairs P", "R", "F1", "clust P", "R", "F1", "Max-F1 @ threshold"
     )?;
-    for e in &evals {
+    for e in evals {
         let maxf = match (e.max_f1, e.max_f1_threshold) {
             (Some(s), Some(t)) => format!("{:.4} @ {t:.4}", s.f1),
             _ => "-".into(),
@@ -135,5 +202,38 @@ pub fn run(a: &EvalArgs) -> Result<ExitCode> {
             maxf
         )?;
     }
+    Ok(())
+}
+
+pub fn run(a: &EvalArgs) -> Result<ExitCode> {
+    if a.coder.is_some() && !is_labels(&a.gold) {
+        return super::usage_error("--coder applies to --gold labels only");
+    }
+    let store = Store::open_existing(&a.db.db)?;
+    let loaded = load_gold(&store, &a.gold, a.coder.as_deref())?;
+    if loaded.gold.is_empty() {
+        if is_labels(&a.gold) {
+            bail!(
+                "no labels to evaluate against in {}: confirm, split or reject clusters with \
+                 `spotcheck review` first",
+                a.db.db.display()
+            );
+        }
+        bail!(
+            "no URL of gold file {} names a document of {}",
+            a.gold.display(),
+            a.db.db.display()
+        );
+    }
+    let evals = evaluate_runs(&store, &loaded.gold)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        for e in &evals {
+            super::write_json_line(&mut out, e)?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(out, "{}", loaded.description)?;
+    write_table(&mut out, &evals)?;
     Ok(ExitCode::SUCCESS)
 }

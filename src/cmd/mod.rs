@@ -4,6 +4,7 @@
 pub mod demo;
 pub mod detect;
 pub mod eval;
+pub mod export;
 pub mod ingest;
 pub mod listing;
 pub mod results;
@@ -28,4 +29,11 @@ pub(crate) fn tsv_cell(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
+}
+
+/// A usage error found after parsing (options that do not go together): reported like
+/// clap's, with exit code 2.
+pub(crate) fn usage_error(message: &str) -> anyhow::Result<std::process::ExitCode> {
+    eprintln!("spotcheck: error: {message}");
+    Ok(std::process::ExitCode::from(2))
 }

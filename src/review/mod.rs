@@ -1,8 +1,10 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
-//! highlight. The terminal UI in `tui` draws what this module decides.
+//! highlight; and a scripted coder (`oracle`) that decides from a gold clustering through
+//! the same calls. The terminal UI in `tui` draws what this module decides.
 
 pub mod actions;
 pub mod evidence;
+pub mod oracle;
 pub mod sanitize;
 pub mod session;
 pub mod undo;

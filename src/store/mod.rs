@@ -4,12 +4,14 @@
 
 mod detections;
 mod ingest_writes;
+mod label_sets;
 mod queries;
 mod review;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
+pub use label_sets::{DocBrief, LabelSet};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{
     Agreement, ClusterMember, DecisionRow, Label, LabelStatus, PairEvidence, Progress, QueueFilter,

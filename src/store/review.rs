@@ -202,7 +202,7 @@ pub struct Agreement {
 }
 
 /// Sorted, deduplicated ids as the `target` text of the log.
-fn target_key(ids: &[i64]) -> String {
+pub(super) fn target_key(ids: &[i64]) -> String {
     let set: BTreeSet<i64> = ids.iter().copied().collect();
     set.iter()
         .map(|i| i.to_string())
@@ -210,11 +210,11 @@ fn target_key(ids: &[i64]) -> String {
         .join(",")
 }
 
-fn parse_key(key: &str) -> Vec<i64> {
+pub(super) fn parse_key(key: &str) -> Vec<i64> {
     key.split(',').filter_map(|s| s.parse().ok()).collect()
 }
 
-fn parse_tags(s: &str) -> Vec<String> {
+pub(super) fn parse_tags(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
 
