@@ -377,6 +377,62 @@ pub struct ExportArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimilarityArg {
+    Cosine,
+    /// Extended Jaccard (Tanimoto) of the weighted vectors.
+    Jaccard,
+}
+
+fn parse_k(s: &str) -> Result<usize, String> {
+    match s.trim() {
+        "1" => Ok(1),
+        "3" => Ok(3),
+        _ => Err(format!("k must be 1 or 3, got {s}")),
+    }
+}
+
+fn parse_l2(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("bad number {s:?}"))?;
+    if !f.is_finite() || f < 0.0 {
+        return Err(format!("expected a number of 0 or more, got {s}"));
+    }
+    Ok(f)
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Where to write the model [default: DB with the extension `.andd.json`].
+    #[arg(long, value_name = "MODEL")]
+    pub out: Option<PathBuf>,
+    /// k-gram length: 1 (words, the paper's default) or 3.
+    #[arg(long, value_name = "1|3", default_value = "1", value_parser = parse_k)]
+    pub k: usize,
+    /// Similarity of the weighted vectors.
+    #[arg(long, value_enum, default_value_t = SimilarityArg::Cosine)]
+    pub similarity: SimilarityArg,
+    /// Strength α of the L2 pull toward TF·IDF weights [default: 1].
+    #[arg(long, value_name = "F", value_parser = parse_l2)]
+    pub l2: Option<f64>,
+    /// Seed of the negative sampling (labels and seed fix the model).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Only this coder's labels (default: every coder's; pairs they disagree on left out).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Which stored text the model reads [default: main].
+    #[arg(long, value_enum)]
+    pub text: Option<TextArg>,
+    /// Most L-BFGS iterations [default: 100].
+    #[arg(long, value_name = "N")]
+    pub max_iters: Option<u64>,
+    /// Print the summary as one JSON object (progress still goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -415,7 +471,7 @@ pub enum Command {
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
     Eval(EvalArgs),
     /// Train the ANDD similarity from the coders' labels.
-    Train(PendingArgs),
+    Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
     Demo(DemoArgs),
 }
@@ -438,7 +494,7 @@ pub fn main() -> ExitCode {
         Command::Review(a) => cmd::review::run(&a),
         Command::Export(a) => cmd::export::run(&a),
         Command::Eval(a) => cmd::eval::run(&a),
-        Command::Train(_) => not_implemented("train"),
+        Command::Train(a) => cmd::train::run(&a),
     };
     match result {
         Ok(code) => code,
@@ -448,11 +504,6 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn not_implemented(name: &str) -> anyhow::Result<ExitCode> {
-    eprintln!("spotcheck: `{name}` is not implemented yet");
-    Ok(ExitCode::from(2))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -204,3 +204,85 @@ fn detect_andd_needs_a_readable_model() {
         .collect();
     assert_eq!(methods, vec!["spotsigs", "imatch", "cooper"]);
 }
+
+#[test]
+fn train_from_oracle_labels_is_reproducible_and_refuses_too_few_labels() {
+    use spotcheck::review::oracle::{Oracle, OracleOptions};
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let pages = collection(&mut store, 12);
+    let train = |out: &std::path::Path, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+            .args(["train", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let m1 = db.with_file_name("m1.json");
+    let (ok, _, err) = train(&m1, &[]);
+    assert!(
+        !ok && err.contains("too few labels") && err.contains("0 near-duplicate"),
+        "{err}"
+    );
+    assert!(!m1.exists());
+
+    // A scripted coder confirms the two releases of topics 0..2 only: 3 positives.
+    let gold: Vec<(String, String)> = (0..12)
+        .flat_map(|t| {
+            (0..2).map(move |r| (format!("manual/1.{r}/page{t}.html"), format!("page{t}")))
+        })
+        .collect();
+    let mut oracle = Oracle::new(&store, &gold, "oracle").unwrap();
+    let sets: Vec<Vec<i64>> = pages[..3].iter().map(|p| p.to_vec()).collect();
+    oracle
+        .label_sets(&mut store, sets, &OracleOptions::default())
+        .unwrap();
+    let (ok, _, err) = train(&m1, &[]);
+    assert!(!ok && err.contains("3 near-duplicate pair(s)"), "{err}");
+
+    // Topics 0..8 confirmed, and look-alike pairs rejected: enough of both classes.
+    let sets: Vec<Vec<i64>> = pages[3..8].iter().map(|p| p.to_vec()).collect();
+    oracle
+        .label_sets(&mut store, sets, &OracleOptions::default())
+        .unwrap();
+    let looks: Vec<(i64, i64)> = (0..6).map(|t| (pages[t][0], pages[t + 1][1])).collect();
+    oracle
+        .label_pairs(&mut store, &looks, &OracleOptions::default())
+        .unwrap();
+    let (ok, out, err) = train(&m1, &["--seed", "7"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("wrote") && out.contains("threshold"), "{out}");
+    assert!(
+        err.contains("iteration") && err.contains("objective"),
+        "{err}"
+    );
+    assert!(
+        err.contains("8 near-duplicate") && err.contains("from oracle"),
+        "{err}"
+    );
+    let model = load_model(&m1).unwrap();
+    assert_eq!(model.training.positive_pairs, 8);
+    assert_eq!(model.training.coders, vec!["oracle"]);
+    assert!(model.training.loss_final <= model.training.loss_initial);
+    // Same labels, same seed: the same file, byte for byte.
+    let m2 = db.with_file_name("m2.json");
+    assert!(train(&m2, &["--seed", "7"]).0);
+    assert_eq!(std::fs::read(&m1).unwrap(), std::fs::read(&m2).unwrap());
+    // k = 3 with the extended Jaccard trains too and records its settings.
+    let m3 = db.with_file_name("m3.json");
+    let (ok, _, err) = train(&m3, &["--k", "3", "--similarity", "jaccard", "--json"]);
+    assert!(ok, "{err}");
+    let m = load_model(&m3).unwrap();
+    assert_eq!((m.k, m.features.len()), (3, 11));
+    assert_eq!(m.similarity, spotcheck::sig::andd::Similarity::Jaccard);
+    let (ok, _, err) = train(&m3, &["--k", "2"]);
+    assert!(!ok && err.contains("k must be 1 or 3"), "{err}");
+}

@@ -4,17 +4,140 @@
 //! file. Also the store-reading helpers `detect --method andd` shares.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
 
 use anyhow::{Context, Result};
 use rayon::prelude::*;
+use serde_json::json;
 
+use crate::cli::{SimilarityArg, TextArg, TrainArgs};
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
+use crate::learn::pairs::{training_pairs, PairOptions};
+use crate::sig::andd::Similarity;
 use crate::sig::andd::{doc_terms, features, DocFeatures, DocFreqs, DocInput, DocTerms};
 use crate::store::{Store, TextKind};
 
 /// Documents per chunk streamed from the store.
 const CHUNK: usize = 2048;
+
+/// The default model path: the database's path with the extension `.andd.json`.
+pub fn default_model_path(db: &Path) -> PathBuf {
+    db.with_extension("andd.json")
+}
+
+/// `spotcheck train`.
+pub fn run(a: &TrainArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let store = Store::open_existing(&a.db.db)?;
+    let defaults = TrainOptions::default();
+    let opts = TrainOptions {
+        k: a.k,
+        similarity: match a.similarity {
+            SimilarityArg::Cosine => Similarity::Cosine,
+            SimilarityArg::Jaccard => Similarity::Jaccard,
+        },
+        l2: a.l2.unwrap_or(defaults.l2),
+        seed: a.seed.unwrap_or(defaults.seed),
+        max_iters: a.max_iters.unwrap_or(defaults.max_iters),
+        ..defaults
+    };
+    let text = match a.text {
+        Some(TextArg::Visible) => TextKind::Visible,
+        _ => TextKind::Main,
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_model_path(&a.db.db));
+    // Every labeled pair trains the model (no held-out side); sampled negatives balance
+    // the classes, seeded.
+    let set = training_pairs(
+        &store,
+        &PairOptions {
+            coder: a.coder.clone(),
+            seed: opts.seed,
+            test_fraction: 0.0,
+            ..PairOptions::default()
+        },
+    )?;
+    let c = &set.counts;
+    eprintln!(
+        "training pairs from {}: {} near-duplicate, {} not ({} labeled look-alikes, {} sampled) \
+         over {} documents{}",
+        if set.coders.is_empty() {
+            "no coder".to_string()
+        } else {
+            set.coders.join(", ")
+        },
+        c.positives,
+        c.negatives,
+        c.hard_negatives,
+        c.sampled,
+        c.documents,
+        if c.conflicts > 0 {
+            format!("; {} pairs the coders disagree on left out", c.conflicts)
+        } else {
+            String::new()
+        }
+    );
+    let pairs: Vec<(i64, i64, bool)> = set.pairs.iter().map(|p| (p.a, p.b, p.label)).collect();
+    eprintln!(
+        "reading {} text of the collection (document frequencies, k = {})",
+        text_name(text),
+        opts.k
+    );
+    let mut model = train_on_pairs(&store, &pairs, &opts, text, |i, loss| {
+        eprintln!("iteration {i:>3}: objective {loss:.6}");
+    })?;
+    model.training.coders = set.coders.clone();
+    save_model(&model, &out)?;
+    let t = &model.training;
+    let summary = json!({
+        "model": out,
+        "k": model.k,
+        "similarity": model.similarity,
+        "text": model.text,
+        "threshold": model.threshold,
+        "lambda": model.lambda,
+        "documents": t.documents,
+        "positive_pairs": t.positive_pairs,
+        "negative_pairs": t.negative_pairs,
+        "iterations": t.iterations,
+        "loss_initial": t.loss_initial,
+        "loss_final": t.loss_final,
+        "stopped": t.stopped,
+        "train_f1": t.train_f1,
+        "seconds": started.elapsed().as_secs_f64(),
+    });
+    if a.json {
+        super::write_json_line(&mut std::io::stdout().lock(), &summary)?;
+    } else {
+        println!(
+            "wrote {}: k = {}, {}, {} iterations ({}), objective {:.4} → {:.4}; threshold {:.4} \
+             (F1 {:.3} on the training pairs); {:.1}s",
+            out.display(),
+            model.k,
+            model.similarity.name(),
+            t.iterations,
+            t.stopped,
+            t.loss_initial,
+            t.loss_final,
+            model.threshold,
+            t.train_f1,
+            started.elapsed().as_secs_f64()
+        );
+        let weights: Vec<String> = model
+            .features
+            .iter()
+            .zip(&model.lambda)
+            .map(|(f, l)| format!("{f} {l:+.3}"))
+            .collect();
+        println!("λ: {}", weights.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
 
 /// The stored text a model reads.
 pub fn text_kind_of(name: &str) -> TextKind {
