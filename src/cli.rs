@@ -266,6 +266,9 @@ pub struct DetectArgs {
     /// ANDD: LSH bands (default: from the threshold, for ≥ 99% recall of pairs at it).
     #[arg(long, value_name = "B")]
     pub lsh_bands: Option<usize>,
+    /// ANDD: documents with fewer non-zero k-grams are not matched (default 5).
+    #[arg(long, value_name = "N")]
+    pub min_kgrams: Option<usize>,
     /// Print each run's report as one JSON object.
     #[arg(long)]
     pub json: bool,

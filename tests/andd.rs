@@ -131,6 +131,7 @@ fn train_detect_and_review_show_the_models_evidence() {
             threshold: Some(0.999_999),
             lsh_bits: None,
             lsh_bands: None,
+            min_kgrams: None,
         },
     )
     .unwrap();
@@ -144,6 +145,7 @@ fn train_detect_and_review_show_the_models_evidence() {
             threshold: None,
             lsh_bits: Some(384),
             lsh_bands: None,
+            min_kgrams: None,
         },
     )
     .unwrap();

@@ -142,6 +142,9 @@ pub struct AnddSettings {
     pub lsh_bits: Option<usize>,
     /// LSH bands (default: chosen from the threshold, see `andd_matcher::auto_bands`).
     pub lsh_bands: Option<usize>,
+    /// Documents with fewer non-zero k-grams are not matched (default
+    /// `sig::andd::DEFAULT_MIN_KGRAMS`).
+    pub min_kgrams: Option<usize>,
 }
 
 /// What one run did.
@@ -253,6 +256,7 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
         threshold: a.threshold,
         lsh_bits: a.lsh_bits,
         lsh_bands: a.lsh_bands,
+        min_kgrams: a.min_kgrams,
     });
     let methods: Vec<MethodArg> = match a.method {
         // `all` adds ANDD only when a model is given.
@@ -705,7 +709,7 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
     use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
     use crate::sig::andd::{
         doc_terms, features, gram_spans, signature_hex, top_shared, weigh, DocInput, Lsh,
-        SparseVec, DEFAULT_LSH_SEED,
+        SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
     };
     let started = Instant::now();
     let model = super::train::load_model(&s.model)?;
@@ -714,6 +718,7 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
         bail!("ANDD threshold must be in (0, 1], got {threshold}");
     }
     let text = super::train::text_kind_of(&model.text);
+    let min_kgrams = s.min_kgrams.unwrap_or(DEFAULT_MIN_KGRAMS);
     let candidates = match s.lsh_bits {
         Some(bits) if bits > 0 => {
             let lsh = Lsh::new(bits, DEFAULT_LSH_SEED);
@@ -728,6 +733,7 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
         "model": s.model,
         "threshold": threshold,
         "candidates": candidates,
+        "min_kgrams": min_kgrams,
         "k": model.k,
         "similarity": model.similarity,
         "text": model.text,
@@ -750,7 +756,12 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
                     title,
                     url: &d.url,
                 };
-                weigh(&features(&doc_terms(&input, model.k), &dfs), &model.lambda)
+                let v = weigh(&features(&doc_terms(&input, model.k), &dfs), &model.lambda);
+                if v.len() < min_kgrams {
+                    SparseVec::default()
+                } else {
+                    v
+                }
             })
             .collect();
         ids.extend(chunk.iter().map(|d| d.id));
@@ -806,6 +817,7 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
     let mut summary = json!({
         "documents": ids.len(),
         "matchable": vecs.len() - stats.empty,
+        "too_few_kgrams": stats.empty,
         "pairs": pairs.len(),
         "candidates": stats.candidates,
         "indexed": stats.indexed,

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use crate::cli::{SimilarityArg, TextArg, TrainArgs};
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
-use crate::learn::pairs::{training_pairs, PairOptions};
+use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
 use crate::sig::andd::Similarity;
 use crate::sig::andd::{doc_terms, features, DocFeatures, DocFreqs, DocInput, DocTerms};
 use crate::store::{Store, TextKind};
@@ -82,13 +82,13 @@ pub fn run(a: &TrainArgs) -> Result<ExitCode> {
             String::new()
         }
     );
-    let pairs: Vec<(i64, i64, bool)> = set.pairs.iter().map(|p| (p.a, p.b, p.label)).collect();
+    let pairs = weighted_pairs(&set);
     eprintln!(
         "reading {} text of the collection (document frequencies, k = {})",
         text_name(text),
         opts.k
     );
-    let mut model = train_on_pairs(&store, &pairs, &opts, text, |i, loss| {
+    let mut model = train_on_weighted(&store, &pairs, &opts, text, |i, loss| {
         eprintln!("iteration {i:>3}: objective {loss:.6}");
     })?;
     model.training.coders = set.coders.clone();
@@ -192,7 +192,39 @@ pub fn collection_terms(
     Ok((dfs, kept))
 }
 
-/// Trains a model on labeled pairs of document ids `(a, b, same)` of `store`.
+/// The weight of a sampled negative when the threshold is chosen: every unlabeled pair of
+/// labeled documents from different clusters is a negative in the collection, and the
+/// sampled ones are a sample of them, so each stands for
+/// `(C(documents, 2) − positives − labeled negatives) / sampled` pairs (at least 1). Without
+/// it the threshold is fitted to balanced classes and set far too low for a collection,
+/// where negatives outnumber positives by orders of magnitude.
+pub fn sampled_negative_weight(c: &PairCounts) -> f64 {
+    if c.sampled == 0 {
+        return 1.0;
+    }
+    let d = c.documents as f64;
+    let implied = d * (d - 1.0) / 2.0 - c.positives as f64 - c.hard_negatives as f64;
+    (implied / c.sampled as f64).max(1.0)
+}
+
+/// The training pairs of a labeled set as `(a, b, same, weight)` with document ids.
+pub fn weighted_pairs(set: &TrainingSet) -> Vec<(i64, i64, bool, f64)> {
+    let w = sampled_negative_weight(&set.counts);
+    set.pairs
+        .iter()
+        .map(|p| {
+            let weight = if p.provenance == Provenance::Sampled {
+                w
+            } else {
+                1.0
+            };
+            (p.a, p.b, p.label, weight)
+        })
+        .collect()
+}
+
+/// Trains a model on labeled pairs of document ids `(a, b, same)` of `store` (each of
+/// weight 1).
 pub fn train_on_pairs(
     store: &Store,
     pairs: &[(i64, i64, bool)],
@@ -200,13 +232,23 @@ pub fn train_on_pairs(
     text: TextKind,
     progress: impl FnMut(u64, f64) + Send + 'static,
 ) -> Result<AnddModel> {
+    let weighted: Vec<(i64, i64, bool, f64)> =
+        pairs.iter().map(|&(a, b, s)| (a, b, s, 1.0)).collect();
+    train_on_weighted(store, &weighted, opts, text, progress)
+}
+
+/// Trains a model on weighted labeled pairs `(a, b, same, weight)` of document ids of
+/// `store` (see [`TrainPair::weight`]).
+pub fn train_on_weighted(
+    store: &Store,
+    pairs: &[(i64, i64, bool, f64)],
+    opts: &TrainOptions,
+    text: TextKind,
+    progress: impl FnMut(u64, f64) + Send + 'static,
+) -> Result<AnddModel> {
     let as_train: Vec<TrainPair> = pairs
         .iter()
-        .map(|&(a, b, same)| TrainPair {
-            a: a as usize,
-            b: b as usize,
-            same,
-        })
+        .map(|&(a, b, same, _)| TrainPair::new(a as usize, b as usize, same))
         .collect();
     // Refuse before reading the collection.
     andd::check_label_counts(&as_train)?;
@@ -221,11 +263,12 @@ pub fn train_on_pairs(
         .collect();
     let indexed: Vec<TrainPair> = pairs
         .iter()
-        .filter_map(|&(a, b, same)| {
+        .filter_map(|&(a, b, same, weight)| {
             Some(TrainPair {
                 a: *slot.get(&a)?,
                 b: *slot.get(&b)?,
                 same,
+                weight,
             })
         })
         .collect();

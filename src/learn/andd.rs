@@ -70,12 +70,27 @@ impl Default for TrainOptions {
 }
 
 /// A labeled pair of documents (indices into the feature list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainPair {
     pub a: usize,
     pub b: usize,
     /// True: near-duplicates.
     pub same: bool,
+    /// How many pairs of the collection this one stands for when the threshold is chosen
+    /// (1 for a labeled pair; more for a sampled negative, which represents every
+    /// unlabeled cross-cluster pair of the labeled documents). The loss ignores it.
+    pub weight: f64,
+}
+
+impl TrainPair {
+    pub fn new(a: usize, b: usize, same: bool) -> TrainPair {
+        TrainPair {
+            a,
+            b,
+            same,
+            weight: 1.0,
+        }
+    }
 }
 
 /// The starting point and regularization center: TF·IDF.
@@ -471,24 +486,27 @@ impl AnddModel {
     }
 }
 
-/// The threshold with the best F1 over labeled scores (predicted: score ≥ threshold), placed
-/// halfway between the lowest score it keeps and the next lower score. Returns
+/// The threshold with the best F1 over weighted labeled scores `(score, same, weight)`
+/// (predicted: score ≥ threshold; a pair of weight w counts as w pairs), placed halfway
+/// between the lowest score it keeps and the next lower score. Returns
 /// (threshold, precision, recall, F1).
-pub fn best_threshold(scored: &[(f64, bool)]) -> (f64, f64, f64, f64) {
+pub fn best_threshold(scored: &[(f64, bool, f64)]) -> (f64, f64, f64, f64) {
     let mut v = scored.to_vec();
     v.sort_by(|x, y| y.0.total_cmp(&x.0));
-    let total_pos = v.iter().filter(|x| x.1).count() as f64;
+    let total_pos: f64 = v.iter().filter(|x| x.1).map(|x| x.2).sum();
     let mut best = (1.0, 1.0, 0.0, 0.0);
     let (mut tp, mut n) = (0.0, 0.0);
     let mut i = 0;
     while i < v.len() {
         let s = v[i].0;
         while i < v.len() && v[i].0 == s {
-            n += 1.0;
-            tp += f64::from(u8::from(v[i].1));
+            n += v[i].2;
+            if v[i].1 {
+                tp += v[i].2;
+            }
             i += 1;
         }
-        let p = tp / n;
+        let p = if n > 0.0 { tp / n } else { 1.0 };
         let r = if total_pos > 0.0 { tp / total_pos } else { 0.0 };
         let f1 = if p + r > 0.0 {
             2.0 * p * r / (p + r)
@@ -614,7 +632,11 @@ pub fn train(
     };
     let objective = Objective::new(docs, pairs, opts);
     let sims = objective.similarities(&lambda);
-    let scored: Vec<(f64, bool)> = sims.iter().zip(pairs).map(|(&s, p)| (s, p.same)).collect();
+    let scored: Vec<(f64, bool, f64)> = sims
+        .iter()
+        .zip(pairs)
+        .map(|(&s, p)| (s, p.same, p.weight))
+        .collect();
     let (threshold, tp, tr, tf1) = best_threshold(&scored);
     let mean = |want: bool| {
         let v: Vec<f64> = scored.iter().filter(|x| x.1 == want).map(|x| x.0).collect();
@@ -697,16 +719,8 @@ mod tests {
         let nf = n_features(3);
         let docs = random_docs(12, nf, 42);
         let pairs: Vec<TrainPair> = (0..11)
-            .map(|i| TrainPair {
-                a: i,
-                b: i + 1,
-                same: i % 2 == 0,
-            })
-            .chain((0..6).map(|i| TrainPair {
-                a: i,
-                b: 11 - i,
-                same: i % 3 == 0,
-            }))
+            .map(|i| TrainPair::new(i, i + 1, i % 2 == 0))
+            .chain((0..6).map(|i| TrainPair::new(i, 11 - i, i % 3 == 0)))
             .collect();
         let mut rng = SplitMix64::new(9);
         for sim in [Similarity::Cosine, Similarity::Jaccard] {
@@ -778,11 +792,7 @@ mod tests {
         let mut pairs = Vec::new();
         for a in 0..texts.len() {
             for b in a + 1..texts.len() {
-                pairs.push(TrainPair {
-                    a,
-                    b,
-                    same: a / 2 == b / 2,
-                });
+                pairs.push(TrainPair::new(a, b, a / 2 == b / 2));
             }
         }
         (feats, pairs)
@@ -871,17 +881,32 @@ mod tests {
     }
 
     #[test]
-    fn best_threshold_splits_between_scores() {
+    fn best_threshold_splits_between_scores_and_counts_weights() {
         let s = [
-            (0.9, true),
-            (0.8, true),
-            (0.5, false),
-            (0.7, true),
-            (0.2, false),
+            (0.9, true, 1.0),
+            (0.8, true, 1.0),
+            (0.5, false, 1.0),
+            (0.7, true, 1.0),
+            (0.2, false, 1.0),
         ];
         let (t, p, r, f1) = best_threshold(&s);
         assert!((t - 0.6).abs() < 1e-12);
         assert_eq!((p, r, f1), (1.0, 1.0, 1.0));
+        // A negative at 0.85 standing for 10 pairs: keeping 0.8 and 0.7 would cost 10 false
+        // positives, so the best threshold keeps 0.9 only.
+        let w = [
+            (0.9, true, 1.0),
+            (0.85, false, 10.0),
+            (0.8, true, 1.0),
+            (0.7, true, 1.0),
+        ];
+        let (t, p, r, _) = best_threshold(&w);
+        assert!((t - 0.875).abs() < 1e-12, "{t}");
+        assert_eq!(p, 1.0);
+        assert!((r - 1.0 / 3.0).abs() < 1e-12);
+        // With weight 1 it is worth keeping all of them.
+        let one: Vec<_> = w.iter().map(|x| (x.0, x.1, 1.0)).collect();
+        assert!((best_threshold(&one).0 - 0.7).abs() < 1e-12);
     }
 
     #[test]

@@ -358,6 +358,12 @@ pub fn linear(lambda: &[f64], row: &[f64]) -> f64 {
     lambda.iter().zip(row).map(|(l, x)| l * x).sum()
 }
 
+/// Documents whose weighted vector has fewer non-zero k-grams than this are not matched
+/// (as I-Match signs no document with fewer than 5 lexicon terms): the similarity of two
+/// vectors of two or three k-grams is no evidence, and pages whose words the tokenizer
+/// cannot split (CJK text without spaces) otherwise match every page of their template.
+pub const DEFAULT_MIN_KGRAMS: usize = 5;
+
 /// A sparse non-negative vector over k-gram hashes, sorted by hash, without zeros.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SparseVec {
