@@ -118,13 +118,16 @@ fn family(dfs: &DocFreqs, terms: &HashMap<i64, DocTerms>, ids: &HashSet<i64>) ->
     Family { ids, slot, feats }
 }
 
-/// Max-F1 (threshold, P, R, F1) of λ on a family against its gold.
+/// (threshold, precision, recall, F1).
+type Best = Option<(f64, f64, f64, f64)>;
+
+/// Max-F1 (threshold, P, R, F1) of λ on a family against its gold, with the scored pairs.
 fn max_f1(
     fam: &Family,
     gold: &Gold,
     lambda: &[f64],
     sim: Similarity,
-) -> (Option<(f64, f64, f64, f64)>, Vec<(i64, i64, f64)>) {
+) -> (Best, Vec<(i64, i64, f64)>) {
     // The same rule as `detect`: too few k-grams, not matched.
     let vecs: Vec<_> = fam
         .feats
@@ -149,7 +152,7 @@ fn max_f1(
     (m, scored)
 }
 
-fn fmt(m: Option<(f64, f64, f64, f64)>) -> String {
+fn fmt(m: Best) -> String {
     match m {
         Some((t, p, r, f)) => format!("{f:.3} | {p:.3} | {r:.3} | {t:.3}"),
         None => "– | – | – | –".into(),
@@ -236,7 +239,7 @@ fn main() -> Res<()> {
     let spot = detect_spotsigs(&mut store, &SpotSigsSettings::default())?;
     let imatch = detect_imatch(&mut store, &IMatchSettings::default())?;
     eprintln!("{}\n{}", spot.line(), imatch.line());
-    let run_max_f1 = |run: i64| -> Res<Option<(f64, f64, f64, f64)>> {
+    let run_max_f1 = |run: i64| -> Res<Best> {
         Ok(test_gold
             .max_f1(&store.run_pairs(run)?)
             .map(|(t, s)| (t, s.precision, s.recall, s.f1)))
