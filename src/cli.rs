@@ -190,7 +190,7 @@ fn parse_idf(s: &str) -> Result<(f64, Option<f64>), String> {
 pub struct DetectArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// Which detector; `all` runs SpotSigs, I-Match and Cooper.
+    /// Which detector; `all` runs SpotSigs, I-Match and Cooper (and ANDD given `--model`).
     #[arg(long, value_enum, default_value_t = MethodArg::All)]
     pub method: MethodArg,
     /// Text the detectors read (default: visible for SpotSigs, main for I-Match and Cooper).
@@ -252,6 +252,23 @@ pub struct DetectArgs {
     /// Cooper: the paper's "contains inserted material" setting, 50% / 50%.
     #[arg(long)]
     pub cooper_inserted: bool,
+    /// ANDD: the model file from `spotcheck train` (needed by `--method andd`; with
+    /// `--method all`, ANDD runs too when a model is given).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<PathBuf>,
+    /// ANDD: similarity threshold (default: the one chosen on the model's training pairs).
+    #[arg(long, value_name = "F")]
+    pub threshold: Option<f64>,
+    /// ANDD: find candidates with N-bit random-hyperplane LSH signatures (banded; the
+    /// paper's setting is 384) instead of the exact k-gram index.
+    #[arg(long, value_name = "N")]
+    pub lsh_bits: Option<usize>,
+    /// ANDD: LSH bands (default: from the threshold, for ≥ 99% recall of pairs at it).
+    #[arg(long, value_name = "B")]
+    pub lsh_bands: Option<usize>,
+    /// ANDD: documents with fewer non-zero k-grams are not matched (default 5).
+    #[arg(long, value_name = "N")]
+    pub min_kgrams: Option<usize>,
     /// Print each run's report as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -363,6 +380,62 @@ pub struct ExportArgs {
     pub json: bool,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimilarityArg {
+    Cosine,
+    /// Extended Jaccard (Tanimoto) of the weighted vectors.
+    Jaccard,
+}
+
+fn parse_k(s: &str) -> Result<usize, String> {
+    match s.trim() {
+        "1" => Ok(1),
+        "3" => Ok(3),
+        _ => Err(format!("k must be 1 or 3, got {s}")),
+    }
+}
+
+fn parse_l2(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("bad number {s:?}"))?;
+    if !f.is_finite() || f < 0.0 {
+        return Err(format!("expected a number of 0 or more, got {s}"));
+    }
+    Ok(f)
+}
+
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Where to write the model [default: DB with the extension `.andd.json`].
+    #[arg(long, value_name = "MODEL")]
+    pub out: Option<PathBuf>,
+    /// k-gram length: 1 (words, the paper's default) or 3.
+    #[arg(long, value_name = "1|3", default_value = "1", value_parser = parse_k)]
+    pub k: usize,
+    /// Similarity of the weighted vectors.
+    #[arg(long, value_enum, default_value_t = SimilarityArg::Cosine)]
+    pub similarity: SimilarityArg,
+    /// Strength α of the L2 pull toward TF·IDF weights [default: 1].
+    #[arg(long, value_name = "F", value_parser = parse_l2)]
+    pub l2: Option<f64>,
+    /// Seed of the negative sampling (labels and seed fix the model).
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
+    /// Only this coder's labels (default: every coder's; pairs they disagree on left out).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Which stored text the model reads [default: main].
+    #[arg(long, value_enum)]
+    pub text: Option<TextArg>,
+    /// Most L-BFGS iterations [default: 100].
+    #[arg(long, value_name = "N")]
+    pub max_iters: Option<u64>,
+    /// Print the summary as one JSON object (progress still goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
 /// Arguments of commands that later issues implement: accepted as-is so scripts written
 /// against the contract get "not implemented yet" rather than a usage error.
 #[derive(Debug, Args)]
@@ -401,7 +474,7 @@ pub enum Command {
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
     Eval(EvalArgs),
     /// Train the ANDD similarity from the coders' labels.
-    Train(PendingArgs),
+    Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
     Demo(DemoArgs),
 }
@@ -424,7 +497,7 @@ pub fn main() -> ExitCode {
         Command::Review(a) => cmd::review::run(&a),
         Command::Export(a) => cmd::export::run(&a),
         Command::Eval(a) => cmd::eval::run(&a),
-        Command::Train(_) => not_implemented("train"),
+        Command::Train(a) => cmd::train::run(&a),
     };
     match result {
         Ok(code) => code,
@@ -434,11 +507,6 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn not_implemented(name: &str) -> anyhow::Result<ExitCode> {
-    eprintln!("spotcheck: `{name}` is not implemented yet");
-    Ok(ExitCode::from(2))
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

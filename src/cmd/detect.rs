@@ -5,7 +5,7 @@
 //! Texts are streamed from the store in chunks and signed in parallel; only signatures are
 //! kept in memory.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -132,6 +132,21 @@ impl Default for CooperSettings {
     }
 }
 
+/// ANDD settings of one run: the model file and how candidates are found.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnddSettings {
+    pub model: PathBuf,
+    /// Similarity threshold; `None`: the one chosen on the model's training pairs.
+    pub threshold: Option<f64>,
+    /// Candidates from LSH signatures of this many bits instead of the exact k-gram index.
+    pub lsh_bits: Option<usize>,
+    /// LSH bands (default: chosen from the threshold, see `andd_matcher::auto_bands`).
+    pub lsh_bands: Option<usize>,
+    /// Documents with fewer non-zero k-grams are not matched (default
+    /// `sig::andd::DEFAULT_MIN_KGRAMS`).
+    pub min_kgrams: Option<usize>,
+}
+
 /// What one run did.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunReport {
@@ -236,15 +251,31 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
     if let Some(t) = a.text {
         co.text = text_kind(t);
     }
-    let methods: &[MethodArg] = match a.method {
-        MethodArg::All => &[MethodArg::Spotsigs, MethodArg::Imatch, MethodArg::Cooper],
-        MethodArg::Andd => bail!("`detect --method andd` is not implemented yet"),
-        ref m => std::slice::from_ref(m),
+    let andd = a.model.as_ref().map(|m| AnddSettings {
+        model: m.clone(),
+        threshold: a.threshold,
+        lsh_bits: a.lsh_bits,
+        lsh_bands: a.lsh_bands,
+        min_kgrams: a.min_kgrams,
+    });
+    let methods: Vec<MethodArg> = match a.method {
+        // `all` adds ANDD only when a model is given.
+        MethodArg::All => [MethodArg::Spotsigs, MethodArg::Imatch, MethodArg::Cooper]
+            .into_iter()
+            .chain(andd.is_some().then_some(MethodArg::Andd))
+            .collect(),
+        MethodArg::Andd if andd.is_none() => bail!(
+            "`detect --method andd` needs a model: train one with `spotcheck train --db {} \
+             --out MODEL`, then pass `--model MODEL`",
+            a.db.db.display()
+        ),
+        m => vec![m],
     };
-    for m in methods {
-        let report = match m {
-            MethodArg::Spotsigs => detect_spotsigs(&mut store, &sp)?,
-            MethodArg::Imatch => detect_imatch(&mut store, &im)?,
+    for m in &methods {
+        let report = match (m, &andd) {
+            (MethodArg::Spotsigs, _) => detect_spotsigs(&mut store, &sp)?,
+            (MethodArg::Imatch, _) => detect_imatch(&mut store, &im)?,
+            (MethodArg::Andd, Some(s)) => detect_andd(&mut store, s)?,
             _ => detect_cooper(&mut store, &co)?,
         };
         if a.json {
@@ -669,6 +700,151 @@ pub fn detect_cooper(store: &mut Store, s: &CooperSettings) -> Result<RunReport>
         }),
     )?;
     finish(store, run, "cooper", summary, started)
+}
+
+/// ANDD (learned k-gram weights): vectors from the model, exact index or LSH candidates,
+/// exact similarity ≥ threshold, clusters. Each pair's detail names the k-grams that weigh
+/// most in it (`top k-grams: a, b, c`), which the review shows as evidence.
+pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
+    use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
+    use crate::sig::andd::{
+        doc_terms, features, gram_spans, signature_hex, top_shared, weigh, DocInput, Lsh,
+        SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
+    };
+    let started = Instant::now();
+    let model = super::train::load_model(&s.model)?;
+    let threshold = s.threshold.unwrap_or(model.threshold);
+    if !(threshold > 0.0 && threshold <= 1.0) {
+        bail!("ANDD threshold must be in (0, 1], got {threshold}");
+    }
+    let text = super::train::text_kind_of(&model.text);
+    let min_kgrams = s.min_kgrams.unwrap_or(DEFAULT_MIN_KGRAMS);
+    let candidates = match s.lsh_bits {
+        Some(bits) if bits > 0 => {
+            let lsh = Lsh::new(bits, DEFAULT_LSH_SEED);
+            let bands = s
+                .lsh_bands
+                .unwrap_or_else(|| auto_bands(lsh.bits, model.similarity, threshold));
+            Candidates::Lsh { lsh, bands }
+        }
+        _ => Candidates::Index,
+    };
+    let params = json!({
+        "model": s.model,
+        "threshold": threshold,
+        "candidates": candidates,
+        "min_kgrams": min_kgrams,
+        "k": model.k,
+        "similarity": model.similarity,
+        "text": model.text,
+        "lambda": model.lambda,
+        "features": model.features,
+    });
+    let run = store.create_run("andd", &params)?;
+    let (dfs, _) = super::train::collection_terms(store, text, model.k, &Default::default())?;
+    let df_at = started.elapsed().as_secs_f64();
+    let titles = store.doc_titles()?;
+    let mut ids = Vec::new();
+    let mut vecs: Vec<SparseVec> = Vec::new();
+    store.for_each_text_chunk(text, CHUNK, |chunk| {
+        let v: Vec<SparseVec> = chunk
+            .par_iter()
+            .map(|d| {
+                let title = titles.get(&d.id).map_or("", String::as_str);
+                let input = DocInput {
+                    text: &d.text,
+                    title,
+                    url: &d.url,
+                };
+                let v = weigh(&features(&doc_terms(&input, model.k), &dfs), &model.lambda);
+                if v.len() < min_kgrams {
+                    SparseVec::default()
+                } else {
+                    v
+                }
+            })
+            .collect();
+        ids.extend(chunk.iter().map(|d| d.id));
+        vecs.extend(v);
+        Ok(())
+    })?;
+    drop(dfs);
+    let weighed_at = started.elapsed().as_secs_f64();
+    let (pairs, stats) = match_pairs(&vecs, model.similarity, threshold, candidates);
+    let matched_at = started.elapsed().as_secs_f64();
+    // Evidence: the k-grams with the largest share of each pair's dot product, named from
+    // the texts of the paired documents.
+    const TOP: usize = 5;
+    let tops: Vec<Vec<(u64, f64)>> = pairs
+        .par_iter()
+        .map(|&(a, b, _)| top_shared(&vecs[a as usize], &vecs[b as usize], TOP))
+        .collect();
+    let wanted: HashSet<u64> = tops.iter().flatten().map(|t| t.0).collect();
+    let paired: HashSet<i64> = pairs
+        .iter()
+        .flat_map(|&(a, b, _)| [ids[a as usize], ids[b as usize]])
+        .collect();
+    let mut names: HashMap<u64, String> = HashMap::new();
+    store.for_each_text_chunk(text, CHUNK, |chunk| {
+        let found: Vec<Vec<(u64, String)>> = chunk
+            .par_iter()
+            .filter(|d| paired.contains(&d.id))
+            .map(|d| {
+                gram_spans(&d.text, model.k)
+                    .into_iter()
+                    .filter(|g| wanted.contains(&g.0))
+                    .map(|g| (g.0, g.1))
+                    .collect()
+            })
+            .collect();
+        for (h, n) in found.into_iter().flatten() {
+            names.entry(h).or_insert(n);
+        }
+        Ok(())
+    })?;
+    store.write_run_pairs(
+        run,
+        pairs.iter().zip(&tops).map(|(&(a, b, sim), top)| {
+            let grams: Vec<&str> = top
+                .iter()
+                .filter_map(|(h, _)| names.get(h).map(String::as_str))
+                .collect();
+            let detail = (!grams.is_empty()).then(|| format!("top k-grams: {}", grams.join(", ")));
+            (ids[a as usize], ids[b as usize], sim, detail)
+        }),
+    )?;
+    let clusters = cluster_rows(&ids, &pairs);
+    let mut summary = json!({
+        "documents": ids.len(),
+        "matchable": vecs.len() - stats.empty,
+        "too_few_kgrams": stats.empty,
+        "pairs": pairs.len(),
+        "candidates": stats.candidates,
+        "indexed": stats.indexed,
+        "threshold": threshold,
+        "df_seconds": df_at,
+        "weigh_seconds": weighed_at - df_at,
+        "match_seconds": matched_at - weighed_at,
+    });
+    merge(&mut summary, store_clusters(store, run, clusters)?);
+    let lsh = match candidates {
+        Candidates::Lsh { lsh, .. } => Some(lsh),
+        Candidates::Index => None,
+    };
+    store.write_run_doc_sigs(
+        run,
+        vecs.iter()
+            .enumerate()
+            .filter(|(_, v)| !v.is_empty())
+            .map(|(i, v)| {
+                let mut sig = json!({"kgrams": v.len()});
+                if let Some(l) = &lsh {
+                    merge(&mut sig, json!({"lsh": signature_hex(&l.signature(v))}));
+                }
+                (ids[i], sig)
+            }),
+    )?;
+    finish(store, run, "andd", summary, started)
 }
 
 /// `spotcheck lexicon build`: this collection's lexicon, saved for use on another.

@@ -10,6 +10,7 @@ pub mod listing;
 pub mod results;
 pub mod review;
 pub mod stats;
+pub mod train;
 
 use std::io::Write;
 

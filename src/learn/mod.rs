@@ -1,5 +1,6 @@
 //! Training pairs, ANDD features and training, evaluation metrics.
 
+pub mod andd;
 pub mod labels;
 pub mod metrics;
 pub mod pairs;

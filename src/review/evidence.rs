@@ -20,6 +20,8 @@ pub enum HighlightKind {
     DiffInsert,
     /// Text only the left-hand document has (diff view).
     DiffDelete,
+    /// A k-gram that weighs most in the pair under the ANDD model.
+    AnddGram,
 }
 
 /// A byte range of a (sanitized) text to draw in the style of `kind`.
@@ -200,6 +202,45 @@ impl EvidenceProvider for DetectorEvidence {
     }
 }
 
+/// The k-grams an ANDD run named as the pair's evidence: its pair detail reads
+/// `top k-grams: a, b c, d` (words of a k-gram joined by spaces, k-grams by ", ").
+pub fn andd_grams(detail: &str) -> Vec<String> {
+    detail
+        .strip_prefix("top k-grams: ")
+        .map(|list| {
+            list.split(", ")
+                .map(str::trim)
+                .filter(|g| !g.is_empty())
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every occurrence in `text` of the given k-grams (lowercased words joined by one space)
+/// as an `AnddGram` span from its first word to its last.
+pub fn kgram_highlights(text: &str, grams: &[String]) -> Vec<Highlight> {
+    let wanted: HashSet<Vec<&str>> = grams.iter().map(|g| g.split(' ').collect()).collect();
+    let mut sizes: Vec<usize> = wanted.iter().map(Vec::len).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let tokens = tokenize(text);
+    let mut out = Vec::new();
+    for k in sizes.into_iter().filter(|&k| k > 0) {
+        for w in tokens.windows(k) {
+            let words: Vec<&str> = w.iter().map(|t| t.norm.as_str()).collect();
+            if wanted.contains(&words) {
+                out.push(Highlight {
+                    start: w[0].start,
+                    end: w[k - 1].end,
+                    kind: HighlightKind::AnddGram,
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Sorts spans, drops those overlapping an earlier one (a signature word wins over the
 /// same word as a lexicon term) and joins signature words separated only by punctuation
 /// or spaces, so a shared passage reads as one highlighted run.
@@ -353,6 +394,19 @@ mod tests {
         for spans in [&la, &lb] {
             assert!(spans.windows(2).all(|w| w[0].end <= w[1].start));
         }
+    }
+
+    #[test]
+    fn andd_top_kgrams_are_found_in_the_text() {
+        let grams = andd_grams("top k-grams: kernel module, ecam, don't");
+        assert_eq!(grams, vec!["kernel module", "ecam", "don't"]);
+        assert!(andd_grams("7 of 11 lexicons agree").is_empty());
+        let text = "The Kernel  Module uses ECAM; a kernel panics. Don't.";
+        let spans = kgram_highlights(text, &grams);
+        assert_eq!(
+            marked(text, &normalize_spans(text, spans), HighlightKind::AnddGram),
+            vec!["Kernel  Module", "ECAM", "Don't"]
+        );
     }
 
     #[test]

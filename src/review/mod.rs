@@ -14,8 +14,8 @@ pub mod wrap;
 
 pub use actions::{action, Action, ACTIONS};
 pub use evidence::{
-    normalize_spans, word_diff, DetectorEvidence, EvidenceProvider, Highlight, HighlightKind,
-    SharedWords,
+    andd_grams, kgram_highlights, normalize_spans, word_diff, DetectorEvidence, EvidenceProvider,
+    Highlight, HighlightKind, SharedWords,
 };
 pub use sanitize::{sanitize, sanitize_line};
 pub use session::{

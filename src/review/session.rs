@@ -12,7 +12,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::background::{Done, Job, Output, PreparedText, SharedEvidence, Worker};
-use super::evidence::{DetectorEvidence, EvidenceProvider, Highlight};
+use super::evidence::{andd_grams, DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
 use super::wrap::wrap;
@@ -230,6 +230,9 @@ pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
         .iter()
         .map(|e| match (&e.score, &e.detail) {
             (None, _) => format!("{}: not paired", e.method),
+            (Some(s), Some(d)) if e.method == "andd" => {
+                format!("andd: {s:.2}, {}", sanitize_line(d))
+            }
             (Some(s), Some(d)) => format!("{}: {s:.2} ({})", e.method, sanitize_line(d)),
             (Some(s), None) if e.method == "spotsigs" => format!("spotsigs: Jaccard {s:.2}"),
             (Some(s), None) => format!("{}: {s:.2}", e.method),
@@ -678,6 +681,14 @@ impl Session {
         } else {
             self.store.pair_evidence(a, b)?
         };
+        // ANDD's evidence: the k-grams the model weighs most in this pair (highlighted by
+        // the worker, first, so they win over the same words as lexicon terms).
+        let andd_grams: Vec<String> = evidence
+            .iter()
+            .filter(|e| e.method == "andd")
+            .filter_map(|e| e.detail.as_deref())
+            .flat_map(andd_grams)
+            .collect();
         let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
         let job = self.worker.submit(Job::Pair {
             a,
@@ -685,6 +696,7 @@ impl Session {
             kind,
             width: self.viewport.pane_width.max(1),
             evidence: (!self.blind).then(|| self.evidence.clone()),
+            andd_grams,
         });
         self.pair = Some(PairView {
             left,
@@ -1413,10 +1425,17 @@ mod tests {
                 score: None,
                 detail: None,
             },
+            PairEvidence {
+                method: "andd".into(),
+                run_id: 4,
+                score: Some(0.973),
+                detail: Some("top k-grams: ecam, pci host".into()),
+            },
         ];
         assert_eq!(
             evidence_summary(&e),
-            "imatch: 1.00 (7 of 11 lexicons agree) · spotsigs: Jaccard 0.91 · cooper: not paired"
+            "imatch: 1.00 (7 of 11 lexicons agree) · spotsigs: Jaccard 0.91 · cooper: not paired \
+             · andd: 0.97, top k-grams: ecam, pci host"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! Document signatures: SpotSigs, I-Match lexicons and bags, Cooper's salient terms, ANDD
 //! vectors. Pure functions of token streams and versioned parameters; no I/O.
 
+pub mod andd;
 pub mod cooper;
 pub mod imatch;
 pub mod lexicon;

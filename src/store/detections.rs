@@ -326,6 +326,13 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every document's title by id (ANDD's `in_title` feature).
+    pub fn doc_titles(&self) -> Result<std::collections::HashMap<i64, String>> {
+        let mut st = self.conn().prepare("SELECT id, title FROM documents")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The clusters of a run as lists of document ids, in cluster order.
     pub fn run_clusters(&self, run: i64) -> Result<Vec<Vec<i64>>> {
         let mut st = self.conn().prepare(

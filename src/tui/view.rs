@@ -27,6 +27,7 @@ pub fn highlight_style(kind: HighlightKind) -> Style {
         HighlightKind::LexiconTerm => Style::new()
             .fg(Color::Cyan)
             .add_modifier(Modifier::UNDERLINED),
+        HighlightKind::AnddGram => Style::new().fg(Color::Black).bg(Color::Cyan),
         HighlightKind::DiffInsert => Style::new().fg(Color::Black).bg(Color::Green),
         HighlightKind::DiffDelete => Style::new()
             .fg(Color::White)

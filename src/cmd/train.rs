@@ -1,0 +1,289 @@
+//! `spotcheck train`: the ANDD similarity learned from the coders' labels. Reads the labeled
+//! pairs (`learn::pairs`), the collection's document frequencies and the labeled
+//! documents' k-gram features from the store, trains λ (`learn::andd`), and writes the model
+//! file. Also the store-reading helpers `detect --method andd` shares.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::cli::{SimilarityArg, TextArg, TrainArgs};
+use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
+use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
+use crate::sig::andd::Similarity;
+use crate::sig::andd::{doc_terms, features, DocFeatures, DocFreqs, DocInput, DocTerms};
+use crate::store::{Store, TextKind};
+
+/// Documents per chunk streamed from the store.
+const CHUNK: usize = 2048;
+
+/// The default model path: the database's path with the extension `.andd.json`.
+pub fn default_model_path(db: &Path) -> PathBuf {
+    db.with_extension("andd.json")
+}
+
+/// `spotcheck train`.
+pub fn run(a: &TrainArgs) -> Result<ExitCode> {
+    let started = Instant::now();
+    let store = Store::open_existing(&a.db.db)?;
+    let defaults = TrainOptions::default();
+    let opts = TrainOptions {
+        k: a.k,
+        similarity: match a.similarity {
+            SimilarityArg::Cosine => Similarity::Cosine,
+            SimilarityArg::Jaccard => Similarity::Jaccard,
+        },
+        l2: a.l2.unwrap_or(defaults.l2),
+        seed: a.seed.unwrap_or(defaults.seed),
+        max_iters: a.max_iters.unwrap_or(defaults.max_iters),
+        ..defaults
+    };
+    let text = match a.text {
+        Some(TextArg::Visible) => TextKind::Visible,
+        _ => TextKind::Main,
+    };
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| default_model_path(&a.db.db));
+    // Every labeled pair trains the model (no held-out side); sampled negatives balance
+    // the classes, seeded.
+    let set = training_pairs(
+        &store,
+        &PairOptions {
+            coder: a.coder.clone(),
+            seed: opts.seed,
+            test_fraction: 0.0,
+            ..PairOptions::default()
+        },
+    )?;
+    let c = &set.counts;
+    eprintln!(
+        "training pairs from {}: {} near-duplicate, {} not ({} labeled look-alikes, {} sampled) \
+         over {} documents{}",
+        if set.coders.is_empty() {
+            "no coder".to_string()
+        } else {
+            set.coders.join(", ")
+        },
+        c.positives,
+        c.negatives,
+        c.hard_negatives,
+        c.sampled,
+        c.documents,
+        if c.conflicts > 0 {
+            format!("; {} pairs the coders disagree on left out", c.conflicts)
+        } else {
+            String::new()
+        }
+    );
+    let pairs = weighted_pairs(&set);
+    eprintln!(
+        "reading {} text of the collection (document frequencies, k = {})",
+        text_name(text),
+        opts.k
+    );
+    let mut model = train_on_weighted(&store, &pairs, &opts, text, |i, loss| {
+        eprintln!("iteration {i:>3}: objective {loss:.6}");
+    })?;
+    model.training.coders = set.coders.clone();
+    save_model(&model, &out)?;
+    let t = &model.training;
+    let summary = json!({
+        "model": out,
+        "k": model.k,
+        "similarity": model.similarity,
+        "text": model.text,
+        "threshold": model.threshold,
+        "lambda": model.lambda,
+        "documents": t.documents,
+        "positive_pairs": t.positive_pairs,
+        "negative_pairs": t.negative_pairs,
+        "iterations": t.iterations,
+        "loss_initial": t.loss_initial,
+        "loss_final": t.loss_final,
+        "stopped": t.stopped,
+        "train_f1": t.train_f1,
+        "seconds": started.elapsed().as_secs_f64(),
+    });
+    if a.json {
+        super::write_json_line(&mut std::io::stdout().lock(), &summary)?;
+    } else {
+        println!(
+            "wrote {}: k = {}, {}, {} iterations ({}), objective {:.4} → {:.4}; threshold {:.4} \
+             (F1 {:.3} on the training pairs); {:.1}s",
+            out.display(),
+            model.k,
+            model.similarity.name(),
+            t.iterations,
+            t.stopped,
+            t.loss_initial,
+            t.loss_final,
+            model.threshold,
+            t.train_f1,
+            started.elapsed().as_secs_f64()
+        );
+        let weights: Vec<String> = model
+            .features
+            .iter()
+            .zip(&model.lambda)
+            .map(|(f, l)| format!("{f} {l:+.3}"))
+            .collect();
+        println!("λ: {}", weights.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The stored text a model reads.
+pub fn text_kind_of(name: &str) -> TextKind {
+    if name == "visible" {
+        TextKind::Visible
+    } else {
+        TextKind::Main
+    }
+}
+
+pub fn text_name(kind: TextKind) -> &'static str {
+    match kind {
+        TextKind::Visible => "visible",
+        TextKind::Main => "main",
+    }
+}
+
+/// One pass over the collection: the document frequencies of its k-grams (and words), and
+/// the k-gram statistics of the documents in `keep`.
+pub fn collection_terms(
+    store: &Store,
+    text: TextKind,
+    k: usize,
+    keep: &HashSet<i64>,
+) -> Result<(DocFreqs, HashMap<i64, DocTerms>)> {
+    let titles = store.doc_titles()?;
+    let mut dfs = DocFreqs::default();
+    let mut kept = HashMap::new();
+    store.for_each_text_chunk(text, CHUNK, |chunk| {
+        let terms: Vec<DocTerms> = chunk
+            .par_iter()
+            .map(|d| {
+                let title = titles.get(&d.id).map_or("", String::as_str);
+                doc_terms(
+                    &DocInput {
+                        text: &d.text,
+                        title,
+                        url: &d.url,
+                    },
+                    k,
+                )
+            })
+            .collect();
+        for (d, t) in chunk.iter().zip(terms) {
+            dfs.add(&t);
+            if keep.contains(&d.id) {
+                kept.insert(d.id, t);
+            }
+        }
+        Ok(())
+    })?;
+    Ok((dfs, kept))
+}
+
+/// The weight of a sampled negative when the threshold is chosen: every unlabeled pair of
+/// labeled documents from different clusters is a negative in the collection, and the
+/// sampled ones are a sample of them, so each stands for
+/// `(C(documents, 2) − positives − labeled negatives) / sampled` pairs (at least 1). Without
+/// it the threshold is fitted to balanced classes and set far too low for a collection,
+/// where negatives outnumber positives by orders of magnitude.
+pub fn sampled_negative_weight(c: &PairCounts) -> f64 {
+    if c.sampled == 0 {
+        return 1.0;
+    }
+    let d = c.documents as f64;
+    let implied = d * (d - 1.0) / 2.0 - c.positives as f64 - c.hard_negatives as f64;
+    (implied / c.sampled as f64).max(1.0)
+}
+
+/// The training pairs of a labeled set as `(a, b, same, weight)` with document ids.
+pub fn weighted_pairs(set: &TrainingSet) -> Vec<(i64, i64, bool, f64)> {
+    let w = sampled_negative_weight(&set.counts);
+    set.pairs
+        .iter()
+        .map(|p| {
+            let weight = if p.provenance == Provenance::Sampled {
+                w
+            } else {
+                1.0
+            };
+            (p.a, p.b, p.label, weight)
+        })
+        .collect()
+}
+
+/// Trains a model on labeled pairs of document ids `(a, b, same)` of `store` (each of
+/// weight 1).
+pub fn train_on_pairs(
+    store: &Store,
+    pairs: &[(i64, i64, bool)],
+    opts: &TrainOptions,
+    text: TextKind,
+    progress: impl FnMut(u64, f64) + Send + 'static,
+) -> Result<AnddModel> {
+    let weighted: Vec<(i64, i64, bool, f64)> =
+        pairs.iter().map(|&(a, b, s)| (a, b, s, 1.0)).collect();
+    train_on_weighted(store, &weighted, opts, text, progress)
+}
+
+/// Trains a model on weighted labeled pairs `(a, b, same, weight)` of document ids of
+/// `store` (see [`TrainPair::weight`]).
+pub fn train_on_weighted(
+    store: &Store,
+    pairs: &[(i64, i64, bool, f64)],
+    opts: &TrainOptions,
+    text: TextKind,
+    progress: impl FnMut(u64, f64) + Send + 'static,
+) -> Result<AnddModel> {
+    let as_train: Vec<TrainPair> = pairs
+        .iter()
+        .map(|&(a, b, same, _)| TrainPair::new(a as usize, b as usize, same))
+        .collect();
+    // Refuse before reading the collection.
+    andd::check_label_counts(&as_train)?;
+    let ids: HashSet<i64> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+    let (dfs, terms) = collection_terms(store, text, opts.k, &ids)?;
+    let mut order: Vec<i64> = terms.keys().copied().collect();
+    order.sort_unstable();
+    let slot: HashMap<i64, usize> = order.iter().enumerate().map(|(i, &d)| (d, i)).collect();
+    let docs: Vec<DocFeatures> = order
+        .par_iter()
+        .map(|id| features(&terms[id], &dfs))
+        .collect();
+    let indexed: Vec<TrainPair> = pairs
+        .iter()
+        .filter_map(|&(a, b, same, weight)| {
+            Some(TrainPair {
+                a: *slot.get(&a)?,
+                b: *slot.get(&b)?,
+                same,
+                weight,
+            })
+        })
+        .collect();
+    andd::train(&docs, &indexed, opts, text_name(text), progress)
+}
+
+/// Reads a model file.
+pub fn load_model(path: &Path) -> Result<AnddModel> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read ANDD model {}", path.display()))?;
+    AnddModel::from_json(&text, &path.display().to_string())
+}
+
+/// Writes a model file.
+pub fn save_model(model: &AnddModel, path: &Path) -> Result<()> {
+    std::fs::write(path, model.to_json() + "\n")
+        .with_context(|| format!("cannot write ANDD model {}", path.display()))
+}
