@@ -1,5 +1,5 @@
 //! The command line: clap definitions of the contract in DESIGN.md §4, and the mapping of
-//! results to exit codes (0 success, 1 failure, 2 usage or not implemented). A broken pipe
+//! results to exit codes (0 success, 1 failure, 2 usage error). A broken pipe
 //! (`spotcheck docs | head`) is success, as in ripgrep.
 
 use std::path::PathBuf;
@@ -434,14 +434,6 @@ pub struct TrainArgs {
     /// Print the summary as one JSON object (progress still goes to stderr).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Arguments of commands that later issues implement: accepted as-is so scripts written
-/// against the contract get "not implemented yet" rather than a usage error.
-#[derive(Debug, Args)]
-pub struct PendingArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -284,6 +284,9 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
             println!("{}", report.line());
         }
     }
+    // Build the review queue now, while the coder waits for detection anyway, so the
+    // workbench's first frame never pays for it.
+    store.refresh_review_queue()?;
     Ok(ExitCode::SUCCESS)
 }
 
