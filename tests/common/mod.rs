@@ -39,7 +39,10 @@ pub fn debian_docs_small() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!("skipping: debian-docs corpus not found at {}", dir.display());
+    eprintln!(
+        "skipping: debian-docs corpus not found at {}",
+        dir.display()
+    );
     None
 }
 
