@@ -738,7 +738,7 @@ pub fn detect_cooper(store: &mut Store, s: &CooperSettings) -> Result<RunReport>
 pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
     use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
     use crate::sig::andd::{
-        doc_terms, features, gram_spans, signature_hex, top_shared, weigh, DocInput, Lsh,
+        doc_terms, features, gram_names, signature_hex, top_shared, weigh, DocInput, Lsh,
         SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
     };
     let started = Instant::now();
@@ -819,19 +819,14 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
         let found: Vec<Vec<(u64, String)>> = chunk
             .par_iter()
             .filter(|d| paired.contains(&d.id))
-            .map(|d| {
-                gram_spans(&d.text, model.k)
-                    .into_iter()
-                    .filter(|g| wanted.contains(&g.0))
-                    .map(|g| (g.0, g.1))
-                    .collect()
-            })
+            .map(|d| gram_names(&d.text, model.k, |h| wanted.contains(&h)))
             .collect();
         for (h, n) in found.into_iter().flatten() {
             names.entry(h).or_insert(n);
         }
         Ok(())
     })?;
+    let named_at = started.elapsed().as_secs_f64();
     store.write_run_pairs(
         run,
         pairs.iter().zip(&tops).map(|(&(a, b, sim), top)| {
@@ -855,6 +850,7 @@ pub fn detect_andd(store: &mut Store, s: &AnddSettings) -> Result<RunReport> {
         "df_seconds": df_at,
         "weigh_seconds": weighed_at - df_at,
         "match_seconds": matched_at - weighed_at,
+        "evidence_seconds": named_at - matched_at,
     });
     merge(&mut summary, store_clusters(store, run, clusters)?);
     let lsh = match candidates {

@@ -481,26 +481,20 @@ pub fn top_shared(a: &SparseVec, b: &SparseVec, n: usize) -> Vec<(u64, f64)> {
     out
 }
 
-/// The k-grams of a text with their byte span (first word start, last word end), for
-/// naming hashes and highlighting evidence.
-pub fn gram_spans(text: &str, k: usize) -> Vec<(u64, String, (usize, usize))> {
+/// The names (words joined by one space) of the k-grams of a text whose hash `wanted`
+/// accepts, each once: how detection names the hashes it reports as evidence.
+pub fn gram_names(text: &str, k: usize, wanted: impl Fn(u64) -> bool) -> Vec<(u64, String)> {
     let k = k.clamp(1, MAX_K);
     let tokens = tokenize(text);
-    (0..tokens.len().saturating_sub(k - 1))
-        .map(|i| {
-            let w = &tokens[i..i + k];
-            let name = w
-                .iter()
-                .map(|t| t.norm.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            (
-                gram_hash(w.iter().map(|t| t.norm.as_str())),
-                name,
-                (w[0].start, w[k - 1].end),
-            )
-        })
-        .collect()
+    let mut out: Vec<(u64, String)> = Vec::new();
+    for w in tokens.windows(k) {
+        let h = gram_hash(w.iter().map(|t| t.norm.as_str()));
+        if wanted(h) && !out.iter().any(|x| x.0 == h) {
+            let name: Vec<&str> = w.iter().map(|t| t.norm.as_str()).collect();
+            out.push((h, name.join(" ")));
+        }
+    }
+    out
 }
 
 /// Random-hyperplane LSH (Charikar 2002): bit i of a signature is the sign of the vector's
@@ -767,12 +761,12 @@ mod tests {
     }
 
     #[test]
-    fn gram_spans_name_and_locate_kgrams() {
-        let text = "The Kernel, loads";
-        let g = gram_spans(text, 2);
-        assert_eq!(g.len(), 2);
-        assert_eq!(g[0].1, "the kernel");
-        assert_eq!(&text[g[0].2 .0..g[0].2 .1], "The Kernel");
-        assert_eq!(g[0].0, gram_hash(["the", "kernel"]));
+    fn gram_names_name_the_wanted_kgrams_once() {
+        let text = "The Kernel, loads the kernel";
+        let want = gram_hash(["the", "kernel"]);
+        let g = gram_names(text, 2, |h| h == want);
+        assert_eq!(g, vec![(want, "the kernel".to_string())]);
+        assert!(gram_names(text, 2, |_| false).is_empty());
+        assert_eq!(gram_names(text, 1, |_| true).len(), 3);
     }
 }
