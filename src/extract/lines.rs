@@ -89,19 +89,24 @@ impl LineBuilder {
         self.push_runs::<true>(text);
     }
 
-    /// The work of [`Self::push_str`]: runs of printable characters are copied at once, the
-    /// others go through [`Self::push_char`]; the result is the same as pushing every
-    /// character on its own.
+    /// The work of [`Self::push_str`]: runs of printable characters, single spaces between
+    /// them included, are copied at once (a space between two printable characters comes
+    /// out as itself); other characters go through [`Self::push_char`]. The result is the
+    /// same as pushing every character on its own.
     fn push_runs<const CR_IS_NEWLINE: bool>(&mut self, text: &str) {
         let bytes = text.as_bytes();
+        let printable = |b: u8| (0x21..0x7f).contains(&b);
         let mut i = 0;
         while i < bytes.len() {
             let start = i;
             let mut special = None;
             while i < bytes.len() {
                 let b = bytes[i];
-                if (0x21..0x7f).contains(&b) {
+                if printable(b) {
                     i += 1;
+                } else if b == b' ' && i > start && i + 1 < bytes.len() && printable(bytes[i + 1])
+                {
+                    i += 2;
                 } else if b < 0x80 {
                     special = Some(b as char);
                     break;
@@ -270,6 +275,7 @@ pub fn clean_plain_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn build(f: impl FnOnce(&mut LineBuilder)) -> String {
         let mut b = LineBuilder::new(usize::MAX);
@@ -328,6 +334,69 @@ mod tests {
         let s = b.finish();
         assert!(s.len() <= 10);
         assert!(s.chars().all(|c| c == 'é'));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Str(String),
+        Source(String),
+        LineBreak,
+        ParagraphBreak,
+        Space,
+        Pre(bool),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let text = "[a-z,.!é中 \n\r\t\u{a0}\u{200b}\u{1b}\u{85}]{0,24}";
+        prop_oneof![
+            4 => text.prop_map(Op::Str),
+            4 => text.prop_map(Op::Source),
+            1 => Just(Op::LineBreak),
+            1 => Just(Op::ParagraphBreak),
+            1 => Just(Op::Space),
+            1 => any::<bool>().prop_map(Op::Pre),
+        ]
+    }
+
+    proptest! {
+        /// The run-copying fast path gives what pushing each character gives.
+        #[test]
+        fn runs_equal_char_by_char(ops in proptest::collection::vec(op(), 0..24), limit in 0usize..120) {
+            let mut fast = LineBuilder::new(limit);
+            let mut slow = LineBuilder::new(limit);
+            for op in &ops {
+                match op {
+                    Op::Str(s) => {
+                        fast.push_str(s);
+                        s.chars().for_each(|c| slow.push_char(c));
+                    }
+                    Op::Source(s) => {
+                        fast.push_source_str(s);
+                        s.chars()
+                            .map(|c| if c == '\r' { '\n' } else { c })
+                            .for_each(|c| slow.push_char(c));
+                    }
+                    Op::LineBreak => {
+                        fast.line_break();
+                        slow.line_break();
+                    }
+                    Op::ParagraphBreak => {
+                        fast.paragraph_break();
+                        slow.paragraph_break();
+                    }
+                    Op::Space => {
+                        fast.space();
+                        slow.space();
+                    }
+                    Op::Pre(pre) => {
+                        fast.set_preformatted(*pre);
+                        slow.set_preformatted(*pre);
+                    }
+                }
+            }
+            prop_assert_eq!(fast.truncated(), slow.truncated());
+            prop_assert_eq!(fast.finish(), slow.finish());
+        }
     }
 
     #[test]
