@@ -101,11 +101,13 @@ impl LineBuilder {
             let start = i;
             let mut special = None;
             while i < bytes.len() {
-                let b = bytes[i];
+                i = simple_words(bytes, start, i);
+                let Some(&b) = bytes.get(i) else {
+                    break;
+                };
                 if printable(b) {
                     i += 1;
-                } else if b == b' ' && i > start && i + 1 < bytes.len() && printable(bytes[i + 1])
-                {
+                } else if b == b' ' && i > start && i + 1 < bytes.len() && printable(bytes[i + 1]) {
                     i += 2;
                 } else if b < 0x80 {
                     special = Some(b as char);
@@ -202,6 +204,43 @@ impl LineBuilder {
     pub fn finish(self) -> String {
         self.out
     }
+}
+
+/// Advances `i` over whole 8-byte words of printable ASCII and single spaces that can join
+/// the run started at `start` (no space first, none doubled, none last); the byte loop in
+/// `push_runs` takes over where a word does not qualify.
+#[inline]
+fn simple_words(bytes: &[u8], start: usize, from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each zero byte of `t`, exactly (no carries between bytes).
+    let zero_bytes = |t: u64| !(((t & LOW7) + LOW7) | t | LOW7);
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Any byte >= 0x80, < 0x20 or 0x7f ends the fast path.
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        if (w & HIGH) | below_space | zero_bytes(w ^ (ONES * 0x7f)) != 0 {
+            break;
+        }
+        let spaces = zero_bytes(w ^ (ONES * 0x20));
+        if spaces != 0 {
+            let doubled = spaces & (spaces >> 8) != 0;
+            let first_is_space = spaces & 0x80 != 0;
+            if doubled || (first_is_space && (i == start || bytes[i - 1] == b' ')) {
+                break;
+            }
+        }
+        i += 8;
+    }
+    // A space last must be followed by a printable character: leave it to the byte loop.
+    if i > from && bytes[i - 1] == b' ' {
+        i -= 1;
+    }
+    i
 }
 
 /// Control characters (C0, DEL, C1) and invisible formatting characters that can reorder
@@ -348,9 +387,13 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         let text = "[a-z,.!é中 \n\r\t\u{a0}\u{200b}\u{1b}\u{85}]{0,24}";
+        // Mostly words and single spaces: the 8-byte fast path.
+        let words = "[a-z.,]{0,6}( {1,2}[a-zA-Z.,]{1,7}){0,8} ?";
         prop_oneof![
             4 => text.prop_map(Op::Str),
             4 => text.prop_map(Op::Source),
+            4 => words.prop_map(Op::Str),
+            2 => words.prop_map(Op::Source),
             1 => Just(Op::LineBreak),
             1 => Just(Op::ParagraphBreak),
             1 => Just(Op::Space),
@@ -361,7 +404,7 @@ mod tests {
     proptest! {
         /// The run-copying fast path gives what pushing each character gives.
         #[test]
-        fn runs_equal_char_by_char(ops in proptest::collection::vec(op(), 0..24), limit in 0usize..120) {
+        fn runs_equal_char_by_char(ops in proptest::collection::vec(op(), 0..24), limit in 0usize..400) {
             let mut fast = LineBuilder::new(limit);
             let mut slow = LineBuilder::new(limit);
             for op in &ops {
