@@ -6,10 +6,30 @@ use std::path::Path;
 use std::time::Instant;
 
 use spotcheck::extract::main_content::{main_text, MainLimits};
-use spotcheck::extract::visible::{visible_text, VisibleLimits};
+use spotcheck::extract::visible::{visible_text, visible_text_html5ever, VisibleLimits};
 use spotcheck::extract::{extract, ExtractOptions};
 
+/// The news pages, or up to 3,000 `.html` files of the folder `SPOTCHECK_BENCH_PAGES`
+/// names (e.g. `~/.cache/spotcheck/dd-bench/html`).
 fn news_pages() -> Option<Vec<Vec<u8>>> {
+    if let Some(dir) = std::env::var_os("SPOTCHECK_BENCH_PAGES") {
+        let mut paths = Vec::new();
+        let mut stack = vec![std::path::PathBuf::from(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("bench dir") {
+                let p = e.expect("entry").path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "html") {
+                    paths.push(p);
+                }
+            }
+        }
+        paths.sort();
+        let step = (paths.len() / 3000).max(1);
+        let pages = paths.iter().step_by(step).map(|p| std::fs::read(p).expect("read"));
+        return Some(pages.collect());
+    }
     let dir = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/corpus/news"
@@ -93,7 +113,20 @@ fn extraction_throughput_on_news_pages() {
         }
     }
     report(
-        "visible text (tokenizer pass)",
+        "visible text (scanner)",
+        bytes * rounds,
+        html.len() * rounds,
+        clock,
+    );
+
+    let clock = start();
+    for _ in 0..rounds {
+        for h in &html {
+            sink += visible_text_html5ever(h, VisibleLimits::default()).text.len();
+        }
+    }
+    report(
+        "visible text (html5ever tokenizer, the reference)",
         bytes * rounds,
         html.len() * rounds,
         clock,

@@ -89,19 +89,26 @@ impl LineBuilder {
         self.push_runs::<true>(text);
     }
 
-    /// The work of [`Self::push_str`]: runs of printable characters are copied at once, the
-    /// others go through [`Self::push_char`]; the result is the same as pushing every
-    /// character on its own.
+    /// The work of [`Self::push_str`]: runs of printable characters, single spaces between
+    /// them included, are copied at once (a space between two printable characters comes
+    /// out as itself); other characters go through [`Self::push_char`]. The result is the
+    /// same as pushing every character on its own.
     fn push_runs<const CR_IS_NEWLINE: bool>(&mut self, text: &str) {
         let bytes = text.as_bytes();
+        let printable = |b: u8| (0x21..0x7f).contains(&b);
         let mut i = 0;
         while i < bytes.len() {
             let start = i;
             let mut special = None;
             while i < bytes.len() {
-                let b = bytes[i];
-                if (0x21..0x7f).contains(&b) {
+                i = simple_words(bytes, start, i);
+                let Some(&b) = bytes.get(i) else {
+                    break;
+                };
+                if printable(b) {
                     i += 1;
+                } else if b == b' ' && i > start && i + 1 < bytes.len() && printable(bytes[i + 1]) {
+                    i += 2;
                 } else if b < 0x80 {
                     special = Some(b as char);
                     break;
@@ -199,6 +206,43 @@ impl LineBuilder {
     }
 }
 
+/// Advances `i` over whole 8-byte words of printable ASCII and single spaces that can join
+/// the run started at `start` (no space first, none doubled, none last); the byte loop in
+/// `push_runs` takes over where a word does not qualify.
+#[inline]
+fn simple_words(bytes: &[u8], start: usize, from: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // High bit of each zero byte of `t`, exactly (no carries between bytes).
+    let zero_bytes = |t: u64| !(((t & LOW7) + LOW7) | t | LOW7);
+    let mut i = from;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Any byte >= 0x80, < 0x20 or 0x7f ends the fast path.
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
+        if (w & HIGH) | below_space | zero_bytes(w ^ (ONES * 0x7f)) != 0 {
+            break;
+        }
+        let spaces = zero_bytes(w ^ (ONES * 0x20));
+        if spaces != 0 {
+            let doubled = spaces & (spaces >> 8) != 0;
+            let first_is_space = spaces & 0x80 != 0;
+            if doubled || (first_is_space && (i == start || bytes[i - 1] == b' ')) {
+                break;
+            }
+        }
+        i += 8;
+    }
+    // A space last must be followed by a printable character: leave it to the byte loop.
+    if i > from && bytes[i - 1] == b' ' {
+        i -= 1;
+    }
+    i
+}
+
 /// Control characters (C0, DEL, C1) and invisible formatting characters that can reorder
 /// or hide text on a terminal (bidi embeddings, overrides and isolates, zero-width space,
 /// soft hyphen, word joiner, stray byte-order marks). Zero-width (non-)joiners stay: some
@@ -270,6 +314,7 @@ pub fn clean_plain_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn build(f: impl FnOnce(&mut LineBuilder)) -> String {
         let mut b = LineBuilder::new(usize::MAX);
@@ -328,6 +373,73 @@ mod tests {
         let s = b.finish();
         assert!(s.len() <= 10);
         assert!(s.chars().all(|c| c == 'é'));
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Str(String),
+        Source(String),
+        LineBreak,
+        ParagraphBreak,
+        Space,
+        Pre(bool),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let text = "[a-z,.!é中 \n\r\t\u{a0}\u{200b}\u{1b}\u{85}]{0,24}";
+        // Mostly words and single spaces: the 8-byte fast path.
+        let words = "[a-z.,]{0,6}( {1,2}[a-zA-Z.,]{1,7}){0,8} ?";
+        prop_oneof![
+            4 => text.prop_map(Op::Str),
+            4 => text.prop_map(Op::Source),
+            4 => words.prop_map(Op::Str),
+            2 => words.prop_map(Op::Source),
+            1 => Just(Op::LineBreak),
+            1 => Just(Op::ParagraphBreak),
+            1 => Just(Op::Space),
+            1 => any::<bool>().prop_map(Op::Pre),
+        ]
+    }
+
+    proptest! {
+        /// The run-copying fast path gives what pushing each character gives.
+        #[test]
+        fn runs_equal_char_by_char(ops in proptest::collection::vec(op(), 0..24), limit in 0usize..400) {
+            let mut fast = LineBuilder::new(limit);
+            let mut slow = LineBuilder::new(limit);
+            for op in &ops {
+                match op {
+                    Op::Str(s) => {
+                        fast.push_str(s);
+                        s.chars().for_each(|c| slow.push_char(c));
+                    }
+                    Op::Source(s) => {
+                        fast.push_source_str(s);
+                        s.chars()
+                            .map(|c| if c == '\r' { '\n' } else { c })
+                            .for_each(|c| slow.push_char(c));
+                    }
+                    Op::LineBreak => {
+                        fast.line_break();
+                        slow.line_break();
+                    }
+                    Op::ParagraphBreak => {
+                        fast.paragraph_break();
+                        slow.paragraph_break();
+                    }
+                    Op::Space => {
+                        fast.space();
+                        slow.space();
+                    }
+                    Op::Pre(pre) => {
+                        fast.set_preformatted(*pre);
+                        slow.set_preformatted(*pre);
+                    }
+                }
+            }
+            prop_assert_eq!(fast.truncated(), slow.truncated());
+            prop_assert_eq!(fast.finish(), slow.finish());
+        }
     }
 
     #[test]

@@ -157,11 +157,16 @@ impl Store {
                    media_type, http_status)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?;
+            // The exact-duplicate group is known at insert time: the smallest id with the
+            // same text hash, or the new row's own id, which SQLite allocates as max(id) + 1.
+            // Setting it later would rewrite every row, long texts included.
             let mut ins_doc = tx.prepare_cached(
                 "INSERT OR IGNORE INTO documents(source_id, record_offset, record_length,
                    compression, record_type, url, title, fetch_time, content_type, encoding,
-                   http_status, raw_hash, text_hash, visible_text, main_text)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                   http_status, raw_hash, text_hash, visible_text, main_text, dup_group)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                   (SELECT coalesce(min(id), (SELECT coalesce(max(id), 0) + 1 FROM documents))
+                    FROM documents WHERE text_hash = ?13))",
             )?;
             let mut link_cap = tx.prepare_cached(
                 "UPDATE captures SET document_id = ?3 WHERE source_id = ?1 AND record_offset = ?2",
@@ -314,11 +319,12 @@ impl Store {
             r#"
             INSERT OR IGNORE INTO documents(source_id, record_offset, record_length, compression,
                 record_type, url, title, fetch_time, content_type, encoding, http_status,
-                raw_hash, text_hash, visible_text, main_text, revisit_of)
+                raw_hash, text_hash, visible_text, main_text, revisit_of, dup_group)
               SELECT r.source_id, r.record_offset, d.record_length, d.compression, 'revisit',
                      coalesce(r.url, d.url), d.title, r.date, d.content_type, d.encoding,
                      coalesce(r.http_status, d.http_status), d.raw_hash, d.text_hash,
-                     d.visible_text, d.main_text, d.id
+                     d.visible_text, d.main_text, d.id,
+                     (SELECT min(x.id) FROM documents x WHERE x.text_hash = d.text_hash)
               FROM revisit_target t JOIN captures r ON r.id = t.revisit
                    JOIN captures o ON o.id = t.target JOIN documents d ON d.id = o.document_id;
             UPDATE captures SET document_id = (SELECT d.id FROM documents d
@@ -350,11 +356,17 @@ impl Store {
 
     /// Recomputes exact-duplicate groups: documents with the same visible-text hash share
     /// the group named by their smallest document id.
+    ///
+    /// Inserts set the group already, and it never changes afterwards: documents are never
+    /// deleted and a new one always gets the largest id, so it cannot become the smallest
+    /// of an existing group. Only rows without a group (written by an older version that
+    /// set groups at the end of a run it did not finish) are filled in here.
     pub fn recompute_dup_groups(&mut self) -> Result<()> {
         self.conn
             .execute_batch(
                 "UPDATE documents SET dup_group = (SELECT min(d2.id) FROM documents d2
-                   WHERE d2.text_hash = documents.text_hash)",
+                   WHERE d2.text_hash = documents.text_hash)
+                 WHERE dup_group IS NULL",
             )
             .context("cannot compute exact-duplicate groups")?;
         Ok(())
