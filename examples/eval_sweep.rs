@@ -111,7 +111,18 @@ fn main() -> Res<()> {
                     },
                 ),
                 ("default", SpotSigsSettings::default()),
+                (
+                    "default-nocap",
+                    SpotSigsSettings {
+                        site_boilerplate_pages: None,
+                        ..SpotSigsSettings::default()
+                    },
+                ),
             ] {
+                // The site rule without its page cap (the defaults before the cap) once.
+                if label == "default-nocap" && tau != 0.9 {
+                    continue;
+                }
                 s.tau = tau;
                 let r = detect_spotsigs(&mut store, &s)?;
                 eprintln!("{}", r.line());
@@ -120,18 +131,35 @@ fn main() -> Res<()> {
         }
     }
     if wants("imatch") {
-        for (bags, min_agree) in [(0, 1), (1, 1), (2, 1), (5, 1), (10, 1), (10, 2), (10, 3)] {
+        // bag_max_idf 1.0 = the papers' bootstrap of the whole lexicon.
+        for (bags, min_agree, bag_max_idf) in [
+            (0, 1, None),
+            (1, 1, None),
+            (2, 1, None),
+            (5, 1, None),
+            (10, 1, None),
+            (10, 1, Some(1.0)),
+            (10, 2, Some(1.0)),
+            (10, 3, Some(1.0)),
+        ] {
+            let d = IMatchSettings::default();
             let s = IMatchSettings {
                 bags,
                 min_agree,
-                ..IMatchSettings::default()
+                bag_max_idf: bag_max_idf.unwrap_or(d.bag_max_idf),
+                ..d
             };
             let r = detect_imatch(&mut store, &s)?;
             eprintln!("{}", r.line());
+            let sampling = match bag_max_idf {
+                Some(_) => " bags: papers".to_string(),
+                None if bags > 0 => format!(" bags: idf≤{}", s.bag_max_idf),
+                None => String::new(),
+            };
             report(
                 &store,
                 &fam,
-                &format!("imatch K={bags} agree≥{min_agree}"),
+                &format!("imatch K={bags} agree≥{min_agree}{sampling}"),
                 &r,
             )?;
         }

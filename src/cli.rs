@@ -1,5 +1,5 @@
 //! The command line: clap definitions of the contract in DESIGN.md §4, and the mapping of
-//! results to exit codes (0 success, 1 failure, 2 usage or not implemented). A broken pipe
+//! results to exit codes (0 success, 1 failure, 2 usage error). A broken pipe
 //! (`spotcheck docs | head`) is success, as in ripgrep.
 
 use std::path::PathBuf;
@@ -221,6 +221,10 @@ pub struct DetectArgs {
     /// the site's pages (sites of at least 10 pages; default 0.02; 0 = keep everything).
     #[arg(long, value_name = "FRACTION")]
     pub site_boilerplate: Option<f64>,
+    /// SpotSigs: with the site rule, a signature on more than N pages of one site is
+    /// boilerplate whatever the fraction (default 50; 0 = no cap).
+    #[arg(long, value_name = "N")]
+    pub site_boilerplate_pages: Option<usize>,
     /// I-Match: use this lexicon file (from `lexicon build`) instead of building one.
     #[arg(long, value_name = "FILE")]
     pub lexicon: Option<PathBuf>,
@@ -243,6 +247,10 @@ pub struct DetectArgs {
     /// the papers; higher trades recall for precision).
     #[arg(long, value_name = "M")]
     pub min_agree: Option<usize>,
+    /// I-Match: bags sample only lexicon terms with normalized idf ≤ F; rarer terms are in
+    /// every bag (default 0.3; 1 = the papers' bootstrap of the whole lexicon).
+    #[arg(long, value_name = "F")]
+    pub bag_max_idf: Option<f64>,
     /// Cooper: size tolerance in percent (default 10).
     #[arg(long, value_name = "PCT")]
     pub cooper_size: Option<u32>,
@@ -434,14 +442,6 @@ pub struct TrainArgs {
     /// Print the summary as one JSON object (progress still goes to stderr).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Arguments of commands that later issues implement: accepted as-is so scripts written
-/// against the contract get "not implemented yet" rather than a usage error.
-#[derive(Debug, Args)]
-pub struct PendingArgs {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    pub rest: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -104,6 +104,7 @@ fn train_detect_and_review_show_the_models_evidence() {
     let mut s = Session::new(Store::open(&db).unwrap(), "ann", false).unwrap();
     s.open().unwrap();
     s.open().unwrap();
+    s.wait_background();
     let pair = s.pair.as_ref().unwrap();
     for pane in [&pair.left, &pair.right] {
         let grams: Vec<&str> = pane
@@ -121,6 +122,7 @@ fn train_detect_and_review_show_the_models_evidence() {
     let mut blind = Session::new(Store::open(&db).unwrap(), "bob", true).unwrap();
     blind.open().unwrap();
     blind.open().unwrap();
+    blind.wait_background();
     assert!(blind.pair.as_ref().unwrap().left.highlights.is_empty());
 
     // A stricter threshold through the library keeps fewer pairs; a rerun is a new run.

@@ -83,10 +83,16 @@ fn junk_that_yields_nothing_exits_non_zero_but_keeps_earlier_data() {
 }
 
 #[test]
-fn unimplemented_commands_exit_2() {
+fn train_without_a_database_names_the_missing_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("missing.db");
     let out = spotcheck()
-        .args(["train", "--db", "x.db"])
+        .args(["train", "--db"])
+        .arg(&db)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing.db"), "{err}");
+    assert!(!db.exists(), "a failed train must not create a database");
 }

@@ -177,3 +177,244 @@ proptest! {
         assert_clean(&x, true);
     }
 }
+
+// The scanner (the fast path of the visible-text pass) must give exactly what html5ever's
+// tokenizer gives: text, title, first h1, truncation flag, element count and depth.
+
+use spotcheck::extract::scan::{scan_visible_text, Declined};
+use spotcheck::extract::visible::{visible_text_html5ever, VisibleLimits};
+
+/// Pieces of markup where the HTML tokenizer is subtle: every raw-text element, script
+/// escapes, comment and CDATA ends, character references with and without `;`, attributes
+/// that hide, duplicate and malformed attributes, self-closing flags, newlines.
+const SCAN_FRAGMENTS: &[&str] = &[
+    "<script>",
+    "</script>",
+    "<SCRIPT type=x>",
+    "</script ",
+    "</script/",
+    "</scripts>",
+    "<script/>",
+    "<!--",
+    "-->",
+    "--!>",
+    "<!-->",
+    "<!--->",
+    "--",
+    "-",
+    "<",
+    ">",
+    "</",
+    "<!",
+    "<?",
+    "<![CDATA[",
+    "]]>",
+    "]]",
+    "]",
+    "<!DOCTYPE html>",
+    "<!doctype",
+    "<style>",
+    "</style>",
+    "<title>",
+    "</title>",
+    "</TITLE >",
+    "<title/>",
+    "<textarea>",
+    "</textarea>",
+    "<xmp>",
+    "</xmp>",
+    "<noscript>",
+    "</noscript>",
+    "<iframe>",
+    "</iframe>",
+    "<noembed>",
+    "</noembed>",
+    "<noframes>",
+    "<plaintext>",
+    "<svg>",
+    "</svg>",
+    "<svg/>",
+    "<math>",
+    "</math>",
+    "<template>",
+    "</template>",
+    "<select>",
+    "</select>",
+    "<option>",
+    "<object>",
+    "</object>",
+    "<datalist>",
+    "<div>",
+    "</div>",
+    "<div/>",
+    "<DIV HIDDEN>",
+    "<div hidden>",
+    "<div style='display:none'>",
+    "<div style=display&colon;none>",
+    "<div style='display:none'style='display:block'>",
+    "<div style = display:none >",
+    "<div style='display:block' style='display:none'>",
+    "<div =hidden>",
+    "<div a='",
+    "<div style='display:&nbspnone'>",
+    "<div style=\"display:&nbsp;none\">",
+    "<span style=\"visibility: hidden !important\">",
+    "</span>",
+    "<p>",
+    "</p>",
+    "<p hidden>",
+    "<h1>",
+    "</h1>",
+    "<h1 hidden>",
+    "<h2>",
+    "</h2>",
+    "<pre>",
+    "</pre>",
+    "<br>",
+    "<br/>",
+    "</br>",
+    "<hr>",
+    "<td>",
+    "<th>",
+    "<tr>",
+    "<table>",
+    "</table>",
+    "<li>",
+    "<ul>",
+    "</ul>",
+    "<a href=x>",
+    "<a href=x/>",
+    "</a>",
+    "<b>",
+    "</b>",
+    "<img src=x alt='a>b'>",
+    "<input value=\"&amp;\">",
+    "<x-custom>",
+    "</X-CUSTOM>",
+    "<body>",
+    "<html>",
+    "</body>",
+    "&amp;",
+    "&amp",
+    "&AMP;",
+    "&lt;",
+    "&gt",
+    "&nbsp;",
+    "&#38;",
+    "&#x26;",
+    "&#X26",
+    "&#",
+    "&#x",
+    "&#0;",
+    "&#x80;",
+    "&#x9d;",
+    "&#13;",
+    "&#10;",
+    "&#xD800;",
+    "&#x110000;",
+    "&notin;",
+    "&notit;",
+    "&noti",
+    "&eacute",
+    "&eacutex",
+    "&CounterClockwiseContourIntegral;",
+    "&acE;",
+    "&;",
+    "&",
+    "#",
+    "x",
+    ";",
+    "\r\n",
+    "\r",
+    "\n",
+    "\t",
+    "\u{c}",
+    " ",
+    "\u{a0}",
+    "\u{200b}",
+    "\u{1b}[31m",
+    "é",
+    "中",
+    "\u{feff}",
+    "\u{85}",
+    "\"",
+    "'",
+    "=",
+    "/",
+    "<script><!--",
+    "<script><!-- <script>",
+    "</scrip",
+    "t>",
+    "word",
+    "Hello, World.",
+];
+
+fn scan_soup() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            3 => (0..SCAN_FRAGMENTS.len()).prop_map(|i| SCAN_FRAGMENTS[i].to_owned()),
+            1 => "[a-zA-Z0-9 <>/=\"'&#;!?\\-\\[\\]\\r\\n\\t\\x0c]{0,10}",
+        ],
+        0..80,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+fn scan_limits() -> impl Strategy<Value = VisibleLimits> {
+    prop_oneof![
+        3 => Just(VisibleLimits::default()),
+        1 => (1usize..40, 0usize..300).prop_map(|(max_tags, max_text_bytes)| VisibleLimits {
+            max_tags,
+            max_text_bytes,
+        }),
+    ]
+}
+
+fn assert_scanner_equals_html5ever(html: &str, limits: VisibleLimits) {
+    let reference = visible_text_html5ever(html, limits);
+    match scan_visible_text(html, limits) {
+        Ok(fast) => assert_eq!(fast, reference, "scanner differs on {html:?}"),
+        Err(Declined::NulCharacter) => assert!(html.contains('\0')),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn scanner_equals_html5ever_on_markup_soup(html in scan_soup(), limits in scan_limits()) {
+        assert_scanner_equals_html5ever(&html, limits);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn scanner_equals_html5ever_on_mutated_real_pages(
+        seed in any::<usize>(),
+        mutations in proptest::collection::vec(mutation(), 0..12),
+        limits in scan_limits(),
+    ) {
+        let seeds = seeds();
+        if seeds.is_empty() {
+            return Ok(());
+        }
+        let mut page = seeds[seed % seeds.len()].clone();
+        for m in &mutations {
+            apply(&mut page, m);
+        }
+        let html = String::from_utf8_lossy(&page);
+        assert_scanner_equals_html5ever(&html, limits);
+    }
+}
+
+#[test]
+fn scanner_declines_only_pages_with_nul() {
+    let limits = VisibleLimits::default();
+    assert_eq!(
+        scan_visible_text("<p>a\0b</p>", limits),
+        Err(Declined::NulCharacter)
+    );
+    assert!(scan_visible_text("<p>a&#0;b</p>", limits).is_ok());
+}

@@ -165,6 +165,8 @@ fn extended_signature_stability_matches_the_bagging_model() {
                             min_coverage: 0.0,
                             bags: k,
                             seed,
+                            // The papers' rule: every lexicon term is sampled.
+                            bag_max_idf: 1.0,
                         },
                     )
                 })

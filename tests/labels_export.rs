@@ -590,3 +590,46 @@ fn gold_dirs_hold_one_folder_per_cluster_and_ingest_back_to_the_same_gold() {
     ])));
     assert_eq!(e[0]["clusters"]["f1"], 1.0);
 }
+
+#[test]
+fn the_demo_records_its_bundled_labels_and_prints_the_evaluation() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let out = ok(&["demo", "--no-review", "--db", db.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("recorded as decisions of coder \"demo\""),
+        "{text}"
+    );
+    assert!(text.contains("gold: the labels of coder demo"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("run "))
+        .skip(1)
+        .take_while(|l| l.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .collect();
+    let methods: Vec<&str> = rows
+        .iter()
+        .map(|l| l.split_whitespace().nth(1).unwrap())
+        .collect();
+    assert_eq!(methods, ["spotsigs", "imatch", "cooper"], "{text}");
+    // The labels are in the database as decisions, and eval reads them back the same way.
+    let store = Store::open(&db).unwrap();
+    assert!(store.decision_log("demo").unwrap().len() >= 9);
+    let again = stdout(&ok(&[
+        "eval",
+        "--db",
+        db.to_str().unwrap(),
+        "--gold",
+        "labels",
+    ]));
+    for r in &rows {
+        assert!(again.contains(r), "{again}");
+    }
+    // The bundled labels name the two help pages as different: SpotSigs pairs them, so its
+    // precision is below 1 while I-Match's is 1.
+    let spot = rows[0].split_whitespace().nth(2).unwrap();
+    let imatch = rows[1].split_whitespace().nth(2).unwrap();
+    assert!(spot.parse::<f64>().unwrap() < 1.0, "{text}");
+    assert_eq!(imatch, "1.0000", "{text}");
+}

@@ -1,9 +1,17 @@
-//! Latency of the workbench on a large database (ignored by default; run with
-//! `cargo test --release --test tui_bench -- --ignored --nocapture`): 100,000 documents,
-//! 10,000 clusters; time to the first frame, and per key event to a rendered frame
-//! (TestBackend) for moving in the queue, opening a cluster and scrolling a 5,000-line
-//! document.
+//! Latency of the workbench on a large database (ignored by default): time to the first
+//! frame, and per key event to a rendered frame (TestBackend) for moving in the queue,
+//! opening a cluster, opening a pair and scrolling a 5,000-line document.
+//!
+//! Synthetic (100,000 generated documents, 10,000 clusters):
+//! `cargo test --release --test tui_bench -- --ignored --nocapture synthetic`
+//!
+//! Real (a copy of a database of real pages with detector runs; the test migrates it and
+//! builds its review tables, but records no decision):
+//! `cp ~/.cache/spotcheck/dd-big.db /tmp/tui2-big.db`
+//! `SPOTCHECK_BENCH_DB=/tmp/tui2-big.db cargo test --release --test tui_bench -- --ignored --nocapture real`
+//! (skips when SPOTCHECK_BENCH_DB is unset).
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use ratatui::backend::TestBackend;
@@ -12,14 +20,109 @@ use spotcheck::review::Session;
 use spotcheck::store::{ClusterRow, Store};
 use spotcheck::tui::{handle_key, parse_key, render, Keymap};
 
-fn p99(mut v: Vec<Duration>) -> Duration {
+/// This thread's CPU time so far, to tell the work a key costs from the time spent waiting
+/// for a CPU on a busy machine.
+fn cpu_time() -> Option<Duration> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    ok.then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+}
+
+/// Key presses against a TestBackend, timed from the key event to the drawn frame (wall
+/// clock; the UI thread's CPU time of each press is kept in `cpu`).
+struct Driver {
+    term: Terminal<TestBackend>,
+    keys: Keymap,
+    cpu: Vec<Duration>,
+}
+
+impl Driver {
+    fn new() -> Driver {
+        Driver {
+            term: Terminal::new(TestBackend::new(160, 50)).unwrap(),
+            keys: Keymap::defaults(),
+            cpu: Vec::new(),
+        }
+    }
+
+    /// Opens a session on `db` and draws its first frame; the time of both.
+    fn start(&mut self, db: &Path) -> (Session, Duration) {
+        let t = Instant::now();
+        let mut s = Session::new(Store::open(db).unwrap(), "bench", false).unwrap();
+        render(&mut self.term, &mut s, &self.keys).unwrap();
+        (s, t.elapsed())
+    }
+
+    fn press(&mut self, s: &mut Session, key: &str) -> Duration {
+        let (t, c) = (Instant::now(), cpu_time());
+        handle_key(s, &self.keys, parse_key(key).unwrap());
+        render(&mut self.term, s, &self.keys).unwrap();
+        let wall = t.elapsed();
+        if let (Some(a), Some(b)) = (c, cpu_time()) {
+            self.cpu.push(b.saturating_sub(a));
+        }
+        wall
+    }
+
+    /// Presses `key` `n` times: "wall p50 · p99 · max, UI-thread CPU p99".
+    fn measure(&mut self, s: &mut Session, key: &str, n: usize) -> String {
+        self.cpu.clear();
+        let wall = self.presses(s, key, n);
+        self.report(wall)
+    }
+
+    /// Wall-clock stats of `wall` with the CPU stats of the presses since `cpu` was cleared.
+    fn report(&mut self, wall: Vec<Duration>) -> String {
+        let cpu = std::mem::take(&mut self.cpu);
+        if cpu.is_empty() {
+            return stats(wall);
+        }
+        let mut c = cpu;
+        c.sort();
+        let p99 = c[(c.len() * 99 / 100).min(c.len() - 1)];
+        format!("{} · UI-thread CPU p99 {p99:.2?}", stats(wall))
+    }
+
+    /// Waits for the work running off the UI thread, then draws.
+    fn settle(&mut self, s: &mut Session) -> Duration {
+        let t = Instant::now();
+        s.wait_background();
+        render(&mut self.term, s, &self.keys).unwrap();
+        t.elapsed()
+    }
+
+    fn presses(&mut self, s: &mut Session, key: &str, n: usize) -> Vec<Duration> {
+        (0..n).map(|_| self.press(s, key)).collect()
+    }
+}
+
+/// "p50 … · p99 … · max …" of key latencies.
+fn stats(mut v: Vec<Duration>) -> String {
     v.sort();
-    v[(v.len() * 99 / 100).min(v.len() - 1)]
+    let at = |q: usize| v[(v.len() * q / 100).min(v.len() - 1)];
+    format!(
+        "p50 {:.2?} · p99 {:.2?} · max {:.2?} (n = {})",
+        at(50),
+        at(99),
+        v[v.len() - 1],
+        v.len()
+    )
+}
+
+/// Opens the current pair: the key to its first (placeholder) frame, and to the frame
+/// with both documents compared and wrapped.
+fn open_pair(d: &mut Driver, s: &mut Session) -> (Duration, Duration) {
+    let key = d.press(s, "Enter");
+    (key, key + d.settle(s))
 }
 
 #[test]
 #[ignore]
-fn first_frame_and_key_latency_on_a_large_database() {
+fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("big.db");
     let n_docs = 100_000;
@@ -68,46 +171,38 @@ fn first_frame_and_key_latency_on_a_large_database() {
         t.elapsed()
     );
 
-    let keys = Keymap::defaults();
-    let start = Instant::now();
-    let store = Store::open(&db).unwrap();
-    let mut s = Session::new(store, "bench", false).unwrap();
-    let mut term = Terminal::new(TestBackend::new(160, 50)).unwrap();
-    render(&mut term, &mut s, &keys).unwrap();
-    let first = start.elapsed();
+    let mut d = Driver::new();
     // The queue table is built on the first start only; measure a restart too.
-    let start = Instant::now();
-    let mut s = Session::new(Store::open(&db).unwrap(), "bench", false).unwrap();
-    render(&mut term, &mut s, &keys).unwrap();
-    let restart = start.elapsed();
-
-    let mut press = |s: &mut Session, k: &str| -> Duration {
-        let t = Instant::now();
-        handle_key(s, &keys, parse_key(k).unwrap());
-        render(&mut term, s, &keys).unwrap();
-        t.elapsed()
-    };
-    let moves: Vec<Duration> = (0..1000).map(|_| press(&mut s, "j")).collect();
+    let (_, first) = d.start(&db);
+    let (mut s, restart) = d.start(&db);
+    let moves = d.measure(&mut s, "j", 1000);
     let mut opens = Vec::new();
+    let mut cpu = Vec::new();
     for _ in 0..100 {
-        opens.push(press(&mut s, "Enter"));
-        press(&mut s, "Esc");
-        press(&mut s, "j");
+        d.cpu.clear();
+        opens.push(d.press(&mut s, "Enter"));
+        cpu.append(&mut d.cpu);
+        d.press(&mut s, "Esc");
+        d.press(&mut s, "j");
     }
-    press(&mut s, "g");
-    press(&mut s, "Enter");
-    let open_pair = press(&mut s, "Enter");
+    d.cpu = cpu;
+    let opens = d.report(opens);
+    d.press(&mut s, "g");
+    d.press(&mut s, "Enter");
+    let (pair_key, pair_ready) = open_pair(&mut d, &mut s);
     assert!(s
         .pair
         .as_ref()
         .is_some_and(|p| p.left.lines().len() >= 5000));
-    let scrolls: Vec<Duration> = (0..1000).map(|_| press(&mut s, "j")).collect();
+    let scrolls = d.measure(&mut s, "j", 1000);
     assert!(s.pair.as_ref().is_some_and(|p| p.scroll >= 1000));
     eprintln!("first frame (new queue table): {first:?}; first frame on restart: {restart:?}");
-    eprintln!("queue move p99 {:?}", p99(moves));
-    eprintln!("open cluster p99 {:?}", p99(opens));
-    eprintln!("open 5,000-line pair {open_pair:?}");
-    eprintln!("scroll 5,000-line document p99 {:?}", p99(scrolls));
+    eprintln!("queue move {moves}");
+    eprintln!("open cluster {opens}");
+    eprintln!(
+        "open 5,000-line pair: key to frame {pair_key:?}, to the compared documents {pair_ready:?}"
+    );
+    eprintln!("scroll 5,000-line document {scrolls}");
 }
 
 #[test]
@@ -134,4 +229,138 @@ fn confirming_a_large_cluster() {
     let row = store.decision_log("c").unwrap()[0].id;
     store.record_undo("c", row).unwrap();
     eprintln!("undo it (rebuild): {:?}", t.elapsed());
+}
+
+/// The pair to scroll: two members of one cluster of the latest runs whose visible texts
+/// have at least 5,000 lines (the shortest such documents), as (run, cluster, doc a, doc b).
+fn long_pair(db: &std::path::Path) -> Option<(i64, i64, i64, i64)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row(
+        "WITH long AS (
+           SELECT id, length(visible_text) - length(replace(visible_text, char(10), '')) AS nl
+           FROM documents WHERE length(visible_text) > 150000),
+         latest AS (SELECT max(id) AS id FROM runs WHERE finished_at IS NOT NULL GROUP BY method)
+         SELECT m1.run_id, m1.cluster, a.id, b.id
+         FROM long a JOIN long b ON b.id > a.id AND a.nl >= 5000 AND b.nl >= 5000
+         JOIN run_cluster_members m1 ON m1.doc_id = a.id AND m1.run_id IN (SELECT id FROM latest)
+         JOIN run_cluster_members m2 ON m2.doc_id = b.id AND m2.run_id = m1.run_id
+              AND m2.cluster = m1.cluster
+         ORDER BY max(a.nl, b.nl) LIMIT 1",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )
+    .ok()
+}
+
+#[test]
+#[ignore]
+fn real_first_frame_and_key_latency() {
+    let Ok(db) = std::env::var("SPOTCHECK_BENCH_DB") else {
+        eprintln!(
+            "skipping: set SPOTCHECK_BENCH_DB to a copy of a large database (see the header)"
+        );
+        return;
+    };
+    let db = std::path::PathBuf::from(db);
+    let t = Instant::now();
+    drop(Store::open(&db).unwrap());
+    let open = t.elapsed();
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let docs: i64 = conn
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+            .unwrap();
+        eprintln!(
+            "{}: {docs} documents (open + migrate: {open:?})",
+            db.display()
+        );
+        // Forget the queue table so the first start builds it.
+        conn.execute("DELETE FROM meta WHERE key = 'review_queue_runs'", [])
+            .unwrap();
+    }
+    let mut d = Driver::new();
+    let c0 = cpu_time();
+    let (_, first) = d.start(&db);
+    let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    let (mut s, restart) = d.start(&db);
+    let clusters = s.queue_len;
+    eprintln!("queue: {clusters} clusters of the latest runs");
+    let moves = d.measure(&mut s, "j", 1000);
+    // Open the largest clusters (the queue is sorted by size) and the ones after them.
+    d.press(&mut s, "g");
+    let mut opens = Vec::new();
+    let mut sizes = Vec::new();
+    let mut cpu = Vec::new();
+    for _ in 0..100 {
+        d.cpu.clear();
+        opens.push(d.press(&mut s, "Enter"));
+        cpu.append(&mut d.cpu);
+        sizes.push(s.cluster.as_ref().map_or(0, |c| c.members.len()));
+        d.press(&mut s, "Esc");
+        d.press(&mut s, "j");
+    }
+    let slowest = (0..opens.len()).max_by_key(|&i| opens[i]).unwrap();
+    let slowest_cpu = cpu[slowest];
+    d.cpu = cpu;
+    let opens = d.report(opens);
+    eprintln!(
+        "opened clusters of {}..{} members; the slowest open was #{slowest}, {} members (CPU {slowest_cpu:.2?})",
+        sizes.iter().min().unwrap(),
+        sizes.iter().max().unwrap(),
+        sizes[slowest]
+    );
+    let (run, cluster, a, b) = long_pair(&db).expect("a cluster with two 5,000-line documents");
+    // Find the cluster in the queue by paging through it.
+    let mut pos = None;
+    let mut offset = 0;
+    while pos.is_none() && offset < clusters {
+        let rows = s
+            .store()
+            .queue_page("bench", &s.filter, s.sort, offset, 1000)
+            .unwrap();
+        pos = rows
+            .iter()
+            .position(|r| r.run_id == run && r.cluster == cluster)
+            .map(|p| offset + p as u64);
+        offset += 1000;
+    }
+    s.cursor = pos.expect("the cluster is in the queue");
+    d.press(&mut s, "Enter");
+    let c = s.cluster.as_mut().unwrap();
+    c.cursor = c.members.iter().position(|m| m.id == a).unwrap();
+    d.press(&mut s, "A");
+    let c = s.cluster.as_mut().unwrap();
+    c.cursor = c.members.iter().position(|m| m.id == b).unwrap();
+    let (pair_key, pair_ready) = open_pair(&mut d, &mut s);
+    let p = s.pair.as_ref().unwrap();
+    let lines = (p.left.lines().len(), p.right.lines().len());
+    assert!(lines.0 >= 5000 && lines.1 >= 5000, "{lines:?}");
+    let scrolls = d.measure(&mut s, "j", 1000);
+    let pages = d.measure(&mut s, "PageDown", 100);
+    // The next member and back: each opens a pair.
+    let mut steps = Vec::new();
+    let mut ready = Vec::new();
+    let mut cpu = Vec::new();
+    for k in ["]", "["].iter().cycle().take(20) {
+        d.cpu.clear();
+        let key = d.press(&mut s, k);
+        cpu.append(&mut d.cpu);
+        steps.push(key);
+        ready.push(key + d.settle(&mut s));
+    }
+    d.cpu = cpu;
+    let steps = d.report(steps);
+    eprintln!("first frame (builds the queue table): {first:?} (CPU {first_cpu:?}); on restart: {restart:?}");
+    eprintln!("queue move {moves}");
+    eprintln!("open cluster {opens}");
+    eprintln!(
+        "open pair {a}/{b} ({} / {} wrapped lines): key to frame {pair_key:?}, to the compared documents {pair_ready:?}",
+        lines.0, lines.1
+    );
+    eprintln!(
+        "next/previous member: key to frame {steps}; to the compared documents {}",
+        stats(ready)
+    );
+    eprintln!("scroll {scrolls}");
+    eprintln!("page down {pages}");
 }

@@ -358,8 +358,10 @@ fn filters_sort_and_search_narrow_the_queue() {
     let t = text_of(&press(&mut s, &k));
     assert_eq!(s.queue_len, 1, "{t}");
     assert!(t.contains("Reset your password"), "{t}");
-    press(&mut s, &["C", "y", "f", "f"]); // status: unreviewed → confirmed
-    assert_eq!(s.queue_len, 1);
+    press(&mut s, &["C", "y", "f", "f", "f"]); // status: unreviewed → partial → confirmed
+    assert_eq!(s.filter.status, Some(LabelStatus::Confirmed));
+    // The confirmed {1,2,3} and I-Match's {1,2}, whose only pair it covers.
+    assert_eq!(s.queue_len, 2);
     press(&mut s, &["o"]);
     assert_eq!(s.sort, spotcheck::store::QueueSort::SizeAsc);
 }
@@ -388,7 +390,8 @@ fn notes_show_on_the_cluster_and_tag_and_size_filters_narrow_the_queue() {
     let k: Vec<&str> = keys.iter().map(String::as_str).collect();
     press(&mut s, &k);
     assert_eq!(s.filter.tag.as_deref(), Some("wire"));
-    assert_eq!(s.queue_len, 1);
+    // The tagged {1,2,3}, and I-Match's {1,2} that shares a pair with it.
+    assert_eq!(s.queue_len, 2);
     press(&mut s, &["C", "z"]);
     assert_eq!((s.filter.min_size, s.queue_len), (Some(3), 1));
     let mut keys = vec!["C".to_string(), "Enter".to_string(), "N".to_string()];
@@ -404,5 +407,160 @@ fn notes_show_on_the_cluster_and_tag_and_size_filters_narrow_the_queue() {
             .note
             .as_deref(),
         Some("check the date")
+    );
+}
+
+#[test]
+fn digits_partition_members_into_groups_and_one_split_records_them_all() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let d = f.docs.clone();
+    // Cluster {1,2,3}: document 2 (the current member) to group 1, document 3 to group 2;
+    // document 1 stays in the rest.
+    let buf = press(&mut s, &["Enter", "1", "j", "2"]);
+    insta::assert_snapshot!("cluster_groups", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(t.contains("groups 1: 1 · 2: 1 · rest: 1 (S splits)"), "{t}");
+    let grp_column: Vec<&str> = t
+        .lines()
+        .filter(|l| l.contains("http://"))
+        .take(3)
+        .map(|l| l[6..9].trim())
+        .collect();
+    assert_eq!(grp_column, ["", "1", "2"], "{t}");
+    assert!(
+        f.store().decision_log("ann").unwrap().is_empty(),
+        "nothing recorded yet"
+    );
+    let t = text_of(&press(&mut s, &["S"]));
+    assert!(t.contains("split into 3 groups (1 + 1 + 1)"), "{t}");
+    let store = f.store();
+    let log = store.decision_log("ann").unwrap();
+    assert_eq!(log.len(), 1, "one decision for the whole partition");
+    assert_eq!(
+        log[0].payload["groups"],
+        serde_json::json!([[d[1]], [d[2]], [d[0]]])
+    );
+    for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+        assert_eq!(
+            store.pair_label("ann", d[a], d[b]).unwrap().as_deref(),
+            Some("different")
+        );
+    }
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Split
+    );
+    // Undo takes the whole split back.
+    press(&mut s, &["u"]);
+    assert_eq!(store.pair_label("ann", d[0], d[1]).unwrap(), None);
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Unreviewed
+    );
+}
+
+#[test]
+fn a_selection_moves_into_a_new_group_and_the_pair_view_assigns_the_compared_member() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let d = f.docs.clone();
+    // Select documents 2 and 3, move them into a new group (1): {2,3} vs the rest {1}.
+    press(&mut s, &["Enter", "Space", "j", "Space", "+"]);
+    assert_eq!(s.prepared_groups(), vec![vec![d[1], d[2]], vec![d[0]]]);
+    assert!(s.cluster.as_ref().unwrap().selected.is_empty());
+    // 0 takes document 3 back to the rest; a split of one group is refused.
+    press(&mut s, &["0", "k", "0"]);
+    let t = text_of(&press(&mut s, &["S"]));
+    assert!(t.contains("a split needs two groups"), "{t}");
+    assert!(f.store().decision_log("ann").unwrap().is_empty());
+    // In the pair view a digit assigns the compared member; ] moves on.
+    press(&mut s, &["g", "j", "Enter", "3", "]", "3"]);
+    assert_eq!(s.prepared_groups(), vec![vec![d[1], d[2]], vec![d[0]]]);
+    press(&mut s, &["S"]);
+    let store = f.store();
+    assert_eq!(
+        store.pair_label("ann", d[1], d[2]).unwrap().as_deref(),
+        Some("same")
+    );
+    assert_eq!(
+        store.pair_label("ann", d[0], d[2]).unwrap().as_deref(),
+        Some("different")
+    );
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+}
+
+#[test]
+fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use spotcheck::tui::{handle_key, parse_key, render};
+    let f = fixture();
+    let mut s = f.session("ann");
+    let keys = Keymap::defaults();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    let mut key = |s: &mut spotcheck::review::Session, k: &str| {
+        handle_key(s, &keys, parse_key(k).unwrap());
+        render(&mut term, s, &keys).unwrap();
+        term.backend().buffer().clone()
+    };
+    key(&mut s, "Enter");
+    s.hold_background(true);
+    let buf = key(&mut s, "Enter");
+    insta::assert_snapshot!("pair_loading", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(s.busy());
+    assert_eq!(
+        t.matches("reading and comparing the documents…").count(),
+        2,
+        "{t}"
+    );
+    // The evidence line and the titles come at once.
+    assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
+    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    // Keys still work: the diff is asked for, the next member replaces the queued job, and
+    // the previous one replaces that.
+    let t = text_of(&key(&mut s, "d"));
+    assert!(t.contains("computing the word diff…"), "{t}");
+    key(&mut s, "d");
+    key(&mut s, "]");
+    key(&mut s, "[");
+    s.hold_background(false);
+    s.wait_background();
+    let t = text_of(&key(&mut s, "j"));
+    assert!(!s.busy());
+    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(t.contains("│Metro Post | News"), "{t}");
+    assert!(!t.contains("reading and comparing"), "{t}");
+    assert_eq!(
+        styled_runs(&buf, HighlightKind::SpotSig),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_readme_key_table_is_the_help_screen() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let table = spotcheck::tui::view::help_markdown(&Keymap::defaults());
+    let start = readme
+        .find("<!-- keys:start -->\n")
+        .expect("README key table start marker");
+    let end = readme
+        .find("<!-- keys:end -->")
+        .expect("README key table end marker");
+    let current = &readme[start + "<!-- keys:start -->\n".len()..end];
+    if current != table && std::env::var("SPOTCHECK_UPDATE_README").as_deref() == Ok("1") {
+        let updated = format!(
+            "{}{table}{}",
+            &readme[..start + "<!-- keys:start -->\n".len()],
+            &readme[end..]
+        );
+        std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), updated).unwrap();
+        return;
+    }
+    assert!(
+        current == table,
+        "README.md's key table is out of date: run this test with SPOTCHECK_UPDATE_README=1"
     );
 }

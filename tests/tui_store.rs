@@ -5,7 +5,7 @@ mod tui_support;
 
 use spotcheck::review::Session;
 use spotcheck::store::{ClusterRow, LabelStatus, QueueFilter, QueueSort, Store};
-use tui_support::{fixture, press};
+use tui_support::{fixture, press, text_of};
 
 #[test]
 fn decisions_survive_a_restart_and_the_session_resumes_at_the_first_unreviewed() {
@@ -26,8 +26,9 @@ fn decisions_survive_a_restart_and_the_session_resumes_at_the_first_unreviewed()
         store.label("ann", &[d[2], d[5]]).unwrap().status,
         LabelStatus::Rejected
     );
-    // Rows 0 and 2 are decided: the first unreviewed is row 1.
-    assert_eq!(s.cursor, 1);
+    // Rows 0 and 2 are decided, and row 1 (I-Match's {1,2}) is covered by the confirmed
+    // {1,2,3}: the first unreviewed is row 3.
+    assert_eq!(s.cursor, 3);
     assert_eq!(s.undo_depth(), (2, 0));
 }
 
@@ -101,6 +102,56 @@ fn labels_survive_a_detector_rerun_with_other_cluster_ids() {
     assert_eq!(rows.len(), 2);
     assert_eq!((rows[0].run_id, rows[0].cluster), (run, 2));
     assert_eq!(rows[0].status, LabelStatus::Confirmed);
+}
+
+#[test]
+fn a_rerun_cluster_with_a_new_member_shows_partly_reviewed_and_is_finished_in_the_ui() {
+    let f = fixture();
+    let d = f.docs.clone();
+    // ann confirms {1,2,3} and tags it.
+    let mut keys = vec!["y", "k", "t"];
+    keys.extend(["w", "i", "r", "e", "Enter"]);
+    press(&mut f.session("ann"), &keys);
+    // A rerun adds document 6 to the story and drops document 5 from the help pages.
+    let mut store = Store::open(&f.db).unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({"tau": 0.3}))
+        .unwrap();
+    let cluster = |members: Vec<i64>| ClusterRow {
+        members,
+        min_score: Some(0.4),
+        max_score: Some(0.9),
+        weakest_bridge: None,
+    };
+    store
+        .write_run_clusters(run, &[cluster(vec![d[0], d[1], d[2], d[5]])])
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let mut s = f.session("ann");
+    // The new cluster is the first in the queue (size 4) and not fully reviewed: the
+    // session resumes there.
+    assert_eq!(s.cursor, 0);
+    let t = text_of(&press(&mut s, &[]));
+    let row = t.lines().find(|l| l.contains("spotsigs 4")).unwrap();
+    assert!(row.contains("partly 3/6"), "{t}");
+    assert!(
+        row.contains("wire"),
+        "the tag of the confirmed set carries over: {t}"
+    );
+    let t = text_of(&press(&mut s, &["Enter"]));
+    assert!(t.contains("partly reviewed (3 of 6 pairs)"), "{t}");
+    // Confirming the whole cluster labels the three new pairs.
+    press(&mut s, &["y"]);
+    let r = s.store().cluster_review("ann", run, 1).unwrap();
+    assert_eq!(
+        (r.status, r.labeled, r.pairs),
+        (LabelStatus::Confirmed, 6, 6)
+    );
+    assert_eq!(
+        s.store().pair_label("ann", d[0], d[5]).unwrap().as_deref(),
+        Some("same")
+    );
 }
 
 #[test]
@@ -239,6 +290,18 @@ fn the_queue_reads_only_the_pages_it_shows() {
     // The last rows live on page 4 (rows 400..500); pages 1..3 were never read.
     assert_eq!(s.loaded_pages(), 2);
     assert!(s.row_at(250).is_none() && s.row_at(499).is_some());
+    // Paging up reads each page before the loaded one; the rows equal a read by offset.
+    let pages: Vec<&str> = vec!["PageUp"; 30];
+    press(&mut s, &pages);
+    assert_eq!(s.cursor, 0);
+    assert_eq!(s.loaded_pages(), 5);
+    let all = s
+        .store()
+        .queue_page("ann", &s.filter, s.sort, 0, 1000)
+        .unwrap();
+    for (pos, row) in all.iter().enumerate() {
+        assert_eq!(s.row_at(pos as u64).map(|r| r.cluster), Some(row.cluster));
+    }
 }
 
 #[test]

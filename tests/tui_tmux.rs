@@ -1,6 +1,7 @@
 //! The real binary in a real terminal (tmux): confirm a cluster, tag a selection, undo one
-//! step, kill the terminal without quitting, restart, and find every committed decision.
-//! Skips with a message when tmux is not installed.
+//! step, kill the terminal without quitting, restart, and find every committed decision;
+//! and the terminal given back (cooked mode, main screen, cursor shown) after a panic,
+//! Ctrl-C and SIGTERM. Skips with a message when tmux is not installed.
 
 mod tui_support;
 
@@ -56,22 +57,78 @@ impl Tmux {
             env!("CARGO_BIN_EXE_spotcheck"),
             db.display()
         );
-        let out = self.cmd(&[
-            "new-session",
-            "-d",
-            "-s",
-            "sc",
-            "-x",
-            "110",
-            "-y",
-            "30",
-            &line,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        self.start_line(&line);
+    }
+
+    /// Runs the review under `sh` (which leaves the terminal modes alone), then prints its
+    /// exit status and stays, so the terminal the review left behind can be inspected.
+    fn start_then_inspect(&self, db: &Path, env: &str) {
+        let line = format!(
+            "sh -c '{env} {} review --db {} --coder tmuxer; echo EXIT=$?; exec sleep 600'",
+            env!("CARGO_BIN_EXE_spotcheck"),
+            db.display()
         );
+        self.start_line(&line);
+    }
+
+    /// `#{name}` of the pane.
+    fn format(&self, name: &str) -> String {
+        let out = self.cmd(&["display", "-p", "-t", "sc", &format!("#{{{name}}}")]);
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
+    /// The pane's terminal modes as `stty` reports them, one setting per item.
+    fn stty(&self) -> Vec<String> {
+        let tty = self.format("pane_tty");
+        let out = Command::new("stty")
+            .args(["-a", "-F", &tty])
+            .output()
+            .expect("stty runs");
+        String::from_utf8_lossy(&out.stdout)
+            .split(|c: char| c.is_whitespace() || c == ';')
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The pid of the review process: the pane's process itself, or its child when a shell
+    /// runs it.
+    fn review_pid(&self) -> String {
+        let pane = self.format("pane_pid");
+        let comm = std::fs::read_to_string(format!("/proc/{pane}/comm")).unwrap_or_default();
+        if comm.trim() == "spotcheck" {
+            return pane;
+        }
+        let out = Command::new("pgrep")
+            .args(["-P", &pane])
+            .output()
+            .expect("pgrep runs");
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "the review process under {pane}");
+        pid
+    }
+
+    fn start_line(&self, line: &str) {
+        // A server whose last session was just killed may still be exiting: then the new
+        // session fails with "server exited unexpectedly"; try again until it starts.
+        wait_for("a new tmux session", || {
+            let out = self.cmd(&[
+                "new-session",
+                "-d",
+                "-s",
+                "sc",
+                "-x",
+                "110",
+                "-y",
+                "30",
+                line,
+            ]);
+            let error = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                out.status.success() || error.contains("server exited"),
+                "{error}"
+            );
+            out.status.success()
+        });
     }
 
     fn screen(&self) -> String {
@@ -104,6 +161,17 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Whether process `pid` still runs (a zombie waiting to be reaped has ended).
+fn is_running(pid: &str) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state is the first field after the parenthesised command name.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
 fn log_len(db: &Path) -> usize {
     Store::open(db)
         .unwrap()
@@ -112,15 +180,23 @@ fn log_len(db: &Path) -> usize {
         .len()
 }
 
+/// False (after saying why) when tmux is missing; CI installs tmux and sets
+/// SPOTCHECK_REQUIRE_TMUX=1, and there skipping is a failure.
+fn have_tmux() -> bool {
+    if Command::new("tmux").arg("-V").output().is_ok() {
+        return true;
+    }
+    assert!(
+        std::env::var("SPOTCHECK_REQUIRE_TMUX").as_deref() != Ok("1"),
+        "tmux is required but not installed"
+    );
+    eprintln!("skipping: tmux not found (apt-get install tmux)");
+    false
+}
+
 #[test]
 fn decisions_survive_killing_the_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        // CI installs tmux and sets SPOTCHECK_REQUIRE_TMUX=1: there, skipping is a failure.
-        assert!(
-            std::env::var("SPOTCHECK_REQUIRE_TMUX").as_deref() != Ok("1"),
-            "tmux is required but not installed"
-        );
-        eprintln!("skipping: tmux not found (apt-get install tmux)");
+    if !have_tmux() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
@@ -153,8 +229,11 @@ fn decisions_survive_killing_the_terminal() {
     });
     tmux.keys(&["u"]);
     wait_for("the undo of the tag batch", || log_len(&db) == 5);
-    // Kill the terminal without quitting.
+    // Kill the terminal without quitting: the review must exit, not outlive its terminal
+    // (crossterm alone would spin on the dead tty forever).
+    let pid = tmux.review_pid();
     assert!(tmux.cmd(&["kill-session", "-t", "sc"]).status.success());
+    wait_for("the review to exit with its terminal", || !is_running(&pid));
     let store = Store::open(&db).unwrap();
     assert_eq!(
         store.label("tmuxer", first).unwrap().status,
@@ -204,4 +283,86 @@ fn decisions_survive_killing_the_terminal() {
         store.label("tmuxer", first).unwrap().status,
         LabelStatus::Confirmed
     );
+}
+
+/// The review is running in the pane: alternate screen, raw mode, cursor hidden.
+fn assert_taken_over(tmux: &Tmux) {
+    wait_for("the queue", || tmux.screen().contains(" in queue"));
+    assert_eq!(tmux.format("alternate_on"), "1");
+    assert_eq!(tmux.format("cursor_flag"), "0");
+    let modes = tmux.stty();
+    assert!(
+        modes.iter().any(|m| m == "-icanon") && modes.iter().any(|m| m == "-echo"),
+        "raw mode while running: {modes:?}"
+    );
+}
+
+/// After the review ended with `status`: main screen, cursor shown, cooked mode.
+fn assert_given_back(tmux: &Tmux, status: &str) -> String {
+    wait_for("the exit status", || tmux.screen().contains("EXIT="));
+    let screen = tmux.screen();
+    assert!(screen.contains(&format!("EXIT={status}")), "{screen}");
+    assert_eq!(tmux.format("alternate_on"), "0", "{screen}");
+    assert_eq!(tmux.format("cursor_flag"), "1", "{screen}");
+    let modes = tmux.stty();
+    for m in ["icanon", "echo", "isig", "icrnl", "opost"] {
+        assert!(modes.iter().any(|x| x == m), "{m} after exit: {modes:?}");
+    }
+    screen
+}
+
+#[test]
+fn a_panic_gives_the_terminal_back() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("review.db");
+    tui_support::build_db(&db);
+    let tmux = Tmux {
+        socket: format!("spotcheck-panic-{}", std::process::id()),
+    };
+    // A test-only variable makes F12 panic inside the event loop.
+    tmux.start_then_inspect(&db, "SPOTCHECK_DEBUG_PANIC_KEY=F12");
+    assert_taken_over(&tmux);
+    tmux.keys(&["Enter", "F12"]);
+    let screen = assert_given_back(&tmux, "101");
+    // The panic message is printed on the restored screen, readable.
+    assert!(
+        screen.contains("SPOTCHECK_DEBUG_PANIC_KEY was pressed"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn ctrl_c_and_sigterm_give_the_terminal_back() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("review.db");
+    tui_support::build_db(&db);
+    let tmux = Tmux {
+        socket: format!("spotcheck-ctrlc-{}", std::process::id()),
+    };
+    // Ctrl-C in a prompt (raw mode: a key, not a signal) quits.
+    tmux.start_then_inspect(&db, "");
+    assert_taken_over(&tmux);
+    tmux.keys(&["t", "w", "C-c"]);
+    assert_given_back(&tmux, "0");
+    assert!(tui_support::fixture_log_is_empty(&db, "tmuxer"));
+    // SIGTERM from outside ends the loop and restores the terminal too (in a second tmux
+    // server: a new session on a server whose last session just ended can race its exit).
+    let tmux = Tmux {
+        socket: format!("spotcheck-term-{}", std::process::id()),
+    };
+    tmux.start_then_inspect(&db, "");
+    assert_taken_over(&tmux);
+    let pid = tmux.review_pid();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    assert_given_back(&tmux, "0");
 }

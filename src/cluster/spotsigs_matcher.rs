@@ -39,6 +39,7 @@
 //! its pairs are expanded to every member (plus all pairs inside the group, at 1.0).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use rayon::prelude::*;
 
@@ -126,6 +127,28 @@ fn ratio(m: u64, total: u64) -> f64 {
     }
 }
 
+/// The smallest overlap `m ≤ max` with `ratio(m, total) ≥ τ`, if any: the integer form
+/// of the threshold test, found with the same expression as every other comparison
+/// (`ratio` is increasing in `m`, so a search from an estimate settles it).
+fn min_overlap(total: u64, max: u64, tau: f64) -> Option<u64> {
+    let estimate = (tau * total as f64 / (1.0 + tau)).floor();
+    let mut m = if estimate.is_finite() && estimate > 0.0 {
+        (estimate as u64).min(max)
+    } else {
+        0
+    };
+    while m > 0 && ratio(m - 1, total) >= tau {
+        m -= 1;
+    }
+    while ratio(m, total) < tau {
+        if m >= max {
+            return None;
+        }
+        m += 1;
+    }
+    Some(m)
+}
+
 /// τ outside `(0, 1]` is clamped into it (NaN counts as the smallest τ): with τ > 0 a
 /// matching pair always shares a signature, which every mode relies on.
 fn clamp_tau(tau: f64) -> f64 {
@@ -180,6 +203,54 @@ fn next_bound(p: u64, tau: f64) -> u64 {
     q
 }
 
+/// Signature ids mapped onto `0..len` in increasing id order: the ids themselves when
+/// they are dense enough for a direct table, else their rank among the distinct ids.
+enum DenseIds {
+    Direct(usize),
+    Sorted(Vec<u32>),
+}
+
+impl DenseIds {
+    fn new(docs: &[&SigVector]) -> Self {
+        let occurrences: usize = docs.iter().map(|v| v.distinct()).sum();
+        let max = docs
+            .iter()
+            .filter_map(|v| v.entries().last().map(|e| e.0 as usize))
+            .max();
+        match max {
+            None => DenseIds::Direct(0),
+            // A table of `max + 1` counters costs no more than a few times the input.
+            Some(m) if m < 4 * occurrences + 1024 => DenseIds::Direct(m + 1),
+            Some(_) => {
+                let mut ids: Vec<u32> = docs
+                    .iter()
+                    .flat_map(|v| v.entries().iter().map(|e| e.0))
+                    .collect();
+                ids.par_sort_unstable();
+                ids.dedup();
+                DenseIds::Sorted(ids)
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            DenseIds::Direct(n) => *n,
+            DenseIds::Sorted(ids) => ids.len(),
+        }
+    }
+
+    /// The dense index of an id that occurs in the collection.
+    fn index(&self, id: u32) -> usize {
+        match self {
+            DenseIds::Direct(_) => id as usize,
+            // Every id looked up was collected in `new`, so the search finds it; the
+            // `Err` position is never used for an id that occurs.
+            DenseIds::Sorted(ids) => ids.binary_search(&id).unwrap_or_else(|p| p),
+        }
+    }
+}
+
 /// The collection relabelled for matching: each signature gets its rank in order of
 /// ascending document frequency (ties by id), so a vector sorted by rank lists its
 /// signatures rarest first, and one inverted index over ranks gives O(1) lookups.
@@ -198,44 +269,55 @@ struct RankedIndex {
 }
 
 impl RankedIndex {
+    /// Linear-time build (counting sorts, no comparison sort over the occurrences):
+    /// document frequencies by counting, ranks by sorting the distinct signatures, and
+    /// posting lists filled by visiting the documents in descending `(length, index)`
+    /// order, so every list comes out sorted without sorting it.
     fn build(docs: &[&SigVector]) -> Self {
+        let n = docs.len();
         let lens: Vec<u64> = docs.iter().map(|v| v.len()).collect();
-        // All occurrences grouped by signature id: sorting is cheaper than hashing here.
-        let mut occ: Vec<(u32, u32, u32)> = Vec::new();
-        for (d, v) in docs.iter().enumerate() {
-            occ.extend(v.entries().iter().map(|&(s, f)| (s, d as u32, f)));
-        }
-        occ.sort_unstable();
-        // (df, id, start of the id's run in `occ`).
-        let mut runs: Vec<(u32, u32, usize)> = Vec::new();
-        let mut i = 0;
-        while i < occ.len() {
-            let mut j = i;
-            while j < occ.len() && occ[j].0 == occ[i].0 {
-                j += 1;
+        let dense = DenseIds::new(docs);
+        let mut df = vec![0u32; dense.len()];
+        for v in docs {
+            for &(s, _) in v.entries() {
+                df[dense.index(s)] += 1;
             }
-            runs.push(((j - i) as u32, occ[i].0, i));
-            i = j;
         }
-        runs.sort_unstable();
-        let mut vectors: Vec<Vec<(u32, u32)>> = docs
-            .iter()
-            .map(|v| Vec::with_capacity(v.distinct()))
+        // Rank = position in ascending (df, id) order; dense indices keep the ids' order.
+        let mut by_rank: Vec<u32> = (0..dense.len() as u32).collect();
+        by_rank.sort_unstable_by_key(|&x| u64::from(df[x as usize]) << 32 | u64::from(x));
+        let mut rank_of = vec![0u32; dense.len()];
+        let mut offsets = Vec::with_capacity(by_rank.len() + 1);
+        let mut total = 0usize;
+        for (rank, &x) in by_rank.iter().enumerate() {
+            rank_of[x as usize] = rank as u32;
+            offsets.push(total);
+            total += df[x as usize] as usize;
+        }
+        offsets.push(total);
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.par_sort_unstable_by(|&a, &b| (lens[b as usize], b).cmp(&(lens[a as usize], a)));
+        let mut fill: Vec<usize> = offsets[..by_rank.len()].to_vec();
+        let mut postings = vec![(0u64, 0u32); total];
+        for &d in &order {
+            for &(s, _) in docs[d as usize].entries() {
+                let r = rank_of[dense.index(s)] as usize;
+                postings[fill[r]] = (lens[d as usize], d);
+                fill[r] += 1;
+            }
+        }
+        let vectors: Vec<Vec<(u32, u32)>> = docs
+            .par_iter()
+            .map(|v| {
+                let mut e: Vec<(u32, u32)> = v
+                    .entries()
+                    .iter()
+                    .map(|&(s, f)| (rank_of[dense.index(s)], f))
+                    .collect();
+                e.sort_unstable();
+                e
+            })
             .collect();
-        let mut offsets = Vec::with_capacity(runs.len() + 1);
-        let mut postings = Vec::with_capacity(occ.len());
-        for (rank, &(df, _, start)) in runs.iter().enumerate() {
-            offsets.push(postings.len());
-            let run = &occ[start..start + df as usize];
-            // Ranks are visited in increasing order, so every vector comes out sorted.
-            for &(_, d, f) in run {
-                vectors[d as usize].push((rank as u32, f));
-                postings.push((lens[d as usize], d));
-            }
-            let list = &mut postings[offsets[rank]..];
-            list.sort_unstable_by(|x, y| y.cmp(x));
-        }
-        offsets.push(postings.len());
         RankedIndex {
             vectors,
             lens,
@@ -247,6 +329,44 @@ impl RankedIndex {
     fn list(&self, rank: u32) -> &[(u64, u32)] {
         let r = rank as usize;
         &self.postings[self.offsets[r]..self.offsets[r + 1]]
+    }
+
+    /// The similarity of `A` and `B` when it reaches `τ`, else `None`, for a `B` first
+    /// met at `A`'s signature `from`: `B` shares none of `A`'s earlier signatures (see
+    /// the module notes), so the overlap is that of `A[from..]` (total frequency `rem`)
+    /// with `B`, and the merge stops as soon as even sharing everything left could not
+    /// reach `τ`. A returned similarity is the same number [`jaccard`] computes.
+    fn verify(&self, a: u32, from: usize, rem: u64, b: u32, tau: f64) -> Option<f64> {
+        let x = &self.vectors[a as usize][from..];
+        let y = &self.vectors[b as usize];
+        let lb = self.lens[b as usize];
+        let total = self.lens[a as usize] + lb;
+        let need = min_overlap(total, rem.min(lb), tau)?;
+        let (mut i, mut j, mut m) = (0, 0, 0u64);
+        let (mut rx, mut ry) = (rem, lb);
+        while i < x.len() && j < y.len() {
+            let ((sx, fx), (sy, fy)) = (x[i], y[j]);
+            if sx == sy {
+                m += u64::from(fx.min(fy));
+                rx -= u64::from(fx);
+                ry -= u64::from(fy);
+                i += 1;
+                j += 1;
+                continue;
+            }
+            if sx < sy {
+                rx -= u64::from(fx);
+                i += 1;
+            } else {
+                ry -= u64::from(fy);
+                j += 1;
+            }
+            // What is left of either side bounds what can still be shared.
+            if m + rx.min(ry) < need {
+                return None;
+            }
+        }
+        (m >= need).then(|| ratio(m, total))
     }
 
     fn jaccard(&self, a: u32, b: u32) -> f64 {
@@ -267,6 +387,41 @@ impl RankedIndex {
     }
 }
 
+/// A 64-bit hash of a vector's entries (FxHash-style multiply-rotate; only used to find
+/// candidate equal vectors, which are then compared in full).
+fn vector_hash(v: &SigVector) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut h = v.len();
+    for &(s, f) in v.entries() {
+        h = (h.rotate_left(5) ^ (u64::from(s) << 32 | u64::from(f))).wrapping_mul(K);
+    }
+    // Finalizer (SplitMix64's): spread the high bits into the low ones the map uses.
+    h ^= h >> 30;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 31)
+}
+
+/// A hasher for keys that are already hashes: passes the `u64` through.
+#[derive(Default)]
+struct PrehashedU64(u64);
+
+impl Hasher for PrehashedU64 {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used (the keys are `u64`); fold anything else in anyway.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
 /// All pairs of `docs` with multiset Jaccard `≥ τ`, each once as `(i, j, sim)` with
 /// `i < j`, sorted; `i`, `j` index `docs`. Empty vectors never match. Identical vectors
 /// are matched once and their pairs expanded.
@@ -274,18 +429,30 @@ pub fn match_pairs(docs: &[SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
     let tau = clamp_tau(tau);
     let mut stats = MatchStats::default();
 
-    // Fold identical vectors into their first occurrence.
-    let mut group_of: HashMap<&SigVector, usize> = HashMap::new();
+    // Fold identical vectors into their first occurrence. Vectors are hashed in
+    // parallel once; the map is keyed by that hash and checks equality itself.
+    let hashes: Vec<u64> = docs.par_iter().map(vector_hash).collect();
+    let mut by_hash: HashMap<u64, Vec<usize>, BuildHasherDefault<PrehashedU64>> =
+        HashMap::default();
     let mut groups: Vec<Vec<u32>> = Vec::new();
     for (i, v) in docs.iter().enumerate() {
         if v.is_empty() {
             continue;
         }
         stats.docs += 1;
-        let g = *group_of.entry(v).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
-        });
+        let candidates = by_hash.entry(hashes[i]).or_default();
+        let g = match candidates
+            .iter()
+            .copied()
+            .find(|&g| docs[groups[g][0] as usize] == *v)
+        {
+            Some(g) => g,
+            None => {
+                groups.push(Vec::new());
+                candidates.push(groups.len() - 1);
+                groups.len() - 1
+            }
+        };
         groups[g].push(i as u32);
     }
     stats.exact_duplicate_docs = stats.docs - groups.len();
@@ -310,7 +477,8 @@ pub fn match_pairs(docs: &[SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
             }
         }
     }
-    pairs.sort_unstable_by_key(|x| (x.0, x.1));
+    // Every (i, j) occurs once, so the unstable parallel sort is deterministic.
+    pairs.par_sort_unstable_by_key(|x| u64::from(x.0) << 32 | u64::from(x.1));
     stats.pairs = pairs.len();
     (pairs, stats)
 }
@@ -413,7 +581,7 @@ impl Probe<'_> {
         let la = self.index.lens[self.a as usize];
         let mark = self.a + 1;
         let mut rem = la;
-        for &(s, f) in &self.index.vectors[self.a as usize] {
+        for (from, &(s, f)) in self.index.vectors[self.a as usize].iter().enumerate() {
             let list = self.preceding(self.index.list(s));
             for k in (lowest..=own).rev() {
                 for &(lb, b) in self.partition_slice(list, k) {
@@ -432,8 +600,7 @@ impl Probe<'_> {
                         continue;
                     }
                     st.candidates_checked += 1;
-                    let sim = self.index.jaccard(self.a, b);
-                    if sim >= self.tau {
+                    if let Some(sim) = self.index.verify(self.a, from, rem, b, self.tau) {
                         self.emit(b, sim, pairs);
                     }
                 }

@@ -29,6 +29,11 @@ use crate::text::WordList;
 /// Documents per chunk streamed from the store and signed in parallel.
 const CHUNK: usize = 2048;
 
+/// Default cap of the site rule: a signature on more than 50 pages of one site is the
+/// site's boilerplate even when that is under 2% of it (see `SiteBoilerplate`; measured
+/// in BENCHMARKS.md).
+pub const DEFAULT_SITE_BOILERPLATE_PAGES: usize = 50;
+
 /// SpotSigs settings of one run.
 #[derive(Debug, Clone, Serialize)]
 pub struct SpotSigsSettings {
@@ -43,6 +48,9 @@ pub struct SpotSigsSettings {
     pub min_sigs: usize,
     /// Per-site boilerplate removal: (min pages of a site, max fraction of its pages).
     pub site_boilerplate: Option<(usize, f64)>,
+    /// With the site rule: a signature on more than this many pages of one site is its
+    /// boilerplate whatever the fraction (`None`: no cap).
+    pub site_boilerplate_pages: Option<usize>,
 }
 
 impl Default for SpotSigsSettings {
@@ -57,6 +65,7 @@ impl Default for SpotSigsSettings {
             text: TextKind::Visible,
             min_sigs: 2,
             site_boilerplate: Some((10, 0.02)),
+            site_boilerplate_pages: Some(DEFAULT_SITE_BOILERPLATE_PAGES),
         }
     }
 }
@@ -69,10 +78,14 @@ impl SpotSigsSettings {
             text: TextKind::Visible,
             min_sigs: 1,
             site_boilerplate: None,
+            site_boilerplate_pages: None,
             ..Self::default()
         }
     }
 }
+
+/// Default of `--bag-max-idf` (see `IMatchParams::bag_max_idf`).
+pub const DEFAULT_BAG_MAX_IDF: f64 = 0.3;
 
 /// I-Match settings of one run.
 #[derive(Debug, Clone, Serialize)]
@@ -88,6 +101,9 @@ pub struct IMatchSettings {
     pub max_pair_bucket: usize,
     /// A pair needs this many equal coordinates (1 = any, the papers' rule).
     pub min_agree: usize,
+    /// Bags sample only terms with normalized idf ≤ this; rarer ones are in every bag
+    /// (1.0 = the papers' bootstrap of the whole lexicon).
+    pub bag_max_idf: f64,
 }
 
 impl Default for IMatchSettings {
@@ -107,6 +123,9 @@ impl Default for IMatchSettings {
             text: TextKind::Visible,
             max_pair_bucket: BucketOptions::default().max_pair_bucket,
             min_agree: 1,
+            // Measured on debian-docs (BENCHMARKS.md): bags that never drop terms rarer
+            // than 0.3 keep most of the recall gain at under 0.02 precision.
+            bag_max_idf: DEFAULT_BAG_MAX_IDF,
         }
     }
 }
@@ -210,6 +229,9 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
     if let Some(f) = a.site_boilerplate {
         sp.site_boilerplate = (f > 0.0).then_some((10, f));
     }
+    if let Some(n) = a.site_boilerplate_pages {
+        sp.site_boilerplate_pages = (n > 0).then_some(n);
+    }
     let mut im = IMatchSettings {
         lexicon_file: a.lexicon.clone(),
         ..IMatchSettings::default()
@@ -232,6 +254,9 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
     }
     if let Some(m) = a.min_agree {
         im.min_agree = m.max(1);
+    }
+    if let Some(f) = a.bag_max_idf {
+        im.bag_max_idf = f;
     }
     if let Some(t) = a.text {
         im.text = text_kind(t);
@@ -284,6 +309,9 @@ pub fn run(a: &DetectArgs) -> Result<ExitCode> {
             println!("{}", report.line());
         }
     }
+    // Build the review queue now, while the coder waits for detection anyway, so the
+    // workbench's first frame never pays for it.
+    store.refresh_review_queue()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -415,6 +443,7 @@ pub fn detect_spotsigs(store: &mut Store, s: &SpotSigsSettings) -> Result<RunRep
             .map(|(min_site_docs, max_site_fraction)| SiteBoilerplate {
                 min_site_docs,
                 max_site_fraction,
+                max_site_pages: s.site_boilerplate_pages,
             }),
     };
     let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
@@ -552,6 +581,7 @@ pub fn detect_imatch(store: &mut Store, s: &IMatchSettings) -> Result<RunReport>
         min_coverage: s.min_coverage,
         bags: s.bags,
         seed: s.seed,
+        bag_max_idf: s.bag_max_idf,
     };
     let bagged = BaggedLexicon::new(&lexicon, params);
     let run = store.create_run("imatch", &serde_json::to_value(s)?)?;

@@ -76,11 +76,90 @@ impl LineBuilder {
         self.truncated
     }
 
-    /// Appends source text: white space collapses, control characters vanish.
+    /// Appends text: white space collapses, control characters vanish.
     pub fn push_str(&mut self, text: &str) {
-        for c in text.chars() {
-            self.push_char(c);
+        self.push_runs::<false>(text);
+    }
+
+    /// Appends text straight from an HTML source, where a carriage return (alone or before
+    /// a line feed) is a line break, as the HTML tokenizer's newline normalization makes it.
+    /// A `\r` that [`Self::push_str`] receives came from a character reference (`&#13;`)
+    /// and is plain white space.
+    pub fn push_source_str(&mut self, text: &str) {
+        self.push_runs::<true>(text);
+    }
+
+    /// The work of [`Self::push_str`]: runs of printable characters are copied at once, the
+    /// others go through [`Self::push_char`]; the result is the same as pushing every
+    /// character on its own.
+    fn push_runs<const CR_IS_NEWLINE: bool>(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let start = i;
+            let mut special = None;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if (0x21..0x7f).contains(&b) {
+                    i += 1;
+                } else if b < 0x80 {
+                    special = Some(b as char);
+                    break;
+                } else {
+                    // `i` is on a character boundary: runs stop only before ASCII bytes or
+                    // after whole characters.
+                    let Some(c) = text[i..].chars().next() else {
+                        break;
+                    };
+                    if c.is_whitespace() || is_invisible(c) {
+                        special = Some(c);
+                        break;
+                    }
+                    i += c.len_utf8();
+                }
+            }
+            if i > start {
+                self.push_printable(&text[start..i]);
+            }
+            if let Some(c) = special {
+                let c = if CR_IS_NEWLINE && c == '\r' { '\n' } else { c };
+                self.push_char(c);
+                i += c.len_utf8();
+            }
         }
+    }
+
+    /// Appends characters that are neither white space nor invisible.
+    fn push_printable(&mut self, run: &str) {
+        if self.truncated {
+            return;
+        }
+        let separator = if self.out.is_empty() {
+            0
+        } else {
+            match self.pending {
+                Pending::Nothing => 0,
+                Pending::Space | Pending::LineBreak => 1,
+                Pending::ParagraphBreak => 2,
+            }
+        };
+        // Room for all of it, by the same test `push_char` makes for each character.
+        if self.out.len() + separator + run.len() + 2 > self.limit {
+            for c in run.chars() {
+                self.push_char(c);
+            }
+            return;
+        }
+        if separator > 0 {
+            match self.pending {
+                Pending::Nothing => {}
+                Pending::Space => self.out.push(' '),
+                Pending::LineBreak => self.out.push('\n'),
+                Pending::ParagraphBreak => self.out.push_str("\n\n"),
+            }
+        }
+        self.pending = Pending::Nothing;
+        self.out.push_str(run);
     }
 
     #[inline]

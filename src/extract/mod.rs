@@ -9,6 +9,7 @@
 pub mod charset;
 pub mod lines;
 pub mod main_content;
+pub mod scan;
 pub mod visible;
 
 pub use main_content::MainLimits;

@@ -1,8 +1,7 @@
 //! Visible text of an HTML page: what a browser would render, as plain lines.
 //!
-//! Runs the `html5ever` tokenizer only (no tree: the tree builder costs several times more
-//! and its open-element stack is what deep nesting attacks). The sink keeps just enough state
-//! to know whether text is rendered: which raw-text element it is in (`script`, `style`,
+//! Two tokenizers feed one set of rules. The rules ([`State`]) keep just enough state to know
+//! whether text is rendered: which raw-text element the tokenizer is in (`script`, `style`,
 //! `title`…, switched explicitly because without a tree builder nobody else tells the
 //! tokenizer) and a small stack of hidden subtrees: `template`, `svg`, `math`, `select`,
 //! `object`, and elements with a required end tag that are hidden by a `hidden` attribute or
@@ -12,8 +11,14 @@
 //! is raw text or void (`title`, `script`, `style`, `meta`…), so no head rule is needed; stray
 //! text in a head is kept, because browsers move it into the body and render it.
 //! Block elements end lines, `p` and headings end paragraphs, table cells are separated by a
-//! space. The same pass captures the `<title>` and the first `<h1>` (the title fallback), and
-//! counts elements and nesting depth so the caller can decide whether a tree build is safe.
+//! space. The same pass captures the `<title>` and the first `<h1>`, and counts elements and
+//! nesting depth so the caller can decide whether a tree build is safe.
+//!
+//! The tokenizers: [`super::scan`], a specialised scanner that produces exactly the tokens
+//! html5ever's tokenizer would for what these rules look at (the fast path), and html5ever's
+//! tokenizer itself (no tree: the tree builder costs several times more and its open-element
+//! stack is what deep nesting attacks), used for the pages the scanner declines and kept as
+//! the reference the scanner is tested against.
 
 use std::cell::RefCell;
 
@@ -45,7 +50,7 @@ impl Default for VisibleLimits {
 }
 
 /// Result of one visible-text pass.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Visible {
     pub text: String,
     /// The first `<title>`, white space collapsed (empty when there is none).
@@ -54,7 +59,7 @@ pub struct Visible {
     pub first_h1: String,
     /// A budget of [`VisibleLimits`] ran out: `text` is a prefix of the page's text.
     pub truncated: bool,
-    /// Start tags seen.
+    /// Tags seen (start and end tags).
     pub elements: usize,
     /// Deepest nesting of elements, estimated with a stack of open element names that
     /// mimics the tree builder's implied end tags for siblings (`p`, `li`, `td`…) and ignores
@@ -67,8 +72,18 @@ const MAX_TITLE_BYTES: usize = 2048;
 /// Deepest hidden-container nesting tracked; deeper ones are still hidden by their parent.
 const MAX_HIDDEN_STACK: usize = 256;
 
-/// Extracts the visible text of `html`.
+/// Extracts the visible text of `html`: the scanner, or html5ever's tokenizer for the pages
+/// the scanner declines. Both give the same result (tests/extract_proptest.rs and
+/// examples/scan_equality.rs check it).
 pub fn visible_text(html: &str, limits: VisibleLimits) -> Visible {
+    match super::scan::scan_visible_text(html, limits) {
+        Ok(visible) => visible,
+        Err(_declined) => visible_text_html5ever(html, limits),
+    }
+}
+
+/// Extracts the visible text of `html` with html5ever's tokenizer (the reference path).
+pub fn visible_text_html5ever(html: &str, limits: VisibleLimits) -> Visible {
     let sink = Sink {
         state: RefCell::new(State::new(html.len(), limits)),
     };
@@ -93,6 +108,113 @@ pub fn visible_text(html: &str, limits: VisibleLimits) -> Visible {
     tokenizer.sink.state.into_inner().finish()
 }
 
+macro_rules! known_elements {
+    ($($variant:ident $name:literal,)*) => {
+        /// The element names the rules mention; every other name is `Other`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub(crate) enum Known {
+            Other,
+            $($variant,)*
+        }
+
+        #[allow(non_upper_case_globals)]
+        mod packed {
+            $(pub(super) const $variant: u128 = super::pack($name);)*
+        }
+
+        impl Known {
+            /// Classifies a tag name as the tokenizer would name it (ASCII letters
+            /// lowercased, nothing else changed).
+            pub(crate) fn classify(name: &[u8]) -> Known {
+                match pack_lowercase(name) {
+                    $(Some(packed::$variant) => Known::$variant,)*
+                    _ => Known::Other,
+                }
+            }
+        }
+    };
+}
+
+known_elements! {
+    A b"a", Address b"address", Area b"area", Article b"article", Aside b"aside", Base b"base",
+    Blockquote b"blockquote", Body b"body", Br b"br", Button b"button", Caption b"caption",
+    Center b"center", Col b"col", Datalist b"datalist", Dd b"dd", Details b"details",
+    Dialog b"dialog", Dir b"dir", Div b"div", Dl b"dl", Dt b"dt", Embed b"embed",
+    Fieldset b"fieldset", Figcaption b"figcaption", Figure b"figure", Footer b"footer",
+    Form b"form", Frameset b"frameset", H1 b"h1", H2 b"h2", H3 b"h3", H4 b"h4", H5 b"h5",
+    H6 b"h6", Header b"header", Hgroup b"hgroup", Hr b"hr", Html b"html", Iframe b"iframe",
+    Img b"img", Input b"input", Label b"label", Legend b"legend", Li b"li", Link b"link",
+    Listing b"listing", Main b"main", Math b"math", Menu b"menu", Meta b"meta", Nav b"nav",
+    Noembed b"noembed", Noframes b"noframes", Noscript b"noscript", Object b"object", Ol b"ol",
+    Option b"option", P b"p", Param b"param", Plaintext b"plaintext", Pre b"pre",
+    Script b"script", Section b"section", Select b"select", Source b"source", Span b"span",
+    Style b"style", Summary b"summary", Svg b"svg", Table b"table", Tbody b"tbody", Td b"td",
+    Template b"template", Textarea b"textarea", Tfoot b"tfoot", Th b"th", Thead b"thead",
+    Title b"title", Tr b"tr", Track b"track", Ul b"ul", Wbr b"wbr", Xmp b"xmp",
+}
+
+/// A name of at most 16 bytes as one integer (little-endian, zero-padded). Names never hold
+/// a zero byte (the tokenizer turns NUL into U+FFFD), so different names pack differently.
+const fn pack(name: &[u8]) -> u128 {
+    let mut key = 0u128;
+    let mut i = 0;
+    while i < name.len() && i < 16 {
+        key |= (name[i] as u128) << (8 * i);
+        i += 1;
+    }
+    key
+}
+
+/// [`pack`] of the ASCII-lowercased name; `None` for names longer than any known one.
+#[inline]
+fn pack_lowercase(name: &[u8]) -> Option<u128> {
+    if name.len() > 16 {
+        return None;
+    }
+    let mut key = 0u128;
+    for (i, b) in name.iter().enumerate() {
+        key |= (b.to_ascii_lowercase() as u128) << (8 * i);
+    }
+    Some(key)
+}
+
+/// An element name as the rules see it: its class, and for unknown names the name itself
+/// (compared only for equality, to pair end tags with start tags).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Element<N> {
+    pub known: Known,
+    pub name: N,
+}
+
+impl<N: PartialEq> PartialEq for Element<N> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.known == other.known && (self.known != Known::Other || self.name == other.name)
+    }
+}
+
+/// How the tokenizer must continue after a start tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Next {
+    Data,
+    /// Raw text until the element's own end tag.
+    Raw(RawMode),
+    /// Everything to the end of the input is text.
+    Plaintext,
+}
+
+/// The tokenizer state for elements whose content is raw text, as the HTML tree builder
+/// would switch it (scripting enabled, so `noscript` is raw text too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RawMode {
+    /// Character references are decoded (`title`, `textarea`).
+    Rcdata,
+    /// Nothing is decoded (`style`, `noscript`, `iframe`, `noembed`, `noframes`, `xmp`).
+    Rawtext,
+    /// `script`: like raw text, with the `<!--` escape states.
+    ScriptData,
+}
+
 /// What the characters of a raw-text element are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum RawUse {
@@ -104,7 +226,8 @@ enum RawUse {
     Title,
 }
 
-struct State {
+/// The visibility rules: consumes tokens, builds the text, title and first `h1`.
+pub(crate) struct State<N> {
     text: LineBuilder,
     title: LineBuilder,
     title_seen: bool,
@@ -115,19 +238,19 @@ struct State {
     /// Hidden subtrees, innermost last, each with the number of same-name elements opened
     /// inside it and not yet closed (so `<div hidden><div></div>…</div>` ends at the right
     /// `</div>`).
-    hidden: Vec<(LocalName, usize)>,
+    hidden: Vec<(Element<N>, usize)>,
     pre_depth: usize,
     tags: usize,
     limits: VisibleLimits,
     exhausted: bool,
-    open: Vec<LocalName>,
+    open: Vec<Element<N>>,
     /// Open elements beyond [`MAX_OPEN_TRACKED`], counted but not named.
     open_overflow: usize,
     max_depth: usize,
 }
 
-impl State {
-    fn new(html_len: usize, limits: VisibleLimits) -> Self {
+impl<N: Clone + PartialEq> State<N> {
+    pub(crate) fn new(html_len: usize, limits: VisibleLimits) -> Self {
         State {
             // Text is typically a fifth of the markup or less.
             text: LineBuilder::with_capacity(html_len / 5, limits.max_text_bytes),
@@ -148,7 +271,7 @@ impl State {
         }
     }
 
-    fn finish(self) -> Visible {
+    pub(crate) fn finish(self) -> Visible {
         let truncated = self.exhausted || self.text.truncated();
         Visible {
             text: self.text.finish(),
@@ -160,11 +283,40 @@ impl State {
         }
     }
 
-    fn characters(&mut self, chars: &str) {
+    /// True when characters arriving now are dropped (a skipped raw-text element, or a
+    /// hidden subtree outside raw text), so a tokenizer need not decode them.
+    #[inline]
+    pub(crate) fn drops_text(&self) -> bool {
+        match self.raw {
+            Some(RawUse::Skip) => true,
+            Some(RawUse::Title) => false,
+            Some(RawUse::Show) | None => !self.hidden.is_empty(),
+        }
+    }
+
+    /// Characters as the HTML tokenizer emits them (newlines normalized, references decoded).
+    pub(crate) fn characters(&mut self, chars: &str) {
+        self.push_characters::<false>(chars);
+    }
+
+    /// Characters copied from the source as they are, where a `\r` is still a newline the
+    /// tokenizer would have normalized.
+    pub(crate) fn source_characters(&mut self, chars: &str) {
+        self.push_characters::<true>(chars);
+    }
+
+    fn push_characters<const SOURCE: bool>(&mut self, chars: &str) {
+        let push = |builder: &mut LineBuilder| {
+            if SOURCE {
+                builder.push_source_str(chars)
+            } else {
+                builder.push_str(chars)
+            }
+        };
         match self.raw {
             Some(RawUse::Skip) => return,
             Some(RawUse::Title) => {
-                self.title.push_str(chars);
+                push(&mut self.title);
                 return;
             }
             Some(RawUse::Show) | None => {}
@@ -172,38 +324,40 @@ impl State {
         if !self.hidden.is_empty() {
             return;
         }
-        self.text.push_str(chars);
+        push(&mut self.text);
         if self.in_h1 {
-            self.h1.push_str(chars);
+            push(&mut self.h1);
         }
     }
 
-    /// Handles one tag; returns what the tokenizer must do next.
-    fn tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
+    /// Counts one tag; false when a budget is spent and the pass must stop here.
+    #[inline]
+    pub(crate) fn begin_tag(&mut self) -> bool {
         self.tags += 1;
         if self.tags > self.limits.max_tags || self.text.truncated() {
             self.exhausted = true;
-            return TokenSinkResult::Script(());
+            return false;
         }
-        match tag.kind {
-            TagKind::StartTag => self.start_tag(tag),
-            TagKind::EndTag => {
-                self.end_tag(&tag.name);
-                TokenSinkResult::Continue
-            }
-        }
+        true
     }
 
-    fn start_tag(&mut self, tag: &Tag) -> TokenSinkResult<()> {
-        let name = &tag.name;
-        if let Some(kind) = raw_kind(name) {
-            if tag.self_closing {
-                return TokenSinkResult::Continue;
+    /// Handles a start tag (after [`Self::begin_tag`]); `hidden_by_attributes` is asked only
+    /// when the answer matters.
+    pub(crate) fn start_tag(
+        &mut self,
+        name: &Element<N>,
+        self_closing: bool,
+        hidden_by_attributes: impl FnOnce() -> bool,
+    ) -> Next {
+        let known = name.known;
+        if let Some(mode) = raw_mode(known) {
+            if self_closing {
+                return Next::Data;
             }
-            let is_title = *name == local_name!("title");
+            let is_title = known == Known::Title;
             // A `<title>` inside `<svg>` is an SVG tooltip: not raw text, not the page title.
             if is_title && !self.hidden.is_empty() {
-                return TokenSinkResult::Continue;
+                return Next::Data;
             }
             self.raw = Some(if is_title {
                 if self.title_seen {
@@ -212,23 +366,23 @@ impl State {
                     self.title_seen = true;
                     RawUse::Title
                 }
-            } else if *name == local_name!("textarea") || *name == local_name!("xmp") {
+            } else if known == Known::Textarea || known == Known::Xmp {
                 self.text.line_break();
                 RawUse::Show
             } else {
                 RawUse::Skip
             });
-            return TokenSinkResult::RawData(kind);
+            return Next::Raw(mode);
         }
-        if *name == local_name!("plaintext") {
+        if known == Known::Plaintext {
             self.text.line_break();
-            return TokenSinkResult::Plaintext;
+            return Next::Plaintext;
         }
         // In HTML `<div/>` opens a div like `<div>` does; only foreign (svg) content knows `/>`.
         let opens = if self.hidden.is_empty() {
-            !is_void(name)
+            !is_void(known)
         } else {
-            !is_void(name) && !tag.self_closing
+            !is_void(known) && !self_closing
         };
         if opens {
             self.open_element(name);
@@ -236,27 +390,28 @@ impl State {
         if let Some(top) = self.hidden.last_mut() {
             if top.0 == *name && opens {
                 top.1 += 1;
-                return TokenSinkResult::Continue;
+                return Next::Data;
             }
         }
-        let hides = if is_hidden_container(name) {
-            !tag.self_closing
+        let hides = if is_hidden_container(known) {
+            !self_closing
         } else {
-            opens && has_required_end_tag(name) && hidden_by_attributes(tag)
+            opens && has_required_end_tag(known) && hidden_by_attributes()
         };
         if hides {
             if self.hidden.len() < MAX_HIDDEN_STACK {
                 self.hidden.push((name.clone(), 0));
             }
-            return TokenSinkResult::Continue;
+            return Next::Data;
         }
-        self.layout(name, true);
-        TokenSinkResult::Continue
+        self.layout(known, true);
+        Next::Data
     }
 
-    fn end_tag(&mut self, name: &LocalName) {
+    /// Handles an end tag (after [`Self::begin_tag`]).
+    pub(crate) fn end_tag(&mut self, name: &Element<N>) {
         self.close_element(name);
-        if self.raw.is_some() && raw_kind(name).is_some() {
+        if self.raw.is_some() && raw_mode(name.known).is_some() {
             if self.raw == Some(RawUse::Show) {
                 self.text.line_break();
             }
@@ -278,12 +433,20 @@ impl State {
             self.hidden.truncate(at);
             return;
         }
-        self.layout(name, false);
+        self.layout(name.known, false);
+    }
+
+    /// Inside `<svg>`/`<math>`, `<![CDATA[…]]>` is a CDATA section, not a bogus comment.
+    #[inline]
+    pub(crate) fn in_foreign_content(&self) -> bool {
+        self.hidden
+            .last()
+            .is_some_and(|top| top.0.known == Known::Svg || top.0.known == Known::Math)
     }
 
     /// Tracks nesting depth: siblings that imply the end of their predecessor close it first.
-    fn open_element(&mut self, name: &LocalName) {
-        if closes_same_sibling(name) {
+    fn open_element(&mut self, name: &Element<N>) {
+        if closes_same_sibling(name.known) {
             let window = self.open.len().saturating_sub(SIBLING_WINDOW);
             if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
                 self.open.truncate(window + at);
@@ -299,7 +462,7 @@ impl State {
 
     /// An end tag closes the innermost open element of its name, if one is near the top;
     /// an end tag that matches nothing is ignored, as the tree builder does.
-    fn close_element(&mut self, name: &LocalName) {
+    fn close_element(&mut self, name: &Element<N>) {
         if self.open_overflow > 0 {
             self.open_overflow -= 1;
             return;
@@ -311,18 +474,18 @@ impl State {
     }
 
     /// Line structure of rendered elements (start and end tags alike).
-    fn layout(&mut self, name: &LocalName, start: bool) {
-        match *name {
-            local_name!("br") => self.text.line_break(),
-            local_name!("p")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
-            | local_name!("blockquote")
-            | local_name!("table") => self.text.paragraph_break(),
-            local_name!("h1") => {
+    fn layout(&mut self, known: Known, start: bool) {
+        match known {
+            Known::Br => self.text.line_break(),
+            Known::P
+            | Known::H2
+            | Known::H3
+            | Known::H4
+            | Known::H5
+            | Known::H6
+            | Known::Blockquote
+            | Known::Table => self.text.paragraph_break(),
+            Known::H1 => {
                 self.text.paragraph_break();
                 if start && !self.h1_done && self.hidden.is_empty() {
                     self.in_h1 = true;
@@ -331,7 +494,7 @@ impl State {
                     self.h1_done = !self.h1.is_empty();
                 }
             }
-            local_name!("pre") => {
+            Known::Pre => {
                 self.text.paragraph_break();
                 self.pre_depth = if start {
                     self.pre_depth + 1
@@ -340,8 +503,8 @@ impl State {
                 };
                 self.text.set_preformatted(self.pre_depth > 0);
             }
-            local_name!("td") | local_name!("th") => self.text.space(),
-            ref n if is_block(n) => self.text.line_break(),
+            Known::Td | Known::Th => self.text.space(),
+            k if is_block(k) => self.text.line_break(),
             _ => {}
         }
     }
@@ -355,81 +518,80 @@ const SIBLING_WINDOW: usize = 4;
 const MAX_OPEN_TRACKED: usize = 1 << 16;
 
 /// Elements whose start tag ends an open element of the same name (`<li>a<li>b`).
-fn closes_same_sibling(name: &LocalName) -> bool {
+fn closes_same_sibling(known: Known) -> bool {
     matches!(
-        *name,
-        local_name!("p")
-            | local_name!("li")
-            | local_name!("dt")
-            | local_name!("dd")
-            | local_name!("option")
-            | local_name!("tr")
-            | local_name!("td")
-            | local_name!("th")
-            | local_name!("a")
+        known,
+        Known::P
+            | Known::Li
+            | Known::Dt
+            | Known::Dd
+            | Known::Option
+            | Known::Tr
+            | Known::Td
+            | Known::Th
+            | Known::A
     )
 }
 
-/// Tokenizer state for elements whose content is raw text, as the HTML tree builder would
-/// switch it (scripting enabled, so `noscript` is raw text too).
-fn raw_kind(name: &LocalName) -> Option<RawKind> {
-    match *name {
-        local_name!("script") => Some(RawKind::ScriptData),
-        local_name!("style")
-        | local_name!("noscript")
-        | local_name!("iframe")
-        | local_name!("noembed")
-        | local_name!("noframes")
-        | local_name!("xmp") => Some(RawKind::Rawtext),
-        local_name!("title") | local_name!("textarea") => Some(RawKind::Rcdata),
+/// Raw-text elements and the tokenizer state their content is read in.
+fn raw_mode(known: Known) -> Option<RawMode> {
+    match known {
+        Known::Script => Some(RawMode::ScriptData),
+        Known::Style
+        | Known::Noscript
+        | Known::Iframe
+        | Known::Noembed
+        | Known::Noframes
+        | Known::Xmp => Some(RawMode::Rawtext),
+        Known::Title | Known::Textarea => Some(RawMode::Rcdata),
         _ => None,
     }
 }
 
 /// Elements whose whole subtree is never rendered as text.
-fn is_hidden_container(name: &LocalName) -> bool {
+fn is_hidden_container(known: Known) -> bool {
     matches!(
-        *name,
-        local_name!("template")
-            | local_name!("svg")
-            | local_name!("math")
-            | local_name!("object")
-            | local_name!("select")
-            | local_name!("datalist")
+        known,
+        Known::Template
+            | Known::Svg
+            | Known::Math
+            | Known::Object
+            | Known::Select
+            | Known::Datalist
     )
 }
 
 /// Elements whose end tag may not be omitted, so their subtree ends where the author says.
-fn has_required_end_tag(name: &LocalName) -> bool {
+fn has_required_end_tag(known: Known) -> bool {
     matches!(
-        *name,
-        local_name!("div")
-            | local_name!("span")
-            | local_name!("section")
-            | local_name!("nav")
-            | local_name!("aside")
-            | local_name!("article")
-            | local_name!("header")
-            | local_name!("footer")
-            | local_name!("main")
-            | local_name!("ul")
-            | local_name!("ol")
-            | local_name!("dl")
-            | local_name!("form")
-            | local_name!("table")
-            | local_name!("figure")
-            | local_name!("blockquote")
-            | local_name!("a")
-            | local_name!("button")
-            | local_name!("label")
-            | local_name!("dialog")
-            | local_name!("fieldset")
-            | local_name!("h1")
-            | local_name!("h2")
-            | local_name!("h3")
-            | local_name!("h4")
-            | local_name!("h5")
-            | local_name!("h6")
+        known,
+        Known::Div
+            | Known::Span
+            | Known::Section
+            | Known::Nav
+            | Known::Aside
+            | Known::Article
+            | Known::Header
+            | Known::Footer
+            | Known::Main
+            | Known::Ul
+            | Known::Ol
+            | Known::Dl
+            | Known::Form
+            | Known::Table
+            | Known::Figure
+            | Known::Blockquote
+            | Known::A
+            | Known::Button
+            | Known::Label
+            | Known::Dialog
+            | Known::Fieldset
+            | Known::H1
+            | Known::H2
+            | Known::H3
+            | Known::H4
+            | Known::H5
+            | Known::H6
     )
 }
 
@@ -442,7 +604,8 @@ fn hidden_by_attributes(tag: &Tag) -> bool {
     })
 }
 
-fn style_hides(style: &str) -> bool {
+/// An inline style that hides its element.
+pub(crate) fn style_hides(style: &str) -> bool {
     style.split(';').any(|declaration| {
         let Some((property, value)) = declaration.split_once(':') else {
             return false;
@@ -455,73 +618,74 @@ fn style_hides(style: &str) -> bool {
 }
 
 /// Elements that start and end a line when rendered.
-fn is_block(name: &LocalName) -> bool {
+fn is_block(known: Known) -> bool {
     matches!(
-        *name,
-        local_name!("address")
-            | local_name!("article")
-            | local_name!("aside")
-            | local_name!("body")
-            | local_name!("caption")
-            | local_name!("center")
-            | local_name!("dd")
-            | local_name!("details")
-            | local_name!("dialog")
-            | local_name!("dir")
-            | local_name!("div")
-            | local_name!("dl")
-            | local_name!("dt")
-            | local_name!("fieldset")
-            | local_name!("figcaption")
-            | local_name!("figure")
-            | local_name!("footer")
-            | local_name!("form")
-            | local_name!("frameset")
-            | local_name!("header")
-            | local_name!("hgroup")
-            | local_name!("hr")
-            | local_name!("html")
-            | local_name!("legend")
-            | local_name!("li")
-            | local_name!("listing")
-            | local_name!("main")
-            | local_name!("menu")
-            | local_name!("nav")
-            | local_name!("ol")
-            | local_name!("option")
-            | local_name!("section")
-            | local_name!("summary")
-            | local_name!("tbody")
-            | local_name!("tfoot")
-            | local_name!("thead")
-            | local_name!("tr")
-            | local_name!("ul")
+        known,
+        Known::Address
+            | Known::Article
+            | Known::Aside
+            | Known::Body
+            | Known::Caption
+            | Known::Center
+            | Known::Dd
+            | Known::Details
+            | Known::Dialog
+            | Known::Dir
+            | Known::Div
+            | Known::Dl
+            | Known::Dt
+            | Known::Fieldset
+            | Known::Figcaption
+            | Known::Figure
+            | Known::Footer
+            | Known::Form
+            | Known::Frameset
+            | Known::Header
+            | Known::Hgroup
+            | Known::Hr
+            | Known::Html
+            | Known::Legend
+            | Known::Li
+            | Known::Listing
+            | Known::Main
+            | Known::Menu
+            | Known::Nav
+            | Known::Ol
+            | Known::Option
+            | Known::Section
+            | Known::Summary
+            | Known::Tbody
+            | Known::Tfoot
+            | Known::Thead
+            | Known::Tr
+            | Known::Ul
     )
 }
 
 /// Elements that never have content or an end tag.
-fn is_void(name: &LocalName) -> bool {
+fn is_void(known: Known) -> bool {
     matches!(
-        *name,
-        local_name!("area")
-            | local_name!("base")
-            | local_name!("br")
-            | local_name!("col")
-            | local_name!("embed")
-            | local_name!("hr")
-            | local_name!("img")
-            | local_name!("input")
-            | local_name!("link")
-            | local_name!("meta")
-            | local_name!("param")
-            | local_name!("source")
-            | local_name!("track")
-            | local_name!("wbr")
+        known,
+        Known::Area
+            | Known::Base
+            | Known::Br
+            | Known::Col
+            | Known::Embed
+            | Known::Hr
+            | Known::Img
+            | Known::Input
+            | Known::Link
+            | Known::Meta
+            | Known::Param
+            | Known::Source
+            | Known::Track
+            | Known::Wbr
     )
 }
 
+/// Feeds html5ever's tokens to the rules.
 struct Sink {
-    state: RefCell<State>,
+    state: RefCell<State<LocalName>>,
 }
 
 impl TokenSink for Sink {
@@ -534,7 +698,36 @@ impl TokenSink for Sink {
                 state.characters(&chars);
                 TokenSinkResult::Continue
             }
-            Token::TagToken(tag) => state.tag(&tag),
+            Token::TagToken(tag) => {
+                if !state.begin_tag() {
+                    return TokenSinkResult::Script(());
+                }
+                let name = Element {
+                    known: Known::classify(tag.name.as_bytes()),
+                    name: tag.name.clone(),
+                };
+                match tag.kind {
+                    TagKind::StartTag => {
+                        match state
+                            .start_tag(&name, tag.self_closing, || hidden_by_attributes(&tag))
+                        {
+                            Next::Data => TokenSinkResult::Continue,
+                            Next::Raw(RawMode::Rcdata) => TokenSinkResult::RawData(RawKind::Rcdata),
+                            Next::Raw(RawMode::Rawtext) => {
+                                TokenSinkResult::RawData(RawKind::Rawtext)
+                            }
+                            Next::Raw(RawMode::ScriptData) => {
+                                TokenSinkResult::RawData(RawKind::ScriptData)
+                            }
+                            Next::Plaintext => TokenSinkResult::Plaintext,
+                        }
+                    }
+                    TagKind::EndTag => {
+                        state.end_tag(&name);
+                        TokenSinkResult::Continue
+                    }
+                }
+            }
             Token::DoctypeToken(_)
             | Token::CommentToken(_)
             | Token::NullCharacterToken
@@ -543,13 +736,8 @@ impl TokenSink for Sink {
         }
     }
 
-    /// Inside `<svg>`/`<math>`, `<![CDATA[…]]>` is a CDATA section, not a bogus comment.
     fn adjusted_current_node_present_but_not_in_html_namespace(&self) -> bool {
-        self.state
-            .borrow()
-            .hidden
-            .last()
-            .is_some_and(|top| top.0 == local_name!("svg") || top.0 == local_name!("math"))
+        self.state.borrow().in_foreign_content()
     }
 }
 
@@ -557,8 +745,28 @@ impl TokenSink for Sink {
 mod tests {
     use super::*;
 
+    /// Both tokenizers, which must agree.
+    fn both(html: &str, limits: VisibleLimits) -> Visible {
+        let reference = visible_text_html5ever(html, limits);
+        let fast = visible_text(html, limits);
+        assert_eq!(fast, reference, "scanner and html5ever differ on {html:?}");
+        reference
+    }
+
     fn text(html: &str) -> String {
-        visible_text(html, VisibleLimits::default()).text
+        both(html, VisibleLimits::default()).text
+    }
+
+    #[test]
+    fn known_names_classify_case_insensitively() {
+        assert_eq!(Known::classify(b"div"), Known::Div);
+        assert_eq!(Known::classify(b"DiV"), Known::Div);
+        assert_eq!(Known::classify(b"blockquote"), Known::Blockquote);
+        assert_eq!(Known::classify(b"divx"), Known::Other);
+        assert_eq!(Known::classify(b"d"), Known::Other);
+        assert_eq!(Known::classify(b"averyveryverylongname"), Known::Other);
+        assert_eq!(Known::classify("dív".as_bytes()), Known::Other);
+        assert_eq!(Known::classify(b"option"), Known::Option);
     }
 
     #[test]
@@ -620,11 +828,15 @@ mod tests {
             text("<pre>line 1\n  line 2</pre>after"),
             "line 1\nline 2\n\nafter"
         );
+        assert_eq!(
+            text("<pre>crlf 1\r\ncrlf 2\rcr 3\n\rend</pre>"),
+            "crlf 1\ncrlf 2\ncr 3\nend"
+        );
     }
 
     #[test]
     fn title_and_first_h1_are_captured() {
-        let v = visible_text(
+        let v = both(
             "<title>  The\n Title &amp; more </title><svg><title>no</title></svg>\
              <h1></h1><h1>First <i>H1</i></h1><h1>Second</h1><title>later</title>",
             VisibleLimits::default(),
@@ -650,18 +862,27 @@ mod tests {
         // Optional end tags are not trusted: an unclosed `<p hidden>` would hide everything.
         assert_eq!(text("<p hidden>p<p>q"), "p\n\nq");
         assert_eq!(text("<div hidden><div hidden>x</div>y</div>z"), "z");
+        // The first of duplicate attributes counts; references in values are decoded.
+        assert_eq!(
+            text("<div style=display:block style=display:none>d</div>"),
+            "d"
+        );
+        assert_eq!(text("<div style='display&colon;none'>d</div>e"), "e");
+        assert_eq!(text("<div STYLE=\"display: none\">d</div>e"), "e");
     }
 
     #[test]
     fn nested_svg_is_hidden_until_its_end() {
         assert_eq!(text("<svg><svg></svg>in</svg>out"), "out");
         assert_eq!(text("<svg><![CDATA[x<y]]></svg>ok"), "ok");
+        // In HTML content it is a bogus comment, ending at the first `>`.
+        assert_eq!(text("<p><![CDATA[x<y]]>ok"), "ok");
     }
 
     #[test]
     fn tag_budget_truncates() {
         let html = "<b>w</b>".repeat(1000);
-        let v = visible_text(
+        let v = both(
             &html,
             VisibleLimits {
                 max_tags: 100,
@@ -670,20 +891,34 @@ mod tests {
         );
         assert!(v.truncated);
         assert!(v.text.len() < 100);
-        assert!(!visible_text(&html, VisibleLimits::default()).truncated);
+        assert!(!both(&html, VisibleLimits::default()).truncated);
+    }
+
+    #[test]
+    fn text_budget_truncates() {
+        let html = "<h1>".to_string() + &"word ".repeat(100) + "</h1><p>more";
+        let v = both(
+            &html,
+            VisibleLimits {
+                max_tags: 100,
+                max_text_bytes: 50,
+            },
+        );
+        assert!(v.truncated);
+        assert!(v.text.len() <= 50);
     }
 
     #[test]
     fn deep_nesting_is_counted_not_recursed() {
         let html = "<div>".repeat(200_000) + "deep";
-        let v = visible_text(&html, VisibleLimits::default());
+        let v = both(&html, VisibleLimits::default());
         assert_eq!(v.text, "deep");
         assert_eq!(v.max_depth, 200_000);
     }
 
     #[test]
     fn depth_estimate_follows_the_tree_builder_roughly() {
-        let depth = |html: &str| visible_text(html, VisibleLimits::default()).max_depth;
+        let depth = |html: &str| both(html, VisibleLimits::default()).max_depth;
         assert_eq!(depth("<div><p>a<p>b<p>c</div><div></div>"), 2);
         assert_eq!(depth("<ul><li>a<li>b<li>c</ul>"), 2);
         assert_eq!(depth("<table><tr><td>1<td>2<tr><td>3</table>"), 3);
@@ -692,6 +927,8 @@ mod tests {
         assert_eq!(depth(&"<div/>".repeat(1000)), 1000);
         assert_eq!(depth(&"<img><br><input>".repeat(1000)), 0);
         assert_eq!(depth("<svg><path/><path/></svg>"), 1);
+        // Unknown names pair up case-insensitively.
+        assert_eq!(depth("<my-el><My-El></MY-EL></my-el><x-y>"), 2);
     }
 
     #[test]
@@ -706,7 +943,7 @@ mod tests {
             "<plaintext><p>shown</p>",
             "</br></p></svg></title>",
         ] {
-            let v = visible_text(html, VisibleLimits::default());
+            let v = both(html, VisibleLimits::default());
             assert!(!v.text.chars().any(|c| c.is_control() && c != '\n'));
         }
         assert_eq!(text("<plaintext><p>shown</p>"), "<p>shown</p>");

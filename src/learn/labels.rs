@@ -79,7 +79,8 @@ fn set_verdict(s: &LabelSet, group_of: &HashMap<i64, usize>, x: i64, y: i64) -> 
             (Some(g), Some(h)) if g == h => Verdict::Same,
             _ => Verdict::Different,
         },
-        LabelStatus::Unsure | LabelStatus::Unreviewed => Verdict::Unsure,
+        // `Partial` is derived for queue rows, never a stored label; it carries no verdict.
+        LabelStatus::Unsure | LabelStatus::Unreviewed | LabelStatus::Partial => Verdict::Unsure,
     }
 }
 

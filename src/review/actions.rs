@@ -23,6 +23,7 @@ const Q: &[Mode] = &[Mode::Queue];
 const C: &[Mode] = &[Mode::Cluster];
 const P: &[Mode] = &[Mode::Pair];
 const QC: &[Mode] = &[Mode::Queue, Mode::Cluster];
+const CP: &[Mode] = &[Mode::Cluster, Mode::Pair];
 
 /// Every action, in help-screen order.
 #[rustfmt::skip]
@@ -42,7 +43,19 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "confirm", modes: BROWSE, description: "confirm: all members are near-duplicates (the selection, or the current cluster or pair)", hint: true, run: |s| s.decide("confirm") },
     Action { name: "reject", modes: BROWSE, description: "reject: not near-duplicates (the cluster, or the pair in the pair view)", hint: true, run: |s| s.decide("reject") },
     Action { name: "unsure", modes: BROWSE, description: "mark unsure", hint: false, run: |s| s.decide("unsure") },
-    Action { name: "split", modes: &[Mode::Cluster, Mode::Pair], description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
+    Action { name: "split", modes: CP, description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
+    Action { name: "split-groups", modes: CP, description: "split into the groups made with the digit keys (members in no group form one more)", hint: false, run: |s| s.split_groups() },
+    Action { name: "group-new", modes: CP, description: "put the current (or the selected) members into a new group of the split", hint: false, run: |s| s.assign_new_group() },
+    Action { name: "group-1", modes: CP, description: "put the current (or the selected) members into group 1 of the split", hint: false, run: |s| s.assign_group(1) },
+    Action { name: "group-2", modes: CP, description: "put the current (or the selected) members into group 2 of the split", hint: false, run: |s| s.assign_group(2) },
+    Action { name: "group-3", modes: CP, description: "put the current (or the selected) members into group 3 of the split", hint: false, run: |s| s.assign_group(3) },
+    Action { name: "group-4", modes: CP, description: "put the current (or the selected) members into group 4 of the split", hint: false, run: |s| s.assign_group(4) },
+    Action { name: "group-5", modes: CP, description: "put the current (or the selected) members into group 5 of the split", hint: false, run: |s| s.assign_group(5) },
+    Action { name: "group-6", modes: CP, description: "put the current (or the selected) members into group 6 of the split", hint: false, run: |s| s.assign_group(6) },
+    Action { name: "group-7", modes: CP, description: "put the current (or the selected) members into group 7 of the split", hint: false, run: |s| s.assign_group(7) },
+    Action { name: "group-8", modes: CP, description: "put the current (or the selected) members into group 8 of the split", hint: false, run: |s| s.assign_group(8) },
+    Action { name: "group-9", modes: CP, description: "put the current (or the selected) members into group 9 of the split", hint: false, run: |s| s.assign_group(9) },
+    Action { name: "ungroup", modes: CP, description: "take the current (or the selected) members back out of their group", hint: false, run: |s| s.assign_group(0) },
     Action { name: "cut", modes: QC, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
     Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
     Action { name: "tag", modes: BROWSE, description: "tag the selection or the current cluster (Tab completes)", hint: true, run: |s| { s.start_input(super::session::InputKind::Tag); Ok(()) } },

@@ -1,8 +1,10 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
-//! highlight; and a scripted coder (`oracle`) that decides from a gold clustering through
-//! the same calls. The terminal UI in `tui` draws what this module decides.
+//! highlight, the work done off the UI thread, and a scripted coder (`oracle`) that decides
+//! from a gold clustering through the same calls. The terminal UI in `tui` draws what this
+//! module decides.
 
 pub mod actions;
+pub mod background;
 pub mod evidence;
 pub mod oracle;
 pub mod sanitize;

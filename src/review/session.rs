@@ -1,6 +1,7 @@
 //! A review session: everything the workbench shows and does, without a terminal. The
-//! queue (paged from the store), the cursor and selection, the open cluster with its anchor
-//! and comparison member, the pair view (sanitized texts, highlight spans, wrap cache), the
+//! queue (paged from the store by rank), the cursor and selection, the open cluster with its
+//! anchor, comparison member and the groups of a split being prepared, the pair view
+//! (sanitized texts, highlight spans, wrap cache — prepared by the background worker), the
 //! text prompt, and the decisions with undo/redo. The terminal UI only maps keys to
 //! actions and draws this state.
 
@@ -10,16 +11,14 @@ use std::ops::Range;
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::evidence::{
-    andd_grams, kgram_highlights, normalize_spans, word_diff, DetectorEvidence, EvidenceProvider,
-    Highlight,
-};
+use super::background::{Done, Job, Output, PreparedText, SharedEvidence, Worker};
+use super::evidence::{andd_grams, DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
 use super::wrap::wrap;
 use crate::store::{
-    ClusterMember, LabelStatus, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, Store,
-    TextKind,
+    ClusterMember, LabelStatus, PageAt, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort,
+    Store, TextKind,
 };
 
 /// Queue rows fetched per query.
@@ -103,6 +102,9 @@ pub struct ClusterView {
     pub top: usize,
     pub anchor: usize,
     pub selected: BTreeSet<i64>,
+    /// Members put into groups 1..=9 for a split into several groups (the others form one
+    /// more group, "the rest"); nothing is recorded until the split is committed.
+    pub groups: BTreeMap<i64, u8>,
     pub bridge: Option<(i64, i64, f64)>,
     pub note: Option<String>,
     /// The start of each member's text, for the side-by-side preview (loaded on demand).
@@ -140,6 +142,13 @@ impl DocPane {
         }
     }
 
+    /// Takes the text, spans and wrapped lines the background worker prepared.
+    fn fill(&mut self, p: PreparedText) {
+        self.text = p.text;
+        self.highlights = p.highlights;
+        self.wrapped = Some((p.width, p.lines));
+    }
+
     /// The wrapped lines (empty until [`DocPane::ensure_wrapped`] ran).
     pub fn lines(&self) -> &[Range<usize>] {
         self.wrapped.as_ref().map_or(&[], |(_, l)| l.as_slice())
@@ -153,7 +162,8 @@ impl DocPane {
     }
 }
 
-/// The pair view's state.
+/// The pair view's state. The documents are read, compared and wrapped off the UI thread:
+/// until that is done the panes are empty and `job` names the pending work.
 #[derive(Debug, Clone)]
 pub struct PairView {
     pub left: DocPane,
@@ -163,6 +173,22 @@ pub struct PairView {
     pub text: TextKind,
     pub scroll: usize,
     pub evidence: Vec<PairEvidence>,
+    /// The background job preparing both documents, while it runs.
+    pub job: Option<u64>,
+    /// The background job computing the word diff, while it runs.
+    pub diff_job: Option<u64>,
+}
+
+impl PairView {
+    /// Whether the documents are still being prepared.
+    pub fn loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Whether the word diff is wanted but not computed yet.
+    pub fn diff_loading(&self) -> bool {
+        self.show_diff && self.diff.is_none()
+    }
 }
 
 /// A review session of one coder.
@@ -170,7 +196,8 @@ pub struct Session {
     store: Store,
     pub coder: String,
     pub blind: bool,
-    evidence: Box<dyn EvidenceProvider>,
+    evidence: SharedEvidence,
+    worker: Worker,
     pub filter: QueueFilter,
     pub sort: QueueSort,
     pub queue_len: u64,
@@ -230,11 +257,13 @@ impl Session {
         methods.sort();
         methods.dedup();
         let undo = UndoStack::from_log(&store.decision_log(coder)?);
+        let worker = Worker::new(store.path().to_path_buf());
         let mut s = Session {
             store,
             coder: coder.to_string(),
             blind,
-            evidence: Box::new(DetectorEvidence::default()),
+            evidence: std::sync::Arc::new(DetectorEvidence::default()),
+            worker,
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
             queue_len: 0,
@@ -274,9 +303,96 @@ impl Session {
         Ok(s)
     }
 
-    /// Replaces the stand-in evidence with a detector's own explanation.
-    pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider>) {
-        self.evidence = p;
+    /// Replaces the stand-in evidence with a detector's own explanation (it runs on the
+    /// background worker, hence `Send + Sync`).
+    pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider + Send + Sync>) {
+        self.evidence = std::sync::Arc::from(p);
+    }
+
+    // ---------------------------------------------------------------- background work
+
+    /// Takes the results the background worker has finished; true if the screen changed.
+    pub fn poll_background(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(done) = self.worker.try_result() {
+            changed |= self.apply_result(done);
+        }
+        changed
+    }
+
+    /// Whether work for the screen is still running off the UI thread (the UI polls for it
+    /// and redraws when it lands).
+    pub fn busy(&self) -> bool {
+        self.pair
+            .as_ref()
+            .is_some_and(|p| p.job.is_some() || p.diff_job.is_some())
+    }
+
+    /// Holds the background work back (true) or releases it (false), so a test can look at
+    /// the frames drawn while it is pending. Waiting while held would never return.
+    #[doc(hidden)]
+    pub fn hold_background(&mut self, held: bool) {
+        self.worker.hold(held);
+    }
+
+    /// Waits until the background work for the screen is done and applied (tests,
+    /// benchmarks and scripts that need the finished frame).
+    pub fn wait_background(&mut self) {
+        while self.busy() {
+            match self.worker.wait_result() {
+                Some(done) => {
+                    self.apply_result(done);
+                }
+                None => {
+                    if let Some(p) = &mut self.pair {
+                        p.job = None;
+                        p.diff_job = None;
+                    }
+                    self.message = "the background worker stopped".into();
+                }
+            }
+        }
+    }
+
+    /// Applies one result if it belongs to the open pair view (a result for a pair the
+    /// coder has left is dropped). Returns whether it was applied.
+    fn apply_result(&mut self, (id, result): Done) -> bool {
+        let Some(p) = &mut self.pair else {
+            return false;
+        };
+        if p.job == Some(id) {
+            p.job = None;
+            match result {
+                Ok(Output::Pair { left, right }) => {
+                    p.left.fill(left);
+                    p.right.fill(right);
+                }
+                Ok(Output::Diff(_)) => {}
+                Err(e) => self.message = format!("cannot show the pair: {e:#}"),
+            }
+            if p.show_diff && p.diff.is_none() {
+                p.diff_job = Some(self.worker.submit(Job::Diff {
+                    left: p.left.text.clone(),
+                    right: p.right.text.clone(),
+                    width: self.viewport.diff_width.max(1),
+                }));
+            }
+            true
+        } else if p.diff_job == Some(id) {
+            p.diff_job = None;
+            match result {
+                Ok(Output::Diff(text)) => {
+                    let mut d = DocPane::new(p.right.doc_id, "", "word diff", String::new());
+                    d.fill(text);
+                    p.diff = Some(d);
+                }
+                Ok(Output::Pair { .. }) => {}
+                Err(e) => self.message = format!("cannot compute the diff: {e:#}"),
+            }
+            true
+        } else {
+            false
+        }
     }
 
     pub fn store(&self) -> &Store {
@@ -326,18 +442,35 @@ impl Session {
         Ok(())
     }
 
+    /// Loads queue page `page` unless it is loaded: next to a loaded page it continues from
+    /// that page's first or last rank (an index walk of one page); a jump reads from the
+    /// nearer end of the queue.
     fn ensure_page(&mut self, page: u64) -> Result<()> {
-        if !self.pages.contains_key(&page) {
-            let rows = self.store.queue_page(
-                &self.coder,
-                &self.filter,
-                self.sort,
-                page * PAGE_ROWS,
-                PAGE_ROWS,
-            )?;
-            self.pages
-                .insert(page, rows.into_iter().map(clean_row).collect());
+        if self.pages.contains_key(&page) {
+            return Ok(());
         }
+        let start = page * PAGE_ROWS;
+        let end = (start + PAGE_ROWS).min(self.queue_len);
+        let after = page
+            .checked_sub(1)
+            .and_then(|p| self.pages.get(&p))
+            .filter(|rows| rows.len() as u64 == PAGE_ROWS)
+            .and_then(|rows| rows.last());
+        let before = self.pages.get(&(page + 1)).and_then(|rows| rows.first());
+        let at = match (after, before) {
+            (Some(r), _) => PageAt::After(r.rank),
+            (None, Some(r)) => PageAt::Before(r.rank),
+            _ if start > self.queue_len / 2 => PageAt::FromEnd(self.queue_len - end),
+            _ => PageAt::Offset(start),
+        };
+        let rows = if start < end {
+            self.store
+                .queue_rows(&self.coder, &self.filter, self.sort, at, end - start)?
+        } else {
+            Vec::new()
+        };
+        self.pages
+            .insert(page, rows.into_iter().map(clean_row).collect());
         Ok(())
     }
 
@@ -371,6 +504,7 @@ impl Session {
     /// and wraps the pair view's documents for the pane width. Call before drawing.
     pub fn prepare(&mut self, viewport: Viewport) -> Result<()> {
         self.viewport = viewport;
+        self.poll_background();
         let h = viewport.queue_rows.max(1) as u64;
         if self.cursor < self.top {
             self.top = self.cursor;
@@ -513,89 +647,84 @@ impl Session {
             top: 0,
             anchor: 0,
             selected: BTreeSet::new(),
+            groups: BTreeMap::new(),
             bridge,
             note: None,
             previews: HashMap::new(),
         });
-        self.refresh_after_decision()?;
+        // Only the open cluster's own status: the queue is unchanged.
+        self.refresh_open_cluster()?;
         if let Some(c) = &mut self.cluster {
             c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
         }
         self.pair = None;
         self.push(Mode::Cluster);
+        if self.cluster.as_ref().is_some_and(|c| c.members.len() > 2) {
+            self.message =
+                "split into several groups: 1-9 put members into a group, S splits".into();
+        }
         Ok(())
     }
 
-    fn load_pane(&self, id: i64, kind: TextKind) -> Result<DocPane> {
-        let Some(d) = self.store.review_document(id)? else {
-            return Ok(DocPane::new(id, "(missing document)", "", String::new()));
-        };
-        let text = match kind {
-            TextKind::Main => d.main_text.as_deref().unwrap_or(&d.visible_text),
-            TextKind::Visible => &d.visible_text,
-        };
-        Ok(DocPane::new(d.id, &d.url, &d.title, sanitize(text)))
-    }
-
+    /// Opens the pair view on the anchor and the current member: the evidence line at once,
+    /// the documents (read, sanitized, compared, wrapped) from the background worker.
     fn open_pair(&mut self, kind: TextKind) -> Result<()> {
         let Some(c) = &self.cluster else {
             return Ok(());
         };
-        let (a, b) = (c.members[c.anchor].id, c.members[c.cursor].id);
-        let mut left = self.load_pane(a, kind)?;
-        let mut right = self.load_pane(b, kind)?;
-        if !self.blind {
-            let (lh, rh) = self.evidence.highlights(&left.text, &right.text);
-            left.highlights = lh;
-            right.highlights = rh;
-        }
+        let (ma, mb) = (&c.members[c.anchor], &c.members[c.cursor]);
+        let left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
+        let right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        let (a, b) = (ma.id, mb.id);
         let evidence = if self.blind {
             Vec::new()
         } else {
             self.store.pair_evidence(a, b)?
         };
-        // ANDD's evidence: the k-grams the model weighs most in this pair, drawn first so
-        // they win over the same words as lexicon terms.
-        let grams: Vec<String> = evidence
+        // ANDD's evidence: the k-grams the model weighs most in this pair (highlighted by
+        // the worker, first, so they win over the same words as lexicon terms).
+        let andd_grams: Vec<String> = evidence
             .iter()
             .filter(|e| e.method == "andd")
             .filter_map(|e| e.detail.as_deref())
             .flat_map(andd_grams)
             .collect();
-        if !grams.is_empty() {
-            for pane in [&mut left, &mut right] {
-                let mut spans = kgram_highlights(&pane.text, &grams);
-                spans.append(&mut pane.highlights);
-                pane.highlights = normalize_spans(&pane.text, spans);
-            }
-        }
         let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
+        let job = self.worker.submit(Job::Pair {
+            a,
+            b,
+            kind,
+            width: self.viewport.pane_width.max(1),
+            evidence: (!self.blind).then(|| self.evidence.clone()),
+            andd_grams,
+        });
         self.pair = Some(PairView {
             left,
             right,
             diff: None,
-            show_diff: false,
+            show_diff,
             text: kind,
             scroll: 0,
             evidence,
+            job: Some(job),
+            diff_job: None,
         });
-        if show_diff {
-            self.toggle_diff();
-        }
         self.push(Mode::Pair);
         Ok(())
     }
 
+    /// Shows or hides the word diff (computed in the background once the documents are).
     pub fn toggle_diff(&mut self) {
         if let Some(p) = &mut self.pair {
             p.show_diff = !p.show_diff;
-            if p.show_diff && p.diff.is_none() {
-                let (text, spans) = word_diff(&p.left.text, &p.right.text);
-                let mut d = DocPane::new(p.right.doc_id, "", "word diff", text);
-                d.highlights = spans;
-                p.diff = Some(d);
-            }
             p.scroll = 0;
+            if p.show_diff && p.diff.is_none() && p.job.is_none() && p.diff_job.is_none() {
+                p.diff_job = Some(self.worker.submit(Job::Diff {
+                    left: p.left.text.clone(),
+                    right: p.right.text.clone(),
+                    width: self.viewport.diff_width.max(1),
+                }));
+            }
         }
     }
 
@@ -678,19 +807,15 @@ impl Session {
                     self.message = "selection cleared".into();
                     return Ok(());
                 }
-                let mut offset = 0;
+                let mut at = PageAt::Offset(0);
                 loop {
-                    let rows = self.store.queue_page(
-                        &self.coder,
-                        &self.filter,
-                        self.sort,
-                        offset,
-                        1000,
-                    )?;
-                    if rows.is_empty() {
+                    let rows =
+                        self.store
+                            .queue_rows(&self.coder, &self.filter, self.sort, at, 1000)?;
+                    let Some(last) = rows.last() else {
                         break;
-                    }
-                    offset += rows.len() as u64;
+                    };
+                    at = PageAt::After(last.rank);
                     for r in rows {
                         self.selection.insert((r.run_id, r.cluster), r.members);
                     }
@@ -741,12 +866,21 @@ impl Session {
 
     fn refresh_after_decision(&mut self) -> Result<()> {
         self.reload_queue()?;
+        self.refresh_open_cluster()
+    }
+
+    /// Reads the open cluster's status, tags and note again.
+    fn refresh_open_cluster(&mut self) -> Result<()> {
         if let Some(c) = &mut self.cluster {
             // The open cluster's row shows the new status.
-            let label = self.store.label(&self.coder, &c.row.members)?;
-            c.row.status = label.status;
-            c.row.tags = label.tags.iter().map(|t| sanitize_line(t)).collect();
-            c.note = label.note.as_deref().map(sanitize_line);
+            let r = self
+                .store
+                .cluster_review(&self.coder, c.row.run_id, c.row.cluster)?;
+            c.row.status = r.status;
+            c.row.labeled = r.labeled;
+            c.row.pairs = r.pairs;
+            c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+            c.note = r.note.as_deref().map(sanitize_line);
         }
         Ok(())
     }
@@ -826,6 +960,118 @@ impl Session {
         let members = c.row.members.clone();
         self.record("split", vec![members], json!({ "groups": groups }))?;
         self.message = format!("split into {} + {}", groups[0].len(), groups[1].len());
+        self.advance_after_verdict();
+        Ok(())
+    }
+
+    /// The members an action on the open cluster applies to: the selected members (cluster
+    /// screen), else the current member (the compared one in the pair view).
+    fn acted_members(&self) -> Vec<i64> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        if self.mode() == Mode::Cluster && !c.selected.is_empty() {
+            return c.selected.iter().copied().collect();
+        }
+        c.members.get(c.cursor).map(|m| m.id).into_iter().collect()
+    }
+
+    /// Puts the current (or the selected) members into group `group` (1..=9) of the split
+    /// being prepared; 0 takes them back to the rest. Records nothing until
+    /// [`Session::split_groups`].
+    pub fn assign_group(&mut self, group: u8) -> Result<()> {
+        let ids = self.acted_members();
+        let Some(c) = &mut self.cluster else {
+            return Ok(());
+        };
+        for id in &ids {
+            if group == 0 {
+                c.groups.remove(id);
+            } else {
+                c.groups.insert(*id, group);
+            }
+        }
+        c.selected.clear();
+        let what = match ids.as_slice() {
+            [one] => format!("document {one}"),
+            many => format!("{} documents", many.len()),
+        };
+        self.message = if group == 0 {
+            format!("{what} back to the rest · {}", self.groups_summary())
+        } else {
+            format!("{what} → group {group} · {}", self.groups_summary())
+        };
+        Ok(())
+    }
+
+    /// Puts the current (or the selected) members into the lowest group number not in use.
+    pub fn assign_new_group(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let used: BTreeSet<u8> = c.groups.values().copied().collect();
+        match (1..=9).find(|g| !used.contains(g)) {
+            Some(g) => self.assign_group(g),
+            None => {
+                self.message = "all nine groups are in use".into();
+                Ok(())
+            }
+        }
+    }
+
+    /// The split being prepared: groups 1..=9 in order, then the members in no group.
+    pub fn prepared_groups(&self) -> Vec<Vec<i64>> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        let mut by_group: BTreeMap<u8, Vec<i64>> = BTreeMap::new();
+        let mut rest = Vec::new();
+        for m in &c.members {
+            match c.groups.get(&m.id) {
+                Some(g) => by_group.entry(*g).or_default().push(m.id),
+                None => rest.push(m.id),
+            }
+        }
+        let mut out: Vec<Vec<i64>> = by_group.into_values().collect();
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+        out
+    }
+
+    /// The prepared groups in words: "1: 2 · 2: 1 · rest: 4".
+    pub fn groups_summary(&self) -> String {
+        let Some(c) = &self.cluster else {
+            return String::new();
+        };
+        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+        for g in c.groups.values() {
+            *counts.entry(*g).or_default() += 1;
+        }
+        let mut parts: Vec<String> = counts.iter().map(|(g, n)| format!("{g}: {n}")).collect();
+        let rest = c.members.len() - c.groups.len().min(c.members.len());
+        if rest > 0 {
+            parts.push(format!("rest: {rest}"));
+        }
+        format!("groups {}", parts.join(" · "))
+    }
+
+    /// Commits the prepared groups as one split decision on the cluster (one undo step).
+    pub fn split_groups(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let groups = self.prepared_groups();
+        if groups.len() < 2 {
+            self.message =
+                "a split needs two groups: put members in groups with 1-9 (0: back to the rest)"
+                    .into();
+            return Ok(());
+        }
+        let members = c.row.members.clone();
+        let sizes: Vec<String> = groups.iter().map(|g| g.len().to_string()).collect();
+        self.record("split", vec![members], json!({ "groups": groups }))?;
+        self.message = format!("split into {} groups ({})", groups.len(), sizes.join(" + "));
         self.advance_after_verdict();
         Ok(())
     }

@@ -286,14 +286,22 @@ pub fn normalized_idf(n_docs: usize, df: usize) -> f64 {
 /// Optional removal of a site's boilerplate signatures: navigation bars, footers and
 /// "related stories" boxes repeat on most pages of one site and make unrelated pages of
 /// that site look alike. For each site with at least `min_site_docs` documents, a
-/// signature that occurs in more than `max_site_fraction` of that site's documents (and on
-/// more than `min_site_docs` of them) is dropped from that site's documents only (other sites keep it: a wire story quoted on
-/// many sites is exactly what we want to match). Dropping rather than down-weighting keeps
-/// the vectors integer multisets, which the exact matcher needs.
+/// signature is dropped from that site's documents only (other sites keep it: a wire
+/// story quoted on many sites is exactly what we want to match) when it occurs on more
+/// than `min_site_docs` of them and either on more than `max_site_fraction` of them or on
+/// more than `max_site_pages` of them. The fraction alone lets a large site keep its
+/// generated prose: on a site of 88,000 pages (rustdoc) 2% is 1,777 pages, and sentences
+/// that each repeat on a few hundred API pages glue unrelated pages together. A page has
+/// only a handful of near-duplicates on its own site (releases, print and mobile
+/// versions), so a sentence on more than `max_site_pages` of them is the site's, not a
+/// page's. Dropping rather than down-weighting keeps the vectors integer multisets, which
+/// the exact matcher needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SiteBoilerplate {
     pub min_site_docs: usize,
     pub max_site_fraction: f64,
+    /// Absolute cap (`None`: only the fraction applies).
+    pub max_site_pages: Option<usize>,
 }
 
 impl Default for SiteBoilerplate {
@@ -303,6 +311,7 @@ impl Default for SiteBoilerplate {
         SiteBoilerplate {
             min_site_docs: 10,
             max_site_fraction: 0.5,
+            max_site_pages: None,
         }
     }
 }
@@ -467,7 +476,11 @@ fn site_boilerplate<'a>(
             let docs = site_docs.get(site).copied().unwrap_or(0);
             // A signature on a handful of pages is a page's own (a page in three
             // releases), however small the site: it must exceed `min_site_docs` pages too.
-            let floor = (rule.max_site_fraction * docs as f64).max(rule.min_site_docs as f64);
+            let mut limit = rule.max_site_fraction * docs as f64;
+            if let Some(cap) = rule.max_site_pages {
+                limit = limit.min(cap as f64);
+            }
+            let floor = limit.max(rule.min_site_docs as f64);
             docs >= rule.min_site_docs.max(1) && (f as f64) > floor
         })
         .map(|(k, _)| k)
@@ -666,6 +679,7 @@ mod tests {
             site_boilerplate: Some(SiteBoilerplate {
                 min_site_docs: 3,
                 max_site_fraction: 0.5,
+                max_site_pages: None,
             }),
         };
         let c = build_vectors(&docs, Some(&sites), &opts);
@@ -692,5 +706,57 @@ mod tests {
             },
         );
         assert_eq!(without.boilerplate_occurrences, 0);
+    }
+
+    #[test]
+    fn site_boilerplate_caps_the_pages_of_a_large_site() {
+        // One site of 200 pages: "blurb" on 30 of them (15%, under a 20% fraction),
+        // "pair" on two, every page with its own "own{i}".
+        let docs: Vec<Vec<String>> = (0..200)
+            .map(|i| {
+                let mut d = vec![format!("own{i}")];
+                if i < 30 {
+                    d.push("blurb".into());
+                }
+                if i < 2 {
+                    d.push("pair".into());
+                }
+                d
+            })
+            .collect();
+        let sites = vec!["s"; 200];
+        let rule = |cap| VectorOptions {
+            idf_min: 0.0,
+            idf_max: 1.0,
+            min_sigs: 1,
+            site_boilerplate: Some(SiteBoilerplate {
+                min_site_docs: 10,
+                max_site_fraction: 0.2,
+                max_site_pages: cap,
+            }),
+        };
+        let has = |c: &SigCollection, sig: &str| {
+            let id = c.vocab.get(sig).unwrap();
+            c.vectors[0]
+                .as_ref()
+                .unwrap()
+                .entries()
+                .iter()
+                .any(|e| e.0 == id)
+        };
+        let fraction_only = build_vectors(&docs, Some(&sites), &rule(None));
+        assert!(has(&fraction_only, "blurb") && has(&fraction_only, "pair"));
+        // A cap of 25 pages drops "blurb" (30 pages); the floor of 10 pages still keeps
+        // "pair" with a cap below it.
+        let capped = build_vectors(&docs, Some(&sites), &rule(Some(25)));
+        assert!(!has(&capped, "blurb") && has(&capped, "pair"));
+        assert_eq!(capped.boilerplate_occurrences, 30);
+        let tiny_cap = build_vectors(&docs, Some(&sites), &rule(Some(1)));
+        assert!(!has(&tiny_cap, "blurb") && has(&tiny_cap, "pair"));
+        let at_cap = build_vectors(&docs, Some(&sites), &rule(Some(30)));
+        assert!(
+            has(&at_cap, "blurb"),
+            "more than the cap is boilerplate, not as many"
+        );
     }
 }

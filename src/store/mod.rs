@@ -14,8 +14,8 @@ pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState,
 pub use label_sets::{DocBrief, LabelSet};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{
-    Agreement, ClusterMember, DecisionRow, Label, LabelStatus, PairEvidence, Progress, QueueFilter,
-    QueueRow, QueueSort, ReviewDoc,
+    derive_status, Agreement, ClusterMember, ClusterReview, DecisionRow, Label, LabelStatus,
+    PageAt, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, ReviewDoc,
 };
 pub use schema::SCHEMA_VERSION;
 

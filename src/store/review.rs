@@ -3,10 +3,10 @@
 //! agreement. Decisions name document sets (sorted ids), never cluster ids, so a label
 //! survives a detector rerun that renumbers its clusters.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{bail, Result};
-use rusqlite::{named_params, params, OptionalExtension, Transaction};
+use rusqlite::{named_params, params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -17,6 +17,9 @@ use super::Store;
 pub enum LabelStatus {
     #[default]
     Unreviewed,
+    /// Some of a cluster's member pairs are labeled, not all (derived, never stored as a
+    /// label of a document set).
+    Partial,
     Confirmed,
     Split,
     Rejected,
@@ -24,8 +27,9 @@ pub enum LabelStatus {
 }
 
 impl LabelStatus {
-    pub const ALL: [LabelStatus; 5] = [
+    pub const ALL: [LabelStatus; 6] = [
         LabelStatus::Unreviewed,
+        LabelStatus::Partial,
         LabelStatus::Confirmed,
         LabelStatus::Split,
         LabelStatus::Rejected,
@@ -35,6 +39,7 @@ impl LabelStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             LabelStatus::Unreviewed => "unreviewed",
+            LabelStatus::Partial => "partial",
             LabelStatus::Confirmed => "confirmed",
             LabelStatus::Split => "split",
             LabelStatus::Rejected => "rejected",
@@ -44,6 +49,7 @@ impl LabelStatus {
 
     pub fn parse(s: &str) -> LabelStatus {
         match s {
+            "partial" => LabelStatus::Partial,
             "confirmed" => LabelStatus::Confirmed,
             "split" => LabelStatus::Split,
             "rejected" => LabelStatus::Rejected,
@@ -123,13 +129,13 @@ impl QueueSort {
         }
     }
 
-    fn order_by(self) -> &'static str {
-        // The trailing keys make the order total, so paging never repeats or skips a row.
+    /// The queue table's rank column of this order (1 = first).
+    fn rank_column(self) -> &'static str {
         match self {
-            QueueSort::SizeDesc => "q.size DESC, q.max_score DESC, q.run_id, q.cluster",
-            QueueSort::SizeAsc => "q.size ASC, q.max_score DESC, q.run_id, q.cluster",
-            QueueSort::ScoreDesc => "q.max_score DESC, q.size DESC, q.run_id, q.cluster",
-            QueueSort::ScoreAsc => "q.min_score ASC, q.size DESC, q.run_id, q.cluster",
+            QueueSort::SizeDesc => "q.rank_size_desc",
+            QueueSort::SizeAsc => "q.rank_size_asc",
+            QueueSort::ScoreDesc => "q.rank_score_desc",
+            QueueSort::ScoreAsc => "q.rank_score_asc",
         }
     }
 }
@@ -143,12 +149,65 @@ pub struct QueueRow {
     pub size: i64,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
+    /// Derived from the coder's labels over the members' pairs (see [`ClusterReview`]).
     pub status: LabelStatus,
+    /// Member pairs the coder has labeled, of `pairs`.
+    pub labeled: i64,
+    pub pairs: i64,
     pub tags: Vec<String>,
     pub title: String,
     pub disagree: bool,
     /// The member document ids, sorted.
     pub members: Vec<i64>,
+    /// The row's place in the queue order it was read in (for reading the next page).
+    pub rank: i64,
+}
+
+/// Where a page of the queue starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageAt {
+    /// After this many rows.
+    Offset(u64),
+    /// The rows that end this many rows before the end (read backwards).
+    FromEnd(u64),
+    /// After the row of this rank.
+    After(i64),
+    /// Before the row of this rank (the rows just before it).
+    Before(i64),
+}
+
+/// What a coder's labels say about one cluster of a run. Decisions name document sets, so a
+/// cluster of a rerun (other ids, a member more or less) is judged by the labels over its
+/// own pairs: confirmed when every member pair is labeled "same", rejected when every pair
+/// is "different", split when both occur, unsure when any pair is unsure, partial when only
+/// some pairs are labeled. Tags and the note come from every labeled document set that
+/// shares a pair (two documents) with the cluster.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ClusterReview {
+    pub status: LabelStatus,
+    pub labeled: i64,
+    pub pairs: i64,
+    pub tags: Vec<String>,
+    pub note: Option<String>,
+}
+
+/// The status of a cluster whose `pairs` member pairs carry `same`, `different` and
+/// `unsure` pair labels (the rest unlabeled).
+pub fn derive_status(same: i64, different: i64, unsure: i64, pairs: i64) -> LabelStatus {
+    let labeled = same + different + unsure;
+    if labeled == 0 {
+        LabelStatus::Unreviewed
+    } else if labeled < pairs {
+        LabelStatus::Partial
+    } else if unsure > 0 {
+        LabelStatus::Unsure
+    } else if same == pairs {
+        LabelStatus::Confirmed
+    } else if different == pairs {
+        LabelStatus::Rejected
+    } else {
+        LabelStatus::Split
+    }
 }
 
 /// One member of a cluster as the cluster screen lists it.
@@ -157,7 +216,8 @@ pub struct ClusterMember {
     pub id: i64,
     pub url: String,
     pub title: String,
-    pub chars: i64,
+    /// Bytes of the visible text (UTF-8): SQLite reads this without the text itself.
+    pub bytes: i64,
     pub dup_group: Option<i64>,
 }
 
@@ -316,6 +376,14 @@ fn apply_decision(tx: &Transaction<'_>, d: &DecisionRow) -> Result<()> {
             d.id
         ],
     )?;
+    {
+        let mut st = tx.prepare_cached(
+            "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
+        )?;
+        for id in &ids {
+            st.execute(params![d.coder, id, key])?;
+        }
+    }
     if let Some(f) = pair_label {
         let mut st = tx.prepare_cached(
             "INSERT INTO pair_labels(coder, a, b, label, decision_id) VALUES (?1, ?2, ?3, ?4, ?5)
@@ -392,6 +460,7 @@ impl Store {
         let previous = read_label(&tx, coder, &key)?.to_json();
         let row = insert_log_row(&tx, coder, action, &key, &payload, &previous, None)?;
         apply_decision(&tx, &row)?;
+        update_statuses_for_target(&tx, coder, &row.target)?;
         tx.commit()?;
         Ok(row)
     }
@@ -437,6 +506,8 @@ impl Store {
             Some(refers),
         )?;
         rebuild_labels(&tx, coder)?;
+        // Only pairs and labels inside the reversed decision's target can have changed.
+        update_statuses_for_target(&tx, coder, target)?;
         tx.commit()?;
         Ok(row)
     }
@@ -493,6 +564,44 @@ impl Store {
             .unwrap_or_default())
     }
 
+    /// What `coder`'s labels say about cluster `cluster` of run `run` (unreviewed when the
+    /// cluster is not in the queue or nothing covers it).
+    pub fn cluster_review(&self, coder: &str, run: i64, cluster: i64) -> Result<ClusterReview> {
+        let found = self
+            .conn()
+            .query_row(
+                "SELECT status, labeled, pairs, tags, note FROM review_status
+                 WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
+                params![coder, run, cluster],
+                |r| {
+                    Ok(ClusterReview {
+                        status: LabelStatus::parse(&r.get::<_, String>(0)?),
+                        labeled: r.get(1)?,
+                        pairs: r.get(2)?,
+                        tags: parse_tags(&r.get::<_, String>(3)?),
+                        note: r.get(4)?,
+                    })
+                },
+            )
+            .optional()?;
+        if let Some(f) = found {
+            return Ok(f);
+        }
+        let size: i64 = self
+            .conn()
+            .query_row(
+                "SELECT size FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+                [run, cluster],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0);
+        Ok(ClusterReview {
+            pairs: size * (size - 1) / 2,
+            ..ClusterReview::default()
+        })
+    }
+
     /// The current label of a pair: "same", "different", "unsure" or None.
     pub fn pair_label(&self, coder: &str, a: i64, b: i64) -> Result<Option<String>> {
         let (a, b) = if a < b { (a, b) } else { (b, a) };
@@ -528,36 +637,9 @@ impl Store {
             return Ok(());
         }
         let tx = self.conn.transaction()?;
-        tx.execute_batch(
-            "DELETE FROM review_clusters;
-             INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
-                 max_score, members_key, title)
-             SELECT c.run_id, c.cluster, r.method,
-                 r.id = (SELECT max(id) FROM runs r2
-                         WHERE r2.method = r.method AND r2.finished_at IS NOT NULL),
-                 c.size, c.min_score, c.max_score,
-                 (SELECT group_concat(m.doc_id, ',' ORDER BY m.doc_id) FROM run_cluster_members m
-                   WHERE m.run_id = c.run_id AND m.cluster = c.cluster),
-                 coalesce((SELECT CASE WHEN d.title = '' THEN d.url ELSE d.title END
-                   FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
-                   WHERE m.run_id = c.run_id AND m.cluster = c.cluster
-                   ORDER BY m.doc_id LIMIT 1), '')
-             FROM run_clusters c JOIN runs r ON r.id = c.run_id
-             WHERE r.finished_at IS NOT NULL AND c.size >= 2;
-             -- Detectors disagree when the latest run of another method does not keep all
-             -- members in one cluster (an unclustered member counts as its own cluster).
-             UPDATE review_clusters SET disagree = EXISTS (
-               SELECT 1 FROM runs o
-               WHERE o.method != review_clusters.method
-                 AND o.id = (SELECT max(id) FROM runs o2
-                             WHERE o2.method = o.method AND o2.finished_at IS NOT NULL)
-                 AND (SELECT count(DISTINCT coalesce(m2.cluster, -m.doc_id))
-                      FROM run_cluster_members m
-                      LEFT JOIN run_cluster_members m2
-                        ON m2.run_id = o.id AND m2.doc_id = m.doc_id
-                      WHERE m.run_id = review_clusters.run_id
-                        AND m.cluster = review_clusters.cluster) > 1);",
-        )?;
+        let entries = build_queue(&tx)?;
+        write_queue(&tx, &entries)?;
+        rebuild_statuses(&tx)?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_queue_runs', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -565,6 +647,28 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Recomputes every coder's derived cluster statuses from the labels (the decisions
+    /// keep them up to date; this is for repairs and for checking that they do).
+    pub fn rebuild_review_statuses(&mut self) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        rebuild_statuses(&tx)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every derived status row as "coder|run|cluster|status|labeled|pairs|tags|note",
+    /// sorted (for tests that compare two ways of computing them).
+    #[doc(hidden)]
+    pub fn review_status_rows(&self) -> Result<Vec<String>> {
+        let mut st = self.conn().prepare(
+            "SELECT coder || '|' || run_id || '|' || cluster || '|' || status || '|' || labeled
+               || '|' || pairs || '|' || tags || '|' || coalesce(note, '')
+             FROM review_status ORDER BY coder, run_id, cluster",
+        )?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// The WHERE clause shared by the queue queries; parameters are named.
@@ -644,7 +748,7 @@ impl Store {
     pub fn queue_len(&self, coder: &str, filter: &QueueFilter) -> Result<u64> {
         let sql = format!(
             "SELECT count(*) FROM review_clusters q
-             LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
+             LEFT JOIN review_status l ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
              WHERE {}",
             Self::queue_where(filter)
         );
@@ -664,22 +768,41 @@ impl Store {
         offset: u64,
         limit: u64,
     ) -> Result<Vec<QueueRow>> {
+        self.queue_rows(coder, filter, sort, PageAt::Offset(offset), limit)
+    }
+
+    /// Up to `limit` queue rows at `at`, in queue order. Reading after or before a row's
+    /// rank walks an index from there; an offset from the start or the end steps over the
+    /// rows before it, so the session uses it only for jumps.
+    pub fn queue_rows(
+        &self,
+        coder: &str,
+        filter: &QueueFilter,
+        sort: QueueSort,
+        at: PageAt,
+        limit: u64,
+    ) -> Result<Vec<QueueRow>> {
+        let rank = sort.rank_column();
+        let (cond, dir, offset) = match at {
+            PageAt::Offset(n) => (String::new(), "ASC", n),
+            PageAt::FromEnd(n) => (String::new(), "DESC", n),
+            PageAt::After(r) => (format!(" AND {rank} > {r}"), "ASC", 0),
+            PageAt::Before(r) => (format!(" AND {rank} < {r}"), "DESC", 0),
+        };
         let sql = format!(
             "SELECT q.run_id, q.method, q.cluster, q.size, q.min_score, q.max_score,
                 coalesce(l.status, 'unreviewed'), coalesce(l.tags, '[]'), q.title, q.disagree,
-                q.members_key
+                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2, {rank}
              FROM review_clusters q
-             LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
-             WHERE {} ORDER BY {} LIMIT {} OFFSET {}",
+             LEFT JOIN review_status l
+               ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE {}{cond} ORDER BY {rank} {dir} LIMIT {limit} OFFSET {offset}",
             Self::queue_where(filter),
-            sort.order_by(),
-            limit,
-            offset
         );
         let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
-        let mut st = self.conn().prepare(&sql)?;
+        let mut st = self.conn().prepare_cached(&sql)?;
         let rows = st.query_map(p.as_slice(), |r| {
             Ok(QueueRow {
                 run_id: r.get(0)?,
@@ -689,46 +812,68 @@ impl Store {
                 min_score: r.get(4)?,
                 max_score: r.get(5)?,
                 status: LabelStatus::parse(&r.get::<_, String>(6)?),
+                labeled: r.get(11)?,
+                pairs: r.get(12)?,
                 tags: parse_tags(&r.get::<_, String>(7)?),
                 title: r.get(8)?,
                 disagree: r.get::<_, i64>(9)? != 0,
                 members: parse_key(&r.get::<_, String>(10)?),
+                rank: r.get(13)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let mut out: Vec<QueueRow> = rows.collect::<rusqlite::Result<_>>()?;
+        if dir == "DESC" {
+            out.reverse();
+        }
+        Ok(out)
     }
 
-    /// The position of the first unreviewed cluster in the filtered, sorted queue.
+    /// The position of the first cluster not yet fully reviewed (unreviewed or partial) in
+    /// the filtered, sorted queue.
     pub fn first_unreviewed(
         &self,
         coder: &str,
         filter: &QueueFilter,
         sort: QueueSort,
     ) -> Result<Option<u64>> {
-        let sql = format!(
-            "SELECT pos FROM (SELECT row_number() OVER (ORDER BY {}) - 1 AS pos,
-                 coalesce(l.status, 'unreviewed') AS st
-               FROM review_clusters q
-               LEFT JOIN labels l ON l.coder = :coder AND l.target = q.members_key
-               WHERE {})
-             WHERE st = 'unreviewed' ORDER BY pos LIMIT 1",
-            sort.order_by(),
+        let rank = sort.rank_column();
+        let from = format!(
+            "FROM review_clusters q
+             LEFT JOIN review_status l
+               ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE {}",
             Self::queue_where(filter)
         );
         let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
-        let pos: Option<i64> = self
+        let first: Option<i64> = self
             .conn()
-            .query_row(&sql, p.as_slice(), |r| r.get(0))
+            .query_row(
+                &format!(
+                    "SELECT {rank} {from}
+                       AND coalesce(l.status, 'unreviewed') IN ('unreviewed', 'partial')
+                     ORDER BY {rank} LIMIT 1"
+                ),
+                p.as_slice(),
+                |r| r.get(0),
+            )
             .optional()?;
-        Ok(pos.map(|p| p as u64))
+        let Some(first) = first else {
+            return Ok(None);
+        };
+        let before: i64 = self.conn().query_row(
+            &format!("SELECT count(*) {from} AND {rank} < {first}"),
+            p.as_slice(),
+            |r| r.get(0),
+        )?;
+        Ok(Some(before as u64))
     }
 
     /// The members of a cluster with what the cluster screen shows.
     pub fn cluster_members(&self, run: i64, cluster: i64) -> Result<Vec<ClusterMember>> {
         let mut st = self.conn().prepare(
-            "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group
+            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group
              FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
              WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY d.id",
         )?;
@@ -737,7 +882,7 @@ impl Store {
                 id: r.get(0)?,
                 url: r.get(1)?,
                 title: r.get(2)?,
-                chars: r.get(3)?,
+                bytes: r.get(3)?,
                 dup_group: r.get(4)?,
             })
         })?;
@@ -846,9 +991,9 @@ impl Store {
             |r| r.get(0),
         )?;
         let mut st = self.conn().prepare(
-            "SELECT count(*) FROM review_clusters q JOIN labels l
-               ON l.coder = ?1 AND l.target = q.members_key
-             WHERE q.latest = 1 AND l.status != 'unreviewed'",
+            "SELECT count(*) FROM review_clusters q JOIN review_status l
+               ON l.coder = ?1 AND l.run_id = q.run_id AND l.cluster = q.cluster
+             WHERE q.latest = 1 AND l.status NOT IN ('unreviewed', 'partial')",
         )?;
         let mut out = Vec::new();
         for c in coders {
@@ -971,6 +1116,7 @@ fn insert_log_row(
 fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
     tx.execute("DELETE FROM labels WHERE coder = ?1", [coder])?;
     tx.execute("DELETE FROM pair_labels WHERE coder = ?1", [coder])?;
+    tx.execute("DELETE FROM label_docs WHERE coder = ?1", [coder])?;
     let log: Vec<DecisionRow> = {
         let mut st = tx.prepare(&format!(
             "SELECT {DECISION_COLUMNS} FROM decisions WHERE coder = ?1 ORDER BY id"
@@ -980,6 +1126,344 @@ fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
     };
     for d in active_decisions(&log) {
         apply_decision(tx, d)?;
+    }
+    Ok(())
+}
+
+/// One cluster of a finished run as the queue table stores it.
+struct QueueEntry {
+    run_id: i64,
+    cluster: i64,
+    method: String,
+    latest: bool,
+    size: i64,
+    min_score: Option<f64>,
+    max_score: Option<f64>,
+    members: Vec<i64>,
+    title: String,
+    disagree: bool,
+}
+
+/// Every cluster (two members or more) of every finished run, with its sorted members, the
+/// first member's title (or URL) and whether the latest run of another method separates
+/// any of its members (a member another run leaves unclustered counts as separated).
+/// Computed in memory from one ordered scan of each run's members.
+fn build_queue(conn: &Connection) -> Result<Vec<QueueEntry>> {
+    let runs: Vec<(i64, String)> = {
+        let mut st =
+            conn.prepare("SELECT id, method FROM runs WHERE finished_at IS NOT NULL ORDER BY id")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut latest: BTreeMap<String, i64> = BTreeMap::new();
+    for (id, method) in &runs {
+        latest.insert(method.clone(), *id);
+    }
+    let mut cluster_of: HashMap<i64, HashMap<i64, i64>> = HashMap::new();
+    let mut entries = Vec::new();
+    let mut info_st = conn.prepare(
+        "SELECT cluster, size, min_score, max_score FROM run_clusters
+         WHERE run_id = ?1 AND size >= 2",
+    )?;
+    let mut members_st = conn.prepare(
+        "SELECT cluster, doc_id FROM run_cluster_members WHERE run_id = ?1
+         ORDER BY cluster, doc_id",
+    )?;
+    for (run, method) in &runs {
+        let is_latest = latest.get(method) == Some(run);
+        let mut info: HashMap<i64, (i64, Option<f64>, Option<f64>)> = HashMap::new();
+        for row in info_st.query_map([run], |r| {
+            Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+        })? {
+            let (c, i) = row?;
+            info.insert(c, i);
+        }
+        let mut docs_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+        let mut map: HashMap<i64, i64> = HashMap::new();
+        for row in
+            members_st.query_map([run], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
+        {
+            let (c, d) = row?;
+            if is_latest {
+                map.insert(d, c);
+            }
+            if info.contains_key(&c) {
+                docs_of.entry(c).or_default().push(d);
+            }
+        }
+        if is_latest {
+            cluster_of.insert(*run, map);
+        }
+        for (c, members) in docs_of {
+            let (size, min_score, max_score) = info[&c];
+            entries.push(QueueEntry {
+                run_id: *run,
+                cluster: c,
+                method: method.clone(),
+                latest: is_latest,
+                size,
+                min_score,
+                max_score,
+                members,
+                title: String::new(),
+                disagree: false,
+            });
+        }
+    }
+    let mut title_st = conn.prepare_cached(
+        "SELECT CASE WHEN title = '' THEN url ELSE title END FROM documents WHERE id = ?1",
+    )?;
+    for e in &mut entries {
+        if let Some(first) = e.members.first() {
+            e.title = title_st
+                .query_row([first], |r| r.get(0))
+                .optional()?
+                .unwrap_or_default();
+        }
+        e.disagree = latest.iter().any(|(m, run)| {
+            *m != e.method
+                && cluster_of.get(run).is_some_and(|map| {
+                    let mut seen = e.members.iter().map(|d| map.get(d).copied().unwrap_or(-d));
+                    let first = seen.next();
+                    seen.any(|c| Some(c) != first)
+                })
+        });
+    }
+    Ok(entries)
+}
+
+/// Replaces the queue table with `entries`, numbering them in each queue order.
+fn write_queue(conn: &Connection, entries: &[QueueEntry]) -> Result<()> {
+    // ranks[i][k]: the position of entry i in order QueueSort::ALL[k] (the column order below).
+    let mut ranks = vec![[0i64; 4]; entries.len()];
+    for (k, sort) in QueueSort::ALL.into_iter().enumerate() {
+        let mut idx: Vec<usize> = (0..entries.len()).collect();
+        idx.sort_by(|&i, &j| queue_order(sort, &entries[i], &entries[j]));
+        for (pos, i) in idx.into_iter().enumerate() {
+            ranks[i][k] = pos as i64 + 1;
+        }
+    }
+    // A bulk insert, then the indexes built once (faster than updating them row by row).
+    conn.execute_batch(QUEUE_DROP_INDEXES)?;
+    conn.execute("DELETE FROM review_clusters", [])?;
+    let mut st = conn.prepare(
+        "INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
+           max_score, members_key, title, disagree, rank_size_desc, rank_size_asc,
+           rank_score_desc, rank_score_asc)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for (e, r) in entries.iter().zip(&ranks) {
+        st.execute(params![
+            e.run_id,
+            e.cluster,
+            e.method,
+            e.latest,
+            e.size,
+            e.min_score,
+            e.max_score,
+            target_key(&e.members),
+            e.title,
+            e.disagree,
+            r[0],
+            r[1],
+            r[2],
+            r[3]
+        ])?;
+    }
+    conn.execute_batch(QUEUE_INDEXES)?;
+    Ok(())
+}
+
+/// The order of the queue under `sort` (ties broken by run and cluster, so it is total).
+fn queue_order(sort: QueueSort, a: &QueueEntry, b: &QueueEntry) -> std::cmp::Ordering {
+    // A missing score sorts as SQLite sorts NULL: lowest.
+    let score = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (a, b) => a.is_some().cmp(&b.is_some()),
+    };
+    let first = match sort {
+        QueueSort::SizeDesc => b.size.cmp(&a.size).then(score(b.max_score, a.max_score)),
+        QueueSort::SizeAsc => a.size.cmp(&b.size).then(score(b.max_score, a.max_score)),
+        QueueSort::ScoreDesc => score(b.max_score, a.max_score).then(b.size.cmp(&a.size)),
+        QueueSort::ScoreAsc => score(a.min_score, b.min_score).then(b.size.cmp(&a.size)),
+    };
+    first.then((a.run_id, a.cluster).cmp(&(b.run_id, b.cluster)))
+}
+
+/// The queue table's indexes: one per queue order, `latest` included for the default filter.
+const QUEUE_INDEXES: &str = "
+    CREATE INDEX review_clusters_size_desc ON review_clusters(rank_size_desc, latest);
+    CREATE INDEX review_clusters_size_asc ON review_clusters(rank_size_asc, latest);
+    CREATE INDEX review_clusters_score_desc ON review_clusters(rank_score_desc, latest);
+    CREATE INDEX review_clusters_score_asc ON review_clusters(rank_score_asc, latest);";
+
+const QUEUE_DROP_INDEXES: &str = "
+    DROP INDEX IF EXISTS review_clusters_size_desc;
+    DROP INDEX IF EXISTS review_clusters_size_asc;
+    DROP INDEX IF EXISTS review_clusters_score_desc;
+    DROP INDEX IF EXISTS review_clusters_score_asc;";
+
+/// Recomputes the derived status of queue cluster (`run`, `cluster`) with sorted `members`
+/// for `coder` from the pair labels and the labeled sets over its documents.
+fn update_cluster_status(
+    conn: &Connection,
+    coder: &str,
+    run: i64,
+    cluster: i64,
+    members: &[i64],
+) -> Result<()> {
+    let set: HashSet<i64> = members.iter().copied().collect();
+    let n = set.len() as i64;
+    let pairs = n * (n - 1) / 2;
+    let (mut same, mut different, mut unsure) = (0i64, 0i64, 0i64);
+    {
+        // Pair labels are stored with a < b: each member pair is seen once, from its a.
+        let mut st =
+            conn.prepare_cached("SELECT b, label FROM pair_labels WHERE coder = ?1 AND a = ?2")?;
+        for &a in &set {
+            let mut rows = st.query(params![coder, a])?;
+            while let Some(r) = rows.next()? {
+                if set.contains(&r.get::<_, i64>(0)?) {
+                    match r.get_ref(1)?.as_str()? {
+                        "same" => same += 1,
+                        "different" => different += 1,
+                        _ => unsure += 1,
+                    }
+                }
+            }
+        }
+    }
+    // Labeled sets with at least two members of the cluster.
+    let mut shared: HashMap<String, usize> = HashMap::new();
+    {
+        let mut st =
+            conn.prepare_cached("SELECT target FROM label_docs WHERE coder = ?1 AND doc_id = ?2")?;
+        for &a in &set {
+            for t in st.query_map(params![coder, a], |r| r.get::<_, String>(0))? {
+                *shared.entry(t?).or_default() += 1;
+            }
+        }
+    }
+    let mut tags: BTreeSet<String> = BTreeSet::new();
+    let mut note: Option<(i64, String)> = None;
+    {
+        let mut st = conn.prepare_cached(
+            "SELECT tags, note, decision_id FROM labels WHERE coder = ?1 AND target = ?2",
+        )?;
+        for (target, k) in shared {
+            if k < 2 {
+                continue;
+            }
+            let row = st
+                .query_row(params![coder, target], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, i64>(2)?,
+                    ))
+                })
+                .optional()?;
+            if let Some((t, nt, id)) = row {
+                tags.extend(parse_tags(&t));
+                if let Some(nt) = nt {
+                    if note.as_ref().is_none_or(|(i, _)| id > *i) {
+                        note = Some((id, nt));
+                    }
+                }
+            }
+        }
+    }
+    let status = derive_status(same, different, unsure, pairs);
+    if status == LabelStatus::Unreviewed && tags.is_empty() && note.is_none() {
+        conn.execute(
+            "DELETE FROM review_status WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
+            params![coder, run, cluster],
+        )?;
+    } else {
+        conn.prepare_cached(
+            "INSERT OR REPLACE INTO review_status(coder, run_id, cluster, status, labeled, pairs,
+               tags, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?
+        .execute(params![
+            coder,
+            run,
+            cluster,
+            status.as_str(),
+            same + different + unsure,
+            pairs,
+            serde_json::to_string(&tags)?,
+            note.map(|(_, n)| n)
+        ])?;
+    }
+    Ok(())
+}
+
+/// Recomputes the statuses of every queue cluster with at least two documents of `target`
+/// (the only clusters whose pair labels or covering labels a decision on `target` changes).
+fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
+    let runs: Vec<i64> = {
+        // A run finished since the last queue refresh has no queue rows yet: skipped below.
+        let mut st = conn.prepare_cached("SELECT id FROM runs WHERE finished_at IS NOT NULL")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let docs: BTreeSet<i64> = target.iter().copied().collect();
+    let mut hits: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+    {
+        let mut st = conn.prepare_cached(
+            "SELECT cluster FROM run_cluster_members WHERE run_id = ?1 AND doc_id = ?2",
+        )?;
+        for &run in &runs {
+            for &d in &docs {
+                for c in st.query_map([run, d], |r| r.get::<_, i64>(0))? {
+                    *hits.entry((run, c?)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let affected: Vec<(i64, i64)> = hits
+        .into_iter()
+        .filter(|(_, k)| *k >= 2)
+        .map(|(rc, _)| rc)
+        .collect();
+    update_clusters(conn, coder, &affected)
+}
+
+/// Recomputes the statuses of `clusters` (run, cluster) that are in the queue.
+fn update_clusters(conn: &Connection, coder: &str, clusters: &[(i64, i64)]) -> Result<()> {
+    let mut st = conn.prepare_cached(
+        "SELECT members_key FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+    )?;
+    for &(run, cluster) in clusters {
+        let key: Option<String> = st.query_row([run, cluster], |r| r.get(0)).optional()?;
+        if let Some(key) = key {
+            update_cluster_status(conn, coder, run, cluster, &parse_key(&key))?;
+        }
+    }
+    Ok(())
+}
+
+/// Recomputes every coder's cluster statuses (after the queue's clusters changed).
+fn rebuild_statuses(conn: &Connection) -> Result<()> {
+    conn.execute("DELETE FROM review_status", [])?;
+    let coders: Vec<String> = {
+        let mut st = conn.prepare("SELECT DISTINCT coder FROM label_docs")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    let mut st = conn.prepare(
+        "SELECT DISTINCT run_id, cluster FROM (
+           SELECT m.run_id, m.cluster FROM label_docs ld
+           JOIN (SELECT DISTINCT run_id FROM review_clusters) r
+           JOIN run_cluster_members m ON m.run_id = r.run_id AND m.doc_id = ld.doc_id
+           WHERE ld.coder = ?1
+           GROUP BY ld.target, m.run_id, m.cluster HAVING count(*) >= 2)",
+    )?;
+    for coder in coders {
+        let affected: Vec<(i64, i64)> = st
+            .query_map([&coder], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        update_clusters(conn, &coder, &affected)?;
     }
     Ok(())
 }
@@ -1047,6 +1531,204 @@ mod tests {
         s.write_run_clusters(r, &rows).unwrap();
         s.finish_run(r, &json!({})).unwrap();
         r
+    }
+
+    #[test]
+    fn status_follows_the_pair_labels() {
+        use LabelStatus::*;
+        assert_eq!(derive_status(0, 0, 0, 3), Unreviewed);
+        assert_eq!(derive_status(2, 0, 0, 3), Partial);
+        assert_eq!(derive_status(0, 1, 0, 3), Partial);
+        assert_eq!(derive_status(3, 0, 0, 3), Confirmed);
+        assert_eq!(derive_status(0, 3, 0, 3), Rejected);
+        assert_eq!(derive_status(1, 2, 0, 3), Split);
+        assert_eq!(derive_status(2, 0, 1, 3), Unsure);
+    }
+
+    #[test]
+    fn a_rerun_that_adds_or_drops_a_member_keeps_what_the_labels_say() {
+        let (_d, mut s, ids) = store_with_docs(6);
+        let d = |i: usize| ids[i];
+        run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1), d(2)], vec![d(3), d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        s.record_decision("ann", "confirm", &[d(0), d(1), d(2)], json!({}))
+            .unwrap();
+        s.record_decision("ann", "tag", &[d(0), d(1), d(2)], json!({"tag": "wire"}))
+            .unwrap();
+        s.record_decision("ann", "reject", &[d(3), d(4)], json!({}))
+            .unwrap();
+        let f = QueueFilter::default();
+        let status = |s: &Store, members: &[i64]| {
+            let rows = s.queue_page("ann", &f, QueueSort::SizeDesc, 0, 10).unwrap();
+            let r = rows.into_iter().find(|r| r.members == members).unwrap();
+            (r.status, r.labeled, r.pairs, r.tags)
+        };
+        // A rerun adds document 5 to the story and drops document 2 from the other one.
+        let r2 = run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1), d(2), d(5)], vec![d(3)], vec![d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        assert_eq!(
+            status(&s, &[d(0), d(1), d(2), d(5)]),
+            (LabelStatus::Partial, 3, 6, vec!["wire".to_string()])
+        );
+        assert_eq!(
+            s.queue_len("ann", &f).unwrap(),
+            1,
+            "singletons are not queued"
+        );
+        assert_eq!(
+            s.first_unreviewed("ann", &f, QueueSort::SizeDesc).unwrap(),
+            Some(0),
+            "a partly reviewed cluster still needs review"
+        );
+        assert_eq!(s.review_progress("ann").unwrap()[0].reviewed, 0);
+        assert_eq!(
+            s.cluster_review("ann", r2, 1).unwrap(),
+            ClusterReview {
+                status: LabelStatus::Partial,
+                labeled: 3,
+                pairs: 6,
+                tags: vec!["wire".into()],
+                note: None
+            }
+        );
+        // Another rerun drops document 2 from the story and merges 2 into the rejected pair.
+        run_with(
+            &mut s,
+            "spotsigs",
+            &[vec![d(0), d(1)], vec![d(2), d(3), d(4)]],
+        );
+        s.refresh_review_queue().unwrap();
+        assert_eq!(
+            status(&s, &[d(0), d(1)]),
+            (LabelStatus::Confirmed, 1, 1, vec!["wire".to_string()])
+        );
+        assert_eq!(
+            status(&s, &[d(2), d(3), d(4)]).0,
+            LabelStatus::Partial,
+            "only (3,4) is labeled"
+        );
+        // Labeling the new pairs finishes it: (2,3), (2,4) different → rejected as a whole.
+        s.record_decision("ann", "reject", &[d(2), d(3)], json!({}))
+            .unwrap();
+        s.record_decision("ann", "reject", &[d(2), d(4)], json!({}))
+            .unwrap();
+        assert_eq!(
+            status(&s, &[d(2), d(3), d(4)]),
+            (LabelStatus::Rejected, 3, 3, vec![])
+        );
+        assert_eq!(s.review_progress("ann").unwrap()[0].reviewed, 2);
+        // Confirming one pair of it makes the labels mixed: a split.
+        let c = s
+            .record_decision("ann", "confirm", &[d(3), d(4)], json!({}))
+            .unwrap();
+        assert_eq!(status(&s, &[d(2), d(3), d(4)]).0, LabelStatus::Split);
+        // Undo brings the rejection back; the maintained statuses equal a rebuild.
+        s.record_undo("ann", c.id).unwrap();
+        assert_eq!(status(&s, &[d(2), d(3), d(4)]).0, LabelStatus::Rejected);
+        let kept = s.review_status_rows().unwrap();
+        s.rebuild_review_statuses().unwrap();
+        assert_eq!(s.review_status_rows().unwrap(), kept);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The statuses kept up to date decision by decision equal a rebuild from scratch.
+        #[test]
+        fn incremental_statuses_equal_a_rebuild(
+            clusters in proptest::collection::vec(0usize..3, 7),
+            decisions in proptest::collection::vec(
+                (0u8..6, proptest::collection::btree_set(0usize..7, 1..5)), 1..8),
+        ) {
+            let (_d, mut s, ids) = store_with_docs(7);
+            // Two runs: one from the generated assignment, one with every document paired
+            // with its neighbour.
+            let mut groups: Vec<Vec<i64>> = vec![Vec::new(); 3];
+            for (doc, c) in clusters.iter().enumerate() {
+                groups[*c].push(ids[doc]);
+            }
+            groups.retain(|g| !g.is_empty());
+            run_with(&mut s, "spotsigs", &groups);
+            run_with(&mut s, "imatch", &[ids[0..2].to_vec(), ids[2..5].to_vec(), ids[5..7].to_vec()]);
+            s.refresh_review_queue().unwrap();
+            let mut last: Vec<i64> = Vec::new();
+            for (kind, docs) in decisions {
+                let target: Vec<i64> = docs.iter().map(|i| ids[*i]).collect();
+                let row = match kind {
+                    0 => s.record_decision("ann", "confirm", &target, json!({})),
+                    1 => s.record_decision("ann", "reject", &target, json!({})),
+                    2 => s.record_decision("ann", "split", &target,
+                        json!({"groups": [target[..target.len() / 2].to_vec()]})),
+                    3 => s.record_decision("ann", "tag", &target, json!({"tag": "t"})),
+                    4 => s.record_decision("ann", "unsure", &target, json!({})),
+                    _ => match last.pop() {
+                        Some(id) => s.record_undo("ann", id),
+                        None => continue,
+                    },
+                }.unwrap();
+                if kind < 5 {
+                    last.push(row.id);
+                }
+            }
+            let kept = s.review_status_rows().unwrap();
+            s.rebuild_review_statuses().unwrap();
+            proptest::prop_assert_eq!(s.review_status_rows().unwrap(), kept);
+        }
+    }
+
+    #[test]
+    fn pages_read_after_before_or_from_the_end_equal_pages_read_by_offset() {
+        let (_d, mut s, ids) = store_with_docs(2 * 130);
+        // 130 clusters of 2, with sizes and scores full of ties.
+        let r = s.create_run("spotsigs", &json!({})).unwrap();
+        let rows: Vec<ClusterRow> = (0..130)
+            .map(|i| ClusterRow {
+                members: vec![ids[2 * i], ids[2 * i + 1]],
+                min_score: (i % 7 != 0).then_some((i % 3) as f64 / 10.0),
+                max_score: (i % 5 != 0).then_some((i % 4) as f64 / 10.0),
+                weakest_bridge: None,
+            })
+            .collect();
+        s.write_run_clusters(r, &rows).unwrap();
+        s.finish_run(r, &json!({})).unwrap();
+        s.refresh_review_queue().unwrap();
+        let f = QueueFilter::default();
+        for sort in QueueSort::ALL {
+            let all = s.queue_page("ann", &f, sort, 0, 1000).unwrap();
+            assert_eq!(all.len(), 130);
+            let key = |r: &QueueRow| (r.run_id, r.cluster);
+            let keys: Vec<_> = all.iter().map(key).collect();
+            let read = |at| -> Vec<(i64, i64)> {
+                s.queue_rows("ann", &f, sort, at, 40)
+                    .unwrap()
+                    .iter()
+                    .map(key)
+                    .collect()
+            };
+            assert_eq!(read(PageAt::Offset(40)), keys[40..80]);
+            assert_eq!(read(PageAt::After(all[39].rank)), keys[40..80]);
+            assert_eq!(read(PageAt::Before(all[80].rank)), keys[40..80]);
+            assert_eq!(read(PageAt::FromEnd(10)), keys[80..120]);
+            // The order is the one the sort names.
+            let score = |x: Option<f64>| x.unwrap_or(f64::NEG_INFINITY);
+            for w in all.windows(2) {
+                let (a, b) = (&w[0], &w[1]);
+                match sort {
+                    QueueSort::SizeDesc | QueueSort::SizeAsc => {
+                        assert!(score(a.max_score) >= score(b.max_score) || a.size != b.size)
+                    }
+                    QueueSort::ScoreDesc => assert!(score(a.max_score) >= score(b.max_score)),
+                    QueueSort::ScoreAsc => assert!(score(a.min_score) <= score(b.min_score)),
+                }
+            }
+        }
     }
 
     #[test]

@@ -186,6 +186,59 @@ const MIGRATIONS: &[&str] = &[
     ) WITHOUT ROWID;
     CREATE INDEX review_clusters_key ON review_clusters(members_key);
     "#,
+    // v4: cluster statuses derived from the labels over a cluster's documents and pairs, so a
+    // rerun's cluster that adds or drops a member still shows what the coder said about it.
+    // Both tables are derived (from `labels`, `pair_labels` and `review_clusters`).
+    r#"
+    -- Which labeled document sets contain each document.
+    CREATE TABLE label_docs (
+        coder  TEXT NOT NULL,
+        doc_id INTEGER NOT NULL,
+        target TEXT NOT NULL,
+        PRIMARY KEY (coder, doc_id, target)
+    ) WITHOUT ROWID;
+    INSERT INTO label_docs(coder, doc_id, target)
+        SELECT l.coder, CAST(j.value AS INTEGER), l.target
+        FROM labels l, json_each('[' || l.target || ']') j;
+    -- Per coder and queue cluster with any label over its pairs or documents (absent:
+    -- unreviewed). status: partial (some member pairs labeled) | confirmed (all same) |
+    -- rejected (all different) | split (same and different) | unsure (any unsure).
+    CREATE TABLE review_status (
+        coder   TEXT NOT NULL,
+        run_id  INTEGER NOT NULL,
+        cluster INTEGER NOT NULL,
+        status  TEXT NOT NULL,
+        labeled INTEGER NOT NULL,               -- member pairs with a pair label
+        pairs   INTEGER NOT NULL,               -- member pairs
+        tags    TEXT NOT NULL DEFAULT '[]',     -- of every label sharing a pair with the cluster
+        note    TEXT,                           -- the latest such note
+        PRIMARY KEY (coder, run_id, cluster)
+    ) WITHOUT ROWID;
+    -- The queue table again (derived, so dropped and rebuilt): a rowid table, with the
+    -- position of each cluster in each queue order (1 = first), so a page of the queue is
+    -- read from an index and the next page starts after the last rank of this one. The
+    -- rank indexes are made by the queue refresh (after its bulk insert).
+    DROP TABLE review_clusters;
+    CREATE TABLE review_clusters (
+        run_id          INTEGER NOT NULL,
+        cluster         INTEGER NOT NULL,
+        method          TEXT NOT NULL,
+        latest          INTEGER NOT NULL,       -- 1 if the run is the latest finished of its method
+        size            INTEGER NOT NULL,
+        min_score       REAL,
+        max_score       REAL,
+        members_key     TEXT NOT NULL,          -- sorted member ids joined by ','
+        title           TEXT NOT NULL,
+        disagree        INTEGER NOT NULL DEFAULT 0, -- another method splits these members
+        rank_size_desc  INTEGER NOT NULL,
+        rank_size_asc   INTEGER NOT NULL,
+        rank_score_desc INTEGER NOT NULL,
+        rank_score_asc  INTEGER NOT NULL,
+        PRIMARY KEY (run_id, cluster)
+    );
+    -- The next review start rebuilds the queue and the statuses.
+    DELETE FROM meta WHERE key = 'review_queue_runs';
+    "#,
 ];
 
 /// The schema version this build writes.

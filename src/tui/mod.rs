@@ -1,12 +1,16 @@
 //! The terminal UI: the only module that uses ratatui and crossterm (event loop, actions,
 //! keymap, views). It maps keys to the named actions of `review::ACTIONS`, draws the
 //! session with a pure view function, and always gives the terminal back: on quit, on
-//! Ctrl-C (a key in raw mode), on error and on panic.
+//! Ctrl-C (a key in raw mode), on SIGINT/SIGTERM, on error and on panic; on SIGHUP (the
+//! terminal is gone) it exits.
 
 pub mod keymap;
 pub mod view;
 
 use std::io::{stdout, Stdout};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Result;
 use crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -80,7 +84,8 @@ pub fn render<B: Backend>(
 
 /// Feeds named keys (keymap names such as `j`, `Enter`, `Ctrl-r`; text for a prompt is
 /// typed one character per name) and returns the frame drawn after the last one, on a
-/// `width`×`height` test terminal. For tests and benchmarks.
+/// `width`×`height` test terminal. After each key it waits for the work the key started
+/// off the UI thread, so the frames do not depend on timing. For tests and benchmarks.
 pub fn render_keys(
     s: &mut Session,
     keys: &Keymap,
@@ -95,6 +100,8 @@ pub fn render_keys(
             anyhow::bail!("unknown key name {name:?}");
         };
         handle_key(s, keys, ev);
+        render(&mut terminal, s, keys)?;
+        s.wait_background();
         render(&mut terminal, s, keys)?;
     }
     Ok(terminal.backend().buffer().clone())
@@ -115,27 +122,98 @@ impl Drop for TerminalGuard {
     }
 }
 
-/// Runs the workbench on the real terminal until the coder quits.
-pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
-    let previous_hook = std::panic::take_hook();
+/// Gives the terminal back before the default hook prints a panic (a panic on the review
+/// worker thread is caught there and shown in the status line instead).
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some(crate::review::background::WORKER_THREAD) {
+            return;
+        }
         restore_terminal();
-        previous_hook(info);
+        previous(info);
     }));
+}
+
+/// A flag set by SIGINT or SIGTERM, so the loop ends and the guard restores the terminal
+/// (in raw mode Ctrl-C is a key, handled as quit; this covers `kill`). A second SIGINT or
+/// SIGTERM ends the process at once.
+///
+/// SIGHUP means the terminal is gone (a closed window, `tmux kill-session`): there is
+/// nothing to restore, and the loop could not notice the flag anyway, because crossterm's
+/// event source spins forever on a dead tty that reads EOF (crossterm issue #793, open in
+/// 0.28/0.29). A watcher thread ends the process instead; every decision is already
+/// committed, so nothing is lost.
+fn stop_flag() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        for (sig, status) in [(SIGINT, 130), (SIGTERM, 143)] {
+            signal_hook::flag::register_conditional_shutdown(sig, status, flag.clone())?;
+        }
+        for sig in [SIGINT, SIGTERM] {
+            signal_hook::flag::register(sig, flag.clone())?;
+        }
+        let mut hangups = signal_hook::iterator::Signals::new([SIGHUP])?;
+        std::thread::Builder::new()
+            .name("sighup".into())
+            .spawn(move || {
+                if hangups.forever().next().is_some() {
+                    std::process::exit(129);
+                }
+            })?;
+    }
+    Ok(flag)
+}
+
+/// Test hook: the key named by this variable panics (tests check that a panic gives the
+/// terminal back).
+const DEBUG_PANIC_KEY: &str = "SPOTCHECK_DEBUG_PANIC_KEY";
+
+/// Runs the workbench on the real terminal until the coder quits (or Ctrl-C, or a signal).
+/// Waits for keys without spinning; while work runs off the UI thread it also wakes every
+/// 15 ms to draw its result.
+pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
+    install_panic_hook();
+    let stop = stop_flag()?;
+    let panic_key = std::env::var(DEBUG_PANIC_KEY).ok();
     enable_raw_mode()?;
     let _guard = TerminalGuard;
     execute!(stdout(), EnterAlternateScreen, cursor::Hide)?;
     let mut terminal: Terminal<CrosstermBackend<Stdout>> =
         Terminal::new(CrosstermBackend::new(stdout()))?;
     terminal.clear()?;
+    let mut dirty = true;
     loop {
-        render(&mut terminal, &mut session, keys)?;
-        if session.quit {
+        if dirty {
+            render(&mut terminal, &mut session, keys)?;
+            dirty = false;
+        }
+        if session.quit || stop.load(Ordering::Relaxed) {
             break;
         }
+        let wait = if session.busy() {
+            Duration::from_millis(15)
+        } else {
+            Duration::from_millis(250)
+        };
+        if !event::poll(wait)? {
+            dirty = session.poll_background();
+            continue;
+        }
         match event::read()? {
-            Event::Key(k) => handle_key(&mut session, keys, k),
-            Event::Resize(..) => terminal.autoresize()?,
+            Event::Key(k) => {
+                if panic_key.is_some() && key_name(&k) == panic_key {
+                    panic!("{DEBUG_PANIC_KEY} was pressed");
+                }
+                handle_key(&mut session, keys, k);
+                dirty = true;
+            }
+            Event::Resize(..) => {
+                terminal.autoresize()?;
+                dirty = true;
+            }
             _ => {}
         }
     }

@@ -194,11 +194,27 @@ fn status_style(st: LabelStatus) -> Style {
     use ratatui::style::Color;
     match st {
         LabelStatus::Unreviewed => Style::new(),
+        LabelStatus::Partial => Style::new().fg(Color::Cyan),
         LabelStatus::Confirmed => Style::new().fg(Color::Green),
         LabelStatus::Split => Style::new().fg(Color::Magenta),
         LabelStatus::Rejected => Style::new().fg(Color::Red),
         LabelStatus::Unsure => Style::new().fg(Color::Yellow),
     }
+}
+
+/// A cluster's status as the queue shows it: "partly k/n" (labeled of all member pairs)
+/// for a partly reviewed cluster, in at most `width` columns.
+pub fn status_text(st: LabelStatus, labeled: i64, pairs: i64, width: usize) -> String {
+    if st != LabelStatus::Partial {
+        return st.as_str().to_string();
+    }
+    let full = format!("partly {labeled}/{pairs}");
+    if full.chars().count() <= width {
+        return full;
+    }
+    // Rounded down, so a cluster short of one pair never reads 100%.
+    let pct = if pairs > 0 { labeled * 100 / pairs } else { 0 };
+    format!("partly {pct}%")
 }
 
 fn score_range(s: &Session, min: Option<f64>, max: Option<f64>) -> String {
@@ -212,6 +228,9 @@ fn score_range(s: &Session, min: Option<f64>, max: Option<f64>) -> String {
         (None, None) => "-".into(),
     }
 }
+
+/// Columns of the queue's status column.
+const STATUS_WIDTH: u16 = 12;
 
 fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
     if s.queue_len == 0 {
@@ -232,7 +251,10 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
                 Span::raw(r.method.clone()),
                 Span::raw(r.size.to_string()),
                 Span::raw(score_range(s, r.min_score, r.max_score)),
-                Span::styled(r.status.as_str(), status_style(r.status)),
+                Span::styled(
+                    status_text(r.status, r.labeled, r.pairs, STATUS_WIDTH as usize),
+                    status_style(r.status),
+                ),
                 Span::raw(if r.disagree && !s.blind { "≠" } else { " " }),
                 Span::raw(r.tags.join(",")),
                 Span::raw(r.title.clone()),
@@ -255,7 +277,7 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
             Constraint::Length(8),
             Constraint::Length(4),
             Constraint::Length(9),
-            Constraint::Length(10),
+            Constraint::Length(STATUS_WIDTH),
             Constraint::Length(1),
             Constraint::Length(12),
             Constraint::Min(10),
@@ -277,7 +299,10 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
         r.cluster,
         r.run_id,
         c.members.len(),
-        r.status.as_str()
+        match r.status {
+            LabelStatus::Partial => format!("partly reviewed ({} of {} pairs)", r.labeled, r.pairs),
+            st => st.as_str().to_string(),
+        }
     );
     if !s.blind {
         first.push_str(&format!(
@@ -298,6 +323,9 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
             r.tags.join(", ")
         }
     );
+    if !c.groups.is_empty() {
+        second.push_str(&format!(" │ {} (S splits)", s.groups_summary()));
+    }
     if let Some(n) = &c.note {
         second.push_str(&format!(" │ note: {n}"));
     }
@@ -323,9 +351,10 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
             let row = Row::new(vec![
                 mark.to_string(),
                 sel.to_string(),
+                c.groups.get(&m.id).map_or(String::new(), |g| g.to_string()),
                 m.id.to_string(),
                 m.dup_group.map_or("-".into(), |g| g.to_string()),
-                m.chars.to_string(),
+                m.bytes.to_string(),
                 m.url.clone(),
                 m.title.clone(),
             ]);
@@ -344,14 +373,20 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
         [
             Constraint::Length(1),
             Constraint::Length(3),
+            Constraint::Length(3),
             Constraint::Length(6),
             Constraint::Length(6),
             Constraint::Length(7),
-            Constraint::Percentage(50),
+            Constraint::Percentage(40),
             Constraint::Min(8),
         ],
     )
-    .header(Row::new(vec!["", "sel", "doc", "group", "chars", "url", "title"]).bold());
+    .header(
+        Row::new(vec![
+            "", "sel", "grp", "doc", "dup", "bytes", "url", "title",
+        ])
+        .bold(),
+    );
     frame.render_widget(table, list);
     for (i, area, label) in [
         (c.anchor, preview_left, "anchor"),
@@ -421,7 +456,21 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
         summary,
     );
     let height = panes.height.saturating_sub(2) as usize;
+    let waiting = |what: &str| {
+        Paragraph::new(Line::styled(
+            what.to_string(),
+            Style::new().add_modifier(Modifier::DIM),
+        ))
+    };
     if p.show_diff {
+        if p.diff_loading() {
+            let block = Block::bordered()
+                .title(format!("word diff {} → {}", p.left.doc_id, p.right.doc_id));
+            frame.render_widget(
+                waiting("computing the word diff… (d: back to the documents)").block(block),
+                panes,
+            );
+        }
         if let Some(d) = &p.diff {
             let block = Block::bordered().title(format!(
                 "word diff {} → {} (red: only left, green: only right)",
@@ -436,11 +485,12 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
     }
     for (pane, area, label) in [(&p.left, left, "anchor"), (&p.right, right, "compare")] {
         let title = format!("{label} {} · {}", pane.doc_id, pane.url);
-        frame.render_widget(
+        let body = if p.loading() {
+            waiting("reading and comparing the documents…")
+        } else {
             Paragraph::new(pane_lines(pane, p.scroll, height))
-                .block(Block::bordered().title(title)),
-            area,
-        );
+        };
+        frame.render_widget(body.block(Block::bordered().title(title)), area);
     }
 }
 
@@ -474,6 +524,20 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
             ]
         })
         .collect()
+}
+
+/// The help screen as a Markdown table (the README's key table is this text; a test keeps
+/// them equal).
+pub fn help_markdown(keys: &Keymap) -> String {
+    let mut out = String::from("| keys | action | screens | what it does |\n|---|---|---|---|\n");
+    for [k, name, screens, what] in help_rows(keys) {
+        let k: Vec<String> = k.split(' ').map(|k| format!("`{k}`")).collect();
+        out.push_str(&format!(
+            "| {} | {name} | {screens} | {what} |\n",
+            k.join(" ")
+        ));
+    }
+    out
 }
 
 fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {

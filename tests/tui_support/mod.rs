@@ -175,3 +175,12 @@ pub fn text_of(buf: &Buffer) -> String {
     }
     out
 }
+
+/// Whether `coder` has recorded nothing in the database at `db`.
+pub fn fixture_log_is_empty(db: &Path, coder: &str) -> bool {
+    Store::open(db)
+        .unwrap()
+        .decision_log(coder)
+        .unwrap()
+        .is_empty()
+}

@@ -1,0 +1,255 @@
+//! Work the session runs off the UI thread, so no key waits for it: reading two documents,
+//! sanitizing them, finding the evidence to highlight and wrapping them for the pane (the
+//! pair view), and the word diff. One worker thread with its own read connection to the
+//! database; a new job replaces a queued one that has not started yet, and every result
+//! carries its job's number, so the session drops a result the coder has moved past.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use anyhow::Result;
+
+use super::evidence::{kgram_highlights, normalize_spans, word_diff, EvidenceProvider, Highlight};
+use super::sanitize::sanitize;
+use super::wrap::wrap;
+use crate::store::{Store, TextKind};
+
+/// The worker thread's name (the panic hook of the terminal UI leaves a panic on this
+/// thread to the worker, which reports it as a failed job).
+pub const WORKER_THREAD: &str = "spotcheck-review-worker";
+
+/// The evidence provider as the worker shares it.
+pub type SharedEvidence = Arc<dyn EvidenceProvider + Send + Sync>;
+
+/// One document as the pair view draws it: sanitized text, highlight spans and its lines
+/// wrapped for `width`.
+#[derive(Debug, Clone, Default)]
+pub struct PreparedText {
+    pub text: String,
+    pub highlights: Vec<Highlight>,
+    pub width: usize,
+    pub lines: Vec<Range<usize>>,
+}
+
+/// What to compute.
+pub enum Job {
+    /// Documents `a` (left) and `b` (right): `evidence` is None in blind mode.
+    Pair {
+        a: i64,
+        b: i64,
+        kind: TextKind,
+        width: usize,
+        evidence: Option<SharedEvidence>,
+        /// ANDD's top k-grams of the pair, highlighted in both texts (empty when blind).
+        andd_grams: Vec<String>,
+    },
+    /// The word diff of two sanitized texts.
+    Diff {
+        left: String,
+        right: String,
+        width: usize,
+    },
+}
+
+/// What a job produced.
+pub enum Output {
+    Pair {
+        left: PreparedText,
+        right: PreparedText,
+    },
+    Diff(PreparedText),
+}
+
+/// A result: the job's number and what it produced (or why it failed).
+pub type Done = (u64, Result<Output>);
+
+#[derive(Default)]
+struct Slot {
+    job: Option<(u64, Job)>,
+    /// Tests hold the worker to see the frames drawn while work is pending.
+    held: bool,
+    quit: bool,
+}
+
+struct Shared {
+    slot: Mutex<Slot>,
+    wake: Condvar,
+}
+
+impl Shared {
+    /// The slot, even if a panicking job poisoned the lock (the slot itself stays valid).
+    fn lock(&self) -> MutexGuard<'_, Slot> {
+        self.slot.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The worker thread and the channel its results come back on.
+pub struct Worker {
+    db: PathBuf,
+    shared: Arc<Shared>,
+    results: Receiver<Done>,
+    sender: Sender<Done>,
+    started: bool,
+    next_id: u64,
+}
+
+impl Worker {
+    /// A worker for the database at `db` (the thread starts with the first job).
+    pub fn new(db: PathBuf) -> Worker {
+        let (sender, results) = mpsc::channel();
+        Worker {
+            db,
+            shared: Arc::new(Shared {
+                slot: Mutex::new(Slot::default()),
+                wake: Condvar::new(),
+            }),
+            results,
+            sender,
+            started: false,
+            next_id: 0,
+        }
+    }
+
+    /// Queues `job` in place of any job that has not started, and returns its number.
+    pub fn submit(&mut self, job: Job) -> u64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        if !self.started {
+            self.started = true;
+            let (shared, sender, db) = (self.shared.clone(), self.sender.clone(), self.db.clone());
+            let spawned = std::thread::Builder::new()
+                .name(WORKER_THREAD.into())
+                .spawn(move || worker_loop(&shared, &sender, &db));
+            if spawned.is_err() {
+                // No thread: compute here rather than never.
+                self.started = false;
+                let mut store = None;
+                let _ = self.sender.send((id, run_job(&mut store, &self.db, job)));
+                return id;
+            }
+        }
+        self.shared.lock().job = Some((id, job));
+        self.shared.wake.notify_one();
+        id
+    }
+
+    /// Holds queued jobs back (true) or lets them run (false); for tests.
+    pub fn hold(&self, held: bool) {
+        self.shared.lock().held = held;
+        self.shared.wake.notify_one();
+    }
+
+    /// A finished job's result, if one is waiting.
+    pub fn try_result(&self) -> Option<Done> {
+        self.results.try_recv().ok()
+    }
+
+    /// Waits for the next result (None if the worker is gone).
+    pub fn wait_result(&self) -> Option<Done> {
+        self.results.recv().ok()
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.shared.lock().quit = true;
+        self.shared.wake.notify_one();
+    }
+}
+
+fn worker_loop(shared: &Shared, sender: &Sender<Done>, db: &std::path::Path) {
+    let mut store: Option<Store> = None;
+    loop {
+        let (id, job) = {
+            let mut slot = shared.lock();
+            loop {
+                if slot.quit {
+                    return;
+                }
+                if !slot.held {
+                    if let Some(j) = slot.job.take() {
+                        break j;
+                    }
+                }
+                slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        // A bug in a job must not take the pair view down with it: report it as a failure.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_job(&mut store, db, job)
+        }))
+        .unwrap_or_else(|payload| {
+            store = None;
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(anyhow::anyhow!("the background work panicked: {what}"))
+        });
+        if sender.send((id, result)).is_err() {
+            return;
+        }
+    }
+}
+
+fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<Output> {
+    match job {
+        Job::Pair {
+            a,
+            b,
+            kind,
+            width,
+            evidence,
+            andd_grams,
+        } => {
+            if store.is_none() {
+                *store = Some(Store::open_existing(db)?);
+            }
+            let Some(st) = store.as_ref() else {
+                anyhow::bail!("no database connection");
+            };
+            let text = |id: i64| -> Result<String> {
+                Ok(match st.review_document(id)? {
+                    None => String::new(),
+                    Some(d) => sanitize(match kind {
+                        TextKind::Main => d.main_text.as_deref().unwrap_or(&d.visible_text),
+                        TextKind::Visible => &d.visible_text,
+                    }),
+                })
+            };
+            let (left, right) = (text(a)?, text(b)?);
+            let (mut lh, mut rh) = match &evidence {
+                Some(e) => e.highlights(&left, &right),
+                None => (Vec::new(), Vec::new()),
+            };
+            if !andd_grams.is_empty() {
+                for (text, spans) in [(&left, &mut lh), (&right, &mut rh)] {
+                    let mut all = kgram_highlights(text, &andd_grams);
+                    all.append(spans);
+                    *spans = normalize_spans(text, all);
+                }
+            }
+            Ok(Output::Pair {
+                left: prepared(left, lh, width),
+                right: prepared(right, rh, width),
+            })
+        }
+        Job::Diff { left, right, width } => {
+            let (text, spans) = word_diff(&left, &right);
+            Ok(Output::Diff(prepared(text, spans, width)))
+        }
+    }
+}
+
+fn prepared(text: String, highlights: Vec<Highlight>, width: usize) -> PreparedText {
+    let lines = wrap(&text, width);
+    PreparedText {
+        text,
+        highlights,
+        width,
+        lines,
+    }
+}
