@@ -287,3 +287,39 @@ pub fn save_model(model: &AnddModel, path: &Path) -> Result<()> {
     std::fs::write(path, model.to_json() + "\n")
         .with_context(|| format!("cannot write ANDD model {}", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sampled_negative_stands_for_the_unlabeled_cross_cluster_pairs() {
+        let c = PairCounts {
+            documents: 10,
+            positives: 5,
+            hard_negatives: 3,
+            sampled: 2,
+            ..PairCounts::default()
+        };
+        // C(10,2) = 45 pairs; 5 positive and 3 labeled negative: 37 implied negatives for
+        // 2 sampled ones.
+        assert!((sampled_negative_weight(&c) - 18.5).abs() < 1e-12);
+        let none = PairCounts {
+            sampled: 0,
+            ..c.clone()
+        };
+        assert_eq!(sampled_negative_weight(&none), 1.0);
+        let dense = PairCounts {
+            documents: 3,
+            positives: 1,
+            hard_negatives: 0,
+            sampled: 5,
+            ..PairCounts::default()
+        };
+        assert_eq!(sampled_negative_weight(&dense), 1.0, "never below 1");
+        assert_eq!(
+            default_model_path(Path::new("/x/crawl.db")),
+            Path::new("/x/crawl.andd.json")
+        );
+    }
+}
