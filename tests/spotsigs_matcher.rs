@@ -101,6 +101,27 @@ proptest! {
             }
         }
     }
+
+    /// Signature ids spread over the whole `u32` range (the matcher then ranks them
+    /// through a sorted table instead of a direct one): the same pairs and, since the
+    /// spreading keeps the ids' order, the same work counters.
+    #[test]
+    fn sparse_ids_match_like_dense_ones(recipes in prop::collection::vec(recipe(), 1..40)) {
+        let docs = build(recipes);
+        const STRIDE: u32 = u32::MAX / 24;
+        let sparse: Vec<SigVector> = docs
+            .iter()
+            .map(|v| SigVector::from_counts(v.entries().iter().map(|&(s, f)| (s * STRIDE, f))))
+            .collect();
+        for tau in TAUS {
+            for mode in [MatchMode::Full, MatchMode::NoPartitions, MatchMode::PlainJoin] {
+                let (dense_pairs, dense_stats) = match_pairs(&docs, tau, mode);
+                let (sparse_pairs, sparse_stats) = match_pairs(&sparse, tau, mode);
+                assert_same(&dense_pairs, &sparse_pairs, &format!("sparse {mode:?} τ={tau}"));
+                prop_assert_eq!(dense_stats, sparse_stats);
+            }
+        }
+    }
 }
 
 #[test]
