@@ -27,7 +27,10 @@ fn news_pages() -> Option<Vec<Vec<u8>>> {
         }
         paths.sort();
         let step = (paths.len() / 3000).max(1);
-        let pages = paths.iter().step_by(step).map(|p| std::fs::read(p).expect("read"));
+        let pages = paths
+            .iter()
+            .step_by(step)
+            .map(|p| std::fs::read(p).expect("read"));
         return Some(pages.collect());
     }
     let dir = Path::new(concat!(
@@ -122,7 +125,9 @@ fn extraction_throughput_on_news_pages() {
     let clock = start();
     for _ in 0..rounds {
         for h in &html {
-            sink += visible_text_html5ever(h, VisibleLimits::default()).text.len();
+            sink += visible_text_html5ever(h, VisibleLimits::default())
+                .text
+                .len();
         }
     }
     report(

@@ -12,6 +12,8 @@
 //! `<meta charset=gb2312>`, as `news/readability/qq.html` in the corpus); decoding such a page
 //! with its declaration gives mojibake that would defeat every detector downstream.
 
+use std::borrow::Cow;
+
 use encoding_rs::{Encoding, UTF_16BE, UTF_16LE, UTF_8, WINDOWS_1252, X_USER_DEFINED};
 
 /// How far into an HTML page a `<meta charset>` declaration is looked for. The HTML spec
@@ -40,13 +42,24 @@ pub struct Decoded {
 
 /// Decodes `body`; `sniff_meta` enables the `<meta>` prescan (HTML payloads only).
 pub fn decode(body: &[u8], header_charset: Option<&str>, sniff_meta: bool) -> Decoded {
-    let (encoding, source, bom_len) = choose(body, header_charset, sniff_meta);
-    let (text, _had_errors) = encoding.decode_without_bom_handling(&body[bom_len..]);
+    let (text, encoding, source) = decode_borrowed(body, header_charset, sniff_meta);
     Decoded {
         text: text.into_owned(),
         encoding,
         source,
     }
+}
+
+/// [`decode`] without copying a body that is already valid in its encoding (UTF-8, or
+/// ASCII in an ASCII-compatible encoding): the text borrows from `body` then.
+pub fn decode_borrowed<'a>(
+    body: &'a [u8],
+    header_charset: Option<&str>,
+    sniff_meta: bool,
+) -> (Cow<'a, str>, &'static Encoding, CharsetSource) {
+    let (encoding, source, bom_len) = choose(body, header_charset, sniff_meta);
+    let (text, _had_errors) = encoding.decode_without_bom_handling(&body[bom_len..]);
+    (text, encoding, source)
 }
 
 /// Picks the encoding and the number of leading BOM bytes to skip.

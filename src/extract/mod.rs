@@ -75,12 +75,12 @@ pub fn extract(
     if body.len() > opts.max_bytes {
         return Err(ExtractError::TooLarge(body.len(), opts.max_bytes));
     }
-    let decoded = charset::decode(body, header_charset, !is_text);
-    let encoding = decoded.encoding.name();
+    // Most bodies are valid UTF-8 (or ASCII): decoding borrows them instead of copying.
+    let (html, encoding, _source) = charset::decode_borrowed(body, header_charset, !is_text);
+    let encoding = encoding.name();
     if is_text {
-        return Ok(extract_plain_text(&decoded.text, encoding));
+        return Ok(extract_plain_text(&html, encoding));
     }
-    let html = decoded.text;
     let visible = isolate("html tokenizer", || {
         visible::visible_text(&html, VisibleLimits::default())
     })?;
