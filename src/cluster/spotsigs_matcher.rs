@@ -37,9 +37,13 @@
 //!
 //! Identical vectors are matched once: the first of each group stands for the group and
 //! its pairs are expanded to every member (plus all pairs inside the group, at 1.0).
-
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+//!
+//! A candidate that survives the bounds is verified by merging the two vectors from `A`'s
+//! signature where `B` was first met (nothing before it is shared), and the merge stops as
+//! soon as what is left of either vector cannot lift the overlap to the integer minimum
+//! that `τ` requires (`min_overlap`): the similarity is computed in full only for pairs
+//! that match. The index is built in linear time (counting sorts), and the whole
+//! machinery is shared by the three modes, so their differences are the pruning alone.
 
 use rayon::prelude::*;
 
@@ -254,28 +258,42 @@ impl DenseIds {
 /// The collection relabelled for matching: each signature gets its rank in order of
 /// ascending document frequency (ties by id), so a vector sorted by rank lists its
 /// signatures rarest first, and one inverted index over ranks gives O(1) lookups.
-/// Relabelling is a bijection, so overlaps and similarities are unchanged.
+/// Relabelling is a bijection, so overlaps and similarities are unchanged. Documents are
+/// relabelled too, by their position in descending `(length, id)` order, so a posting
+/// list is a plain ascending list of positions (4 bytes an entry) and "the documents that
+/// precede `A`" are the positions after `A`'s.
 ///
-/// Each posting list is sorted by descending `(length, id)`. Partition `k`'s inverted
+/// Each posting list is thus sorted by descending `(length, id)`. Partition `k`'s inverted
 /// index for a signature is the contiguous slice of that list with lengths in
 /// `[p_k, p_{k+1})`: the per-partition indexes of the paper, stored back to back.
 struct RankedIndex {
-    /// Per document: `(rank, freq)` ascending by rank.
-    vectors: Vec<Vec<(u32, u32)>>,
+    /// The documents by *position*: position `p` holds document `order[p]`, positions in
+    /// descending `(length, index)` order. Everything below is indexed by position.
+    order: Vec<u32>,
+    /// Position `p`'s `(rank, freq)` entries, ascending by rank, are
+    /// `entries[starts[p]..starts[p + 1]]`.
+    starts: Vec<usize>,
+    entries: Vec<(u32, u32)>,
+    /// Lengths by position (non-increasing).
     lens: Vec<u64>,
-    /// Posting list of rank `r`: `postings[offsets[r]..offsets[r + 1]]`.
+    /// Posting list of rank `r`: `postings[offsets[r]..offsets[r + 1]]`, positions in
+    /// ascending order, i.e. documents by descending `(length, index)`.
     offsets: Vec<usize>,
-    postings: Vec<(u64, u32)>,
+    postings: Vec<u32>,
 }
 
 impl RankedIndex {
     /// Linear-time build (counting sorts, no comparison sort over the occurrences):
-    /// document frequencies by counting, ranks by sorting the distinct signatures, and
-    /// posting lists filled by visiting the documents in descending `(length, index)`
-    /// order, so every list comes out sorted without sorting it.
+    /// document frequencies by counting, ranks by a counting sort on document frequency,
+    /// and posting lists filled by visiting the documents in position order, so every list
+    /// comes out sorted without sorting it.
     fn build(docs: &[&SigVector]) -> Self {
         let n = docs.len();
-        let lens: Vec<u64> = docs.iter().map(|v| v.len()).collect();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.par_sort_unstable_by(|&a, &b| {
+            (docs[b as usize].len(), b).cmp(&(docs[a as usize].len(), a))
+        });
+        let lens: Vec<u64> = order.iter().map(|&d| docs[d as usize].len()).collect();
         let dense = DenseIds::new(docs);
         let mut df = vec![0u32; dense.len()];
         for v in docs {
@@ -283,50 +301,77 @@ impl RankedIndex {
                 df[dense.index(s)] += 1;
             }
         }
-        // Rank = position in ascending (df, id) order; dense indices keep the ids' order.
-        let mut by_rank: Vec<u32> = (0..dense.len() as u32).collect();
-        by_rank.sort_unstable_by_key(|&x| u64::from(df[x as usize]) << 32 | u64::from(x));
-        let mut rank_of = vec![0u32; dense.len()];
-        let mut offsets = Vec::with_capacity(by_rank.len() + 1);
-        let mut total = 0usize;
-        for (rank, &x) in by_rank.iter().enumerate() {
-            rank_of[x as usize] = rank as u32;
-            offsets.push(total);
-            total += df[x as usize] as usize;
+        // Rank = position in ascending (df, id) order (dense indices keep the ids' order):
+        // a counting sort on df, ids visited in increasing order within each df.
+        let mut by_df = vec![0usize; n + 2];
+        for &f in &df {
+            by_df[f as usize + 1] += 1;
         }
-        offsets.push(total);
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        order.par_sort_unstable_by(|&a, &b| (lens[b as usize], b).cmp(&(lens[a as usize], a)));
-        let mut fill: Vec<usize> = offsets[..by_rank.len()].to_vec();
-        let mut postings = vec![(0u64, 0u32); total];
-        for &d in &order {
-            for &(s, _) in docs[d as usize].entries() {
+        for i in 1..by_df.len() {
+            by_df[i] += by_df[i - 1];
+        }
+        // Ids that never occur (df 0) come first in that order and get no rank.
+        let unused = by_df[1];
+        let distinct = dense.len() - unused;
+        let mut rank_of = vec![0u32; dense.len()];
+        let mut offsets = vec![0usize; distinct + 1];
+        for (x, &f) in df.iter().enumerate() {
+            if f > 0 {
+                let rank = by_df[f as usize] - unused;
+                by_df[f as usize] += 1;
+                rank_of[x] = rank as u32;
+                offsets[rank + 1] = f as usize;
+            }
+        }
+        for r in 1..offsets.len() {
+            offsets[r] += offsets[r - 1];
+        }
+        let total = offsets[distinct];
+        let mut fill: Vec<usize> = offsets[..distinct].to_vec();
+        let mut postings = vec![0u32; total];
+        let mut freqs = vec![0u32; total];
+        for (p, &d) in order.iter().enumerate() {
+            for &(s, f) in docs[d as usize].entries() {
                 let r = rank_of[dense.index(s)] as usize;
-                postings[fill[r]] = (lens[d as usize], d);
+                postings[fill[r]] = p as u32;
+                freqs[fill[r]] = f;
                 fill[r] += 1;
             }
         }
-        let vectors: Vec<Vec<(u32, u32)>> = docs
-            .par_iter()
-            .map(|v| {
-                let mut e: Vec<(u32, u32)> = v
-                    .entries()
-                    .iter()
-                    .map(|&(s, f)| (rank_of[dense.index(s)], f))
-                    .collect();
-                e.sort_unstable();
-                e
-            })
-            .collect();
+        // The vectors by rank: visiting the ranks in increasing order appends every
+        // document's entries already sorted.
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut occurrences = 0;
+        for &d in &order {
+            starts.push(occurrences);
+            occurrences += docs[d as usize].distinct();
+        }
+        starts.push(occurrences);
+        let mut cursor = starts[..n].to_vec();
+        let mut entries = vec![(0u32, 0u32); occurrences];
+        for rank in 0..distinct {
+            for i in offsets[rank]..offsets[rank + 1] {
+                let p = postings[i] as usize;
+                entries[cursor[p]] = (rank as u32, freqs[i]);
+                cursor[p] += 1;
+            }
+        }
         RankedIndex {
-            vectors,
+            order,
+            starts,
+            entries,
             lens,
             offsets,
             postings,
         }
     }
 
-    fn list(&self, rank: u32) -> &[(u64, u32)] {
+    /// Position `d`'s `(rank, freq)` entries, ascending by rank.
+    fn vector(&self, d: u32) -> &[(u32, u32)] {
+        &self.entries[self.starts[d as usize]..self.starts[d as usize + 1]]
+    }
+
+    fn list(&self, rank: u32) -> &[u32] {
         let r = rank as usize;
         &self.postings[self.offsets[r]..self.offsets[r + 1]]
     }
@@ -337,8 +382,8 @@ impl RankedIndex {
     /// with `B`, and the merge stops as soon as even sharing everything left could not
     /// reach `τ`. A returned similarity is the same number [`jaccard`] computes.
     fn verify(&self, a: u32, from: usize, rem: u64, b: u32, tau: f64) -> Option<f64> {
-        let x = &self.vectors[a as usize][from..];
-        let y = &self.vectors[b as usize];
+        let x = &self.vector(a)[from..];
+        let y = self.vector(b);
         let lb = self.lens[b as usize];
         let total = self.lens[a as usize] + lb;
         let need = min_overlap(total, rem.min(lb), tau)?;
@@ -370,7 +415,7 @@ impl RankedIndex {
     }
 
     fn jaccard(&self, a: u32, b: u32) -> f64 {
-        let (x, y) = (&self.vectors[a as usize], &self.vectors[b as usize]);
+        let (x, y) = (self.vector(a), self.vector(b));
         let (mut i, mut j, mut m) = (0, 0, 0u64);
         while i < x.len() && j < y.len() {
             match x[i].0.cmp(&y[j].0) {
@@ -384,6 +429,58 @@ impl RankedIndex {
             }
         }
         ratio(m, self.lens[a as usize] + self.lens[b as usize])
+    }
+}
+
+/// Documents grouped by identical vectors, in order of each group's first member, with
+/// members ascending (flat arrays: no allocation per group).
+struct Groups {
+    start: Vec<usize>,
+    members: Vec<u32>,
+}
+
+impl Groups {
+    /// `first[i]` = the first document whose vector equals `i`'s (`i` itself for a
+    /// group's first member); empty vectors belong to no group.
+    fn new(docs: &[SigVector], first: &[u32]) -> Self {
+        let mut group_of = vec![u32::MAX; docs.len()];
+        let mut sizes: Vec<usize> = Vec::new();
+        for (i, &f) in first.iter().enumerate() {
+            if docs[i].is_empty() {
+                continue;
+            }
+            if f as usize == i {
+                group_of[i] = sizes.len() as u32;
+                sizes.push(0);
+            }
+            let g = group_of[f as usize];
+            group_of[i] = g;
+            sizes[g as usize] += 1;
+        }
+        let mut start = Vec::with_capacity(sizes.len() + 1);
+        let mut total = 0;
+        for &n in &sizes {
+            start.push(total);
+            total += n;
+        }
+        start.push(total);
+        let mut fill = start[..sizes.len()].to_vec();
+        let mut members = vec![0u32; total];
+        for (i, &g) in group_of.iter().enumerate() {
+            if g != u32::MAX {
+                members[fill[g as usize]] = i as u32;
+                fill[g as usize] += 1;
+            }
+        }
+        Groups { start, members }
+    }
+
+    fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    fn members(&self, g: usize) -> &[u32] {
+        &self.members[self.start[g]..self.start[g + 1]]
     }
 }
 
@@ -401,27 +498,6 @@ fn vector_hash(v: &SigVector) -> u64 {
     h ^ (h >> 31)
 }
 
-/// A hasher for keys that are already hashes: passes the `u64` through.
-#[derive(Default)]
-struct PrehashedU64(u64);
-
-impl Hasher for PrehashedU64 {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used (the keys are `u64`); fold anything else in anyway.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = x;
-    }
-}
-
 /// All pairs of `docs` with multiset Jaccard `≥ τ`, each once as `(i, j, sim)` with
 /// `i < j`, sorted; `i`, `j` index `docs`. Empty vectors never match. Identical vectors
 /// are matched once and their pairs expanded.
@@ -429,50 +505,49 @@ pub fn match_pairs(docs: &[SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
     let tau = clamp_tau(tau);
     let mut stats = MatchStats::default();
 
-    // Fold identical vectors into their first occurrence. Vectors are hashed in
-    // parallel once; the map is keyed by that hash and checks equality itself.
+    // Fold identical vectors into their first occurrence: hash every vector (in
+    // parallel), sort the indices by hash, and compare vectors only within a run of equal
+    // hashes. `first[i]` is the first document with a vector equal to `i`'s.
     let hashes: Vec<u64> = docs.par_iter().map(vector_hash).collect();
-    let mut by_hash: HashMap<u64, Vec<usize>, BuildHasherDefault<PrehashedU64>> =
-        HashMap::default();
-    let mut groups: Vec<Vec<u32>> = Vec::new();
-    for (i, v) in docs.iter().enumerate() {
-        if v.is_empty() {
-            continue;
-        }
-        stats.docs += 1;
-        let candidates = by_hash.entry(hashes[i]).or_default();
-        let g = match candidates
-            .iter()
-            .copied()
-            .find(|&g| docs[groups[g][0] as usize] == *v)
-        {
-            Some(g) => g,
-            None => {
-                groups.push(Vec::new());
-                candidates.push(groups.len() - 1);
-                groups.len() - 1
+    let mut by_hash: Vec<u32> = (0..docs.len() as u32)
+        .filter(|&i| !docs[i as usize].is_empty())
+        .collect();
+    stats.docs = by_hash.len();
+    by_hash.par_sort_unstable_by_key(|&i| (hashes[i as usize], i));
+    let mut first: Vec<u32> = (0..docs.len() as u32).collect();
+    for run in by_hash.chunk_by(|&x, &y| hashes[x as usize] == hashes[y as usize]) {
+        for (k, &i) in run.iter().enumerate() {
+            // Indices in a run ascend, so an equal vector earlier in it is an earlier one.
+            if let Some(&e) = run[..k]
+                .iter()
+                .find(|&&e| first[e as usize] == e && docs[e as usize] == docs[i as usize])
+            {
+                first[i as usize] = e;
             }
-        };
-        groups[g].push(i as u32);
+        }
     }
+    let groups = Groups::new(docs, &first);
     stats.exact_duplicate_docs = stats.docs - groups.len();
-    let reps: Vec<&SigVector> = groups.iter().map(|g| &docs[g[0] as usize]).collect();
+    let reps: Vec<&SigVector> = (0..groups.len())
+        .map(|g| &docs[groups.members(g)[0] as usize])
+        .collect();
 
     let (rep_pairs, work) = match_distinct(&reps, tau, mode);
     stats.add(&work);
     stats.partitions = work.partitions;
 
     let mut pairs = Vec::new();
-    for g in &groups {
-        for (x, &a) in g.iter().enumerate() {
-            for &b in &g[x + 1..] {
+    for g in 0..groups.len() {
+        let m = groups.members(g);
+        for (x, &a) in m.iter().enumerate() {
+            for &b in &m[x + 1..] {
                 pairs.push((a, b, 1.0));
             }
         }
     }
     for (r, s, sim) in rep_pairs {
-        for &a in &groups[r as usize] {
-            for &b in &groups[s as usize] {
+        for &a in groups.members(r as usize) {
+            for &b in groups.members(s as usize) {
                 pairs.push((a.min(b), a.max(b), sim));
             }
         }
@@ -499,7 +574,7 @@ fn match_distinct(docs: &[&SigVector], tau: f64, mode: MatchMode) -> (Vec<Pair>,
     let results: Vec<(Vec<Pair>, MatchStats)> = (0..n.div_ceil(chunk))
         .into_par_iter()
         .map(|c| {
-            // seen[b] == a + 1 marks B as already met while probing for A.
+            // seen[b] == a + 1 marks B as already met while probing for A (positions).
             let mut seen = vec![0u32; n];
             let mut pairs = Vec::new();
             let mut st = MatchStats::default();
@@ -548,24 +623,29 @@ struct Probe<'a> {
 }
 
 impl Probe<'_> {
-    /// The entries of a posting list that precede `A`: the list is sorted by descending
-    /// `(length, id)`, so they form its tail.
-    fn preceding<'l>(&self, list: &'l [(u64, u32)]) -> &'l [(u64, u32)] {
-        let key = (self.index.lens[self.a as usize], self.a);
-        let start = list.partition_point(|&e| e >= key);
+    /// The entries of a posting list that precede `A` in descending `(length, id)`
+    /// order: the positions after `A`'s, the list's tail.
+    fn preceding<'l>(&self, list: &'l [u32]) -> &'l [u32] {
+        let start = list.partition_point(|&p| p <= self.a);
         &list[start..]
     }
 
     /// Partition `k`'s slice of a posting list (lengths in `[p_k, p_{k+1})`).
-    fn partition_slice<'l>(&self, list: &'l [(u64, u32)], k: usize) -> &'l [(u64, u32)] {
+    fn partition_slice<'l>(&self, list: &'l [u32], k: usize) -> &'l [u32] {
         let (lo, hi) = (self.bounds[k], self.bounds[k + 1]);
-        let start = list.partition_point(|&(len, _)| len >= hi);
-        let end = list.partition_point(|&(len, _)| len >= lo);
+        let lens = &self.index.lens;
+        let start = list.partition_point(|&p| lens[p as usize] >= hi);
+        let end = list.partition_point(|&p| lens[p as usize] >= lo);
         &list[start..end]
     }
 
+    /// Records the pair of positions `A`, `b` as a pair of document indices.
     fn emit(&self, b: u32, sim: f64, pairs: &mut Vec<Pair>) {
-        pairs.push((self.a.min(b), self.a.max(b), sim));
+        let (x, y) = (
+            self.index.order[self.a as usize],
+            self.index.order[b as usize],
+        );
+        pairs.push((x.min(y), x.max(y), sim));
     }
 
     /// Algorithm 1 with the bounds of the module notes: `A`'s own partition first, then
@@ -581,10 +661,11 @@ impl Probe<'_> {
         let la = self.index.lens[self.a as usize];
         let mark = self.a + 1;
         let mut rem = la;
-        for (from, &(s, f)) in self.index.vectors[self.a as usize].iter().enumerate() {
+        for (from, &(s, f)) in self.index.vector(self.a).iter().enumerate() {
             let list = self.preceding(self.index.list(s));
             for k in (lowest..=own).rev() {
-                for &(lb, b) in self.partition_slice(list, k) {
+                for &b in self.partition_slice(list, k) {
+                    let lb = self.index.lens[b as usize];
                     st.postings_scanned += 1;
                     if ratio(lb, la + lb) < self.tau {
                         st.length_breaks += 1;
@@ -618,8 +699,8 @@ impl Probe<'_> {
     /// compared.
     fn plain(&self, seen: &mut [u32], pairs: &mut Vec<Pair>, st: &mut MatchStats) {
         let mark = self.a + 1;
-        for &(s, _) in &self.index.vectors[self.a as usize] {
-            for &(_, b) in self.preceding(self.index.list(s)) {
+        for &(s, _) in self.index.vector(self.a) {
+            for &b in self.preceding(self.index.list(s)) {
                 st.postings_scanned += 1;
                 if seen[b as usize] == mark {
                     continue;
