@@ -3,6 +3,8 @@
 //! peak memory (`/usr/bin/time`). Prints Markdown rows for BENCHMARKS.md.
 //!
 //! Run: `cargo build --release && cargo run --release --example bench_ingest -- CRAWL.warc.gz`
+//! (`--visible-only` skips the main-content run). Prints the load average before and after,
+//! and the CPU time of each run beside its wall time.
 //! Needs python3 with warcio (`pip install warcio`) and GNU time at /usr/bin/time.
 
 use std::path::{Path, PathBuf};
@@ -21,6 +23,9 @@ print(records, payload)
 
 struct Measured {
     seconds: f64,
+    /// User + system CPU seconds (all threads): less sensitive than wall time to other
+    /// work on a shared machine.
+    cpu_seconds: f64,
     peak_mb: f64,
     stdout: String,
 }
@@ -30,7 +35,7 @@ fn measure(cmd: Command) -> Result<Measured, String> {
     let mut timed = Command::new("/usr/bin/time");
     timed
         .arg("-f")
-        .arg("TIME %e %M")
+        .arg("TIME %e %M %U %S")
         .arg(cmd.get_program())
         .args(cmd.get_args());
     for (k, v) in cmd.get_envs() {
@@ -54,8 +59,16 @@ fn measure(cmd: Command) -> Result<Measured, String> {
         .and_then(|s| s.parse().ok())
         .ok_or("bad time")?;
     let kb: f64 = parts.next().and_then(|s| s.parse().ok()).ok_or("bad rss")?;
+    let mut cpu = || -> Result<f64, String> {
+        parts
+            .next()
+            .and_then(|s| s.parse::<f64>().ok())
+            .ok_or_else(|| "bad cpu time".to_string())
+    };
+    let cpu_seconds = cpu()? + cpu()?;
     Ok(Measured {
         seconds,
+        cpu_seconds,
         peak_mb: kb / 1024.0,
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
     })
@@ -80,46 +93,68 @@ fn ingest(crawl: &Path, db: &Path, main_content: bool) -> Result<(Measured, u64)
     Ok((m, docs))
 }
 
+/// The 1-minute load average (the machine may be shared; report it with the numbers).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "n/a".into())
+}
+
 fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // `--visible-only` skips the (slow) main-content run.
+    let visible_only = args.iter().any(|a| a == "--visible-only");
     let crawl = PathBuf::from(
-        std::env::args()
-            .nth(1)
-            .ok_or("usage: bench_ingest CRAWL.warc.gz")?,
+        args.iter()
+            .find(|a| !a.starts_with("--"))
+            .ok_or("usage: bench_ingest [--visible-only] CRAWL.warc.gz")?,
     );
     let size_mb = std::fs::metadata(&crawl).map_err(|e| e.to_string())?.len() as f64 / 1e6;
     let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
     // Warm the page cache so that no contestant pays for the first read from disk.
     std::fs::read(&crawl).map_err(|e| e.to_string())?;
 
+    let load_before = load_average();
     let mut py = Command::new("python3");
     py.arg("-c").arg(WARCIO).arg(&crawl);
     let warcio = measure(py)?;
     let (visible, docs) = ingest(&crawl, &tmp.path().join("visible.db"), false)?;
-    let (full, _) = ingest(&crawl, &tmp.path().join("full.db"), true)?;
+    let full = if visible_only {
+        None
+    } else {
+        Some(ingest(&crawl, &tmp.path().join("full.db"), true)?.0)
+    };
 
     println!(
-        "file: {} ({size_mb:.1} MB), HTML documents: {docs}",
-        crawl.display()
+        "file: {} ({size_mb:.1} MB), HTML documents: {docs}; load average {load_before} before, {} after",
+        crawl.display(),
+        load_average()
     );
-    println!("| run | seconds | MB/s (file) | pages/s | peak RSS MB | speed vs warcio |");
-    println!("|---|---|---|---|---|---|");
+    println!(
+        "| run | seconds | MB/s (file) | pages/s | peak RSS MB | speed vs warcio | CPU s (user+sys) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     let row = |name: &str, m: &Measured| {
         println!(
-            "| {name} | {:.2} | {:.1} | {:.0} | {:.0} | {:.2}x |",
+            "| {name} | {:.2} | {:.1} | {:.0} | {:.0} | {:.2}x | {:.2} |",
             m.seconds,
             size_mb / m.seconds,
             docs as f64 / m.seconds,
             m.peak_mb,
-            warcio.seconds / m.seconds
+            warcio.seconds / m.seconds,
+            m.cpu_seconds
         );
     };
     row("warcio: iterate + read payloads", &warcio);
     row("spotcheck ingest --no-main (visible text)", &visible);
-    row("spotcheck ingest (visible + main content)", &full);
-    println!(
-        "main-content extraction costs {:.2} s extra ({:.0}% of the visible-text ingest)",
-        full.seconds - visible.seconds,
-        100.0 * (full.seconds - visible.seconds) / visible.seconds
-    );
+    if let Some(full) = full {
+        row("spotcheck ingest (visible + main content)", &full);
+        println!(
+            "main-content extraction costs {:.2} s extra ({:.0}% of the visible-text ingest)",
+            full.seconds - visible.seconds,
+            100.0 * (full.seconds - visible.seconds) / visible.seconds
+        );
+    }
     Ok(())
 }

@@ -1,8 +1,10 @@
 //! `spotcheck ingest`: a three-stage pipeline with bounded memory.
 //!
 //! 1. A reader thread walks the inputs in order, skips files already ingested (by content
-//!    hash), and sends records in batches of bounded size.
-//! 2. The calling thread extracts each batch in parallel (rayon), keeping the order.
+//!    hash), and sends records in batches of bounded size. Page files (a folder's pages) are
+//!    read once, for their hash and their record, and many of them travel as one group.
+//! 2. The calling thread extracts each batch (or group) in parallel (rayon), keeping the
+//!    order.
 //! 3. A writer thread owns the store and writes each batch in one transaction.
 //!
 //! Channels between the stages hold at most two batches, so memory stays bounded by a few
@@ -154,6 +156,10 @@ enum Stage {
         seq: usize,
         counts: BTreeMap<String, u64>,
     },
+    /// The stages of many small sources (page files of a folder) in one message, so that
+    /// their records are extracted in parallel and the threads do not trade a message per
+    /// page.
+    Group(Vec<Stage>),
 }
 
 /// Ingests already expanded inputs. Returns the run's summary.
@@ -218,8 +224,8 @@ pub fn ingest_inputs(
     })
 }
 
-/// SHA-1 of a file's bytes, hex.
-fn file_hash(path: &Path) -> std::io::Result<(u64, String)> {
+/// Size and SHA-1 of a file's bytes.
+fn file_hash(path: &Path) -> std::io::Result<(u64, [u8; 20])> {
     let mut f = std::fs::File::open(path)?;
     let mut h = Sha1::new();
     let mut buf = vec![0u8; 1 << 20];
@@ -232,7 +238,65 @@ fn file_hash(path: &Path) -> std::io::Result<(u64, String)> {
         size += n as u64;
         h.update(&buf[..n]);
     }
-    Ok((size, hex(&h.finalize())))
+    Ok((size, h.finalize().into()))
+}
+
+/// Sends stages to the extractor. The stages of small sources (single pages) are gathered
+/// into [`Stage::Group`]s of whole sources, up to a batch's worth of records or bytes.
+struct Outbox<'a> {
+    tx: &'a Sender<Stage>,
+    group: Vec<Stage>,
+    records: usize,
+    bytes: usize,
+}
+
+impl<'a> Outbox<'a> {
+    fn new(tx: &'a Sender<Stage>) -> Self {
+        Outbox {
+            tx,
+            group: Vec::new(),
+            records: 0,
+            bytes: 0,
+        }
+    }
+
+    /// Sends `stage`, or keeps it for a group when it belongs to a `small` source.
+    fn send(&mut self, stage: Stage, small: bool) -> Result<()> {
+        if !small {
+            self.flush()?;
+            return self.tx.send(stage).map_err(|_| anyhow!("ingest stopped"));
+        }
+        if let Stage::Records(_, items) = &stage {
+            self.records += items.len();
+            self.bytes += items.iter().map(item_bytes).sum::<usize>();
+        }
+        let source_ends = matches!(stage, Stage::End { .. });
+        self.group.push(stage);
+        if source_ends && (self.records >= BATCH_RECORDS || self.bytes >= BATCH_BYTES) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if self.group.is_empty() {
+            return Ok(());
+        }
+        self.records = 0;
+        self.bytes = 0;
+        let group = std::mem::take(&mut self.group);
+        self.tx
+            .send(Stage::Group(group))
+            .map_err(|_| anyhow!("ingest stopped"))
+    }
+}
+
+/// Payload bytes an item holds (for batch sizes).
+fn item_bytes(item: &ReadItem) -> usize {
+    match item {
+        ReadItem::Record(r) => r.body.as_ref().map_or(0, Vec::len),
+        ReadItem::Error(_) => 0,
+    }
 }
 
 /// Stage 1: reads inputs into batches. Returns (sources skipped, bytes read).
@@ -245,20 +309,30 @@ fn read_stage(
 ) -> Result<(u64, u64)> {
     // A second, read-only connection: WAL lets it read while the writer writes.
     let store = Store::open(db_path)?;
+    let mut out = Outbox::new(tx);
     let mut skipped = 0;
     let mut bytes = 0;
     let mut done_bytes = 0u64;
     for (seq, input) in inputs.iter().enumerate() {
-        let (size, hash) = match file_hash(&input.path) {
-            // A page of a folder is identified by its bytes *and* its URL: the same bytes
-            // under another URL are another document (an exact duplicate), not the same
-            // file named twice.
-            Ok((size, hash)) => match &input.page_url {
+        // A page file (a folder's page, or one named directly) is read once: its identity
+        // hash and its record come from the same bytes.
+        let small = input.page_url.is_some();
+        let read = if small {
+            ingest::read_page_with_digest(input, opts)
+                .map(|(size, digest, items)| (size, digest, Some(items)))
+        } else {
+            file_hash(&input.path).map(|(size, digest)| (size, digest, None))
+        };
+        let (size, hash, page_items) = match read {
+            // A page is identified by its bytes *and* its URL: the same bytes under another
+            // URL are another document (an exact duplicate), not the same file named twice.
+            Ok((size, digest, items)) => match &input.page_url {
                 Some(url) => (
                     size,
-                    format!("{hash}:{}", hex(&Sha1::digest(url.as_bytes()))),
+                    format!("{}:{}", hex(&digest), hex(&Sha1::digest(url.as_bytes()))),
+                    items,
                 ),
-                None => (size, hash),
+                None => (size, hex(&digest), items),
             },
             Err(e) => {
                 let err = ReadItem::Error(ingest::RecordError {
@@ -266,7 +340,16 @@ fn read_stage(
                     reason: format!("unreadable file: {e}"),
                 });
                 let hash = format!("unreadable:{}", input.path.display());
-                send_source(tx, seq, input, 0, hash, vec![err], BTreeMap::new())?;
+                let begin = Stage::Begin {
+                    seq,
+                    input: input.clone(),
+                    size: 0,
+                    hash,
+                };
+                out.send(begin, small)?;
+                out.send(Stage::Records(seq, vec![err]), small)?;
+                let counts = BTreeMap::new();
+                out.send(Stage::End { seq, counts }, small)?;
                 continue;
             }
         };
@@ -281,80 +364,57 @@ fn read_stage(
             SourceState::New => HashSet::new(),
         };
         bytes += size;
-        tx.send(Stage::Begin {
+        let begin = Stage::Begin {
             seq,
             input: input.clone(),
             size,
             hash,
-        })
-        .map_err(|_| anyhow!("ingest stopped"))?;
+        };
+        out.send(begin, small)?;
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-        match ingest::open_reader(input, opts) {
-            Err(e) => {
-                let err = ReadItem::Error(ingest::RecordError {
-                    offset: 0,
-                    reason: format!("cannot open: {e}"),
-                });
-                tx.send(Stage::Records(seq, vec![err]))
-                    .map_err(|_| anyhow!("ingest stopped"))?;
+        let reader: Box<dyn Iterator<Item = ReadItem> + Send> = match page_items {
+            Some(items) => Box::new(items.into_iter()),
+            None => match ingest::open_reader(input, opts) {
+                Ok(reader) => reader,
+                Err(e) => {
+                    let err = ReadItem::Error(ingest::RecordError {
+                        offset: 0,
+                        reason: format!("cannot open: {e}"),
+                    });
+                    Box::new(std::iter::once(err))
+                }
+            },
+        };
+        let mut batch = Vec::new();
+        let mut batch_bytes = 0;
+        for item in reader {
+            if let ReadItem::Record(r) = &item {
+                *counts.entry(r.record_type.clone()).or_default() += 1;
+                if let Some(loc) = r.locator {
+                    if known.contains(&loc.offset) {
+                        continue;
+                    }
+                    if loc.compression != ingest::Compression::GzipStream {
+                        bar.set_position(done_bytes + loc.offset);
+                    }
+                }
             }
-            Ok(reader) => {
-                let mut batch = Vec::new();
-                let mut batch_bytes = 0;
-                for item in reader {
-                    if let ReadItem::Record(r) = &item {
-                        *counts.entry(r.record_type.clone()).or_default() += 1;
-                        if let Some(loc) = r.locator {
-                            if known.contains(&loc.offset) {
-                                continue;
-                            }
-                            if loc.compression != ingest::Compression::GzipStream {
-                                bar.set_position(done_bytes + loc.offset);
-                            }
-                        }
-                        batch_bytes += r.body.as_ref().map_or(0, Vec::len);
-                    }
-                    batch.push(item);
-                    if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
-                        tx.send(Stage::Records(seq, std::mem::take(&mut batch)))
-                            .map_err(|_| anyhow!("ingest stopped"))?;
-                        batch_bytes = 0;
-                    }
-                }
-                if !batch.is_empty() {
-                    tx.send(Stage::Records(seq, batch))
-                        .map_err(|_| anyhow!("ingest stopped"))?;
-                }
+            batch_bytes += item_bytes(&item);
+            batch.push(item);
+            if batch.len() >= BATCH_RECORDS || batch_bytes >= BATCH_BYTES {
+                out.send(Stage::Records(seq, std::mem::take(&mut batch)), small)?;
+                batch_bytes = 0;
             }
         }
-        tx.send(Stage::End { seq, counts })
-            .map_err(|_| anyhow!("ingest stopped"))?;
+        if !batch.is_empty() {
+            out.send(Stage::Records(seq, batch), small)?;
+        }
+        out.send(Stage::End { seq, counts }, small)?;
         done_bytes += size;
         bar.set_position(done_bytes);
     }
+    out.flush()?;
     Ok((skipped, bytes))
-}
-
-fn send_source(
-    tx: &Sender<Stage>,
-    seq: usize,
-    input: &InputFile,
-    size: u64,
-    hash: String,
-    items: Vec<ReadItem>,
-    counts: BTreeMap<String, u64>,
-) -> Result<()> {
-    let stopped = |_| anyhow!("ingest stopped");
-    tx.send(Stage::Begin {
-        seq,
-        input: input.clone(),
-        size,
-        hash,
-    })
-    .map_err(stopped)?;
-    tx.send(Stage::Records(seq, items)).map_err(stopped)?;
-    tx.send(Stage::End { seq, counts }).map_err(stopped)?;
-    Ok(())
 }
 
 /// Stage 2: extracts texts of each batch in parallel, in order.
@@ -362,35 +422,73 @@ fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions
     let mut current: Option<InputFile> = None;
     for stage in rx {
         let out = match stage {
-            Stage::Records(seq, items) => {
-                let input = current.as_ref();
-                let writes: Vec<WriteOp> = items
-                    .into_par_iter()
-                    .enumerate()
-                    .flat_map_iter(|(i, item)| prepare(seq, input, i, item, opts))
-                    .collect();
-                Stage::Writes(seq, writes)
-            }
+            Stage::Group(members) => Stage::Group(extract_stages(members, &mut current, opts)),
+            other => match extract_stages(vec![other], &mut current, opts).pop() {
+                Some(stage) => stage,
+                None => continue,
+            },
+        };
+        if tx.send(out).is_err() {
+            return;
+        }
+    }
+}
+
+/// Turns the `Records` of `stages` into `Writes`, all records in one parallel pass, keeping
+/// their order; `current` is the input whose records arrive (set by `Begin` stages).
+fn extract_stages(
+    stages: Vec<Stage>,
+    current: &mut Option<InputFile>,
+    opts: &ExtractOptions,
+) -> Vec<Stage> {
+    // The inputs records belong to; the first is the one current before these stages.
+    let mut sources: Vec<Option<InputFile>> = vec![current.take()];
+    // (output position, source seq, index into `sources`, index in its batch, item)
+    let mut jobs = Vec::new();
+    let mut out: Vec<Stage> = Vec::with_capacity(stages.len());
+    for stage in stages {
+        match stage {
             Stage::Begin {
                 seq,
                 input,
                 size,
                 hash,
             } => {
-                current = Some(input.clone());
-                Stage::Begin {
+                sources.push(Some(input.clone()));
+                out.push(Stage::Begin {
                     seq,
                     input,
                     size,
                     hash,
-                }
+                });
             }
-            other => other,
-        };
-        if tx.send(out).is_err() {
-            return;
+            Stage::Records(seq, items) => {
+                let at = out.len();
+                let source = sources.len() - 1;
+                out.push(Stage::Writes(seq, Vec::new()));
+                jobs.extend(
+                    items
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, item)| (at, seq, source, i, item)),
+                );
+            }
+            other => out.push(other),
         }
     }
+    let results: Vec<(usize, Vec<WriteOp>)> = jobs
+        .into_par_iter()
+        .map(|(at, seq, source, i, item)| {
+            (at, prepare(seq, sources[source].as_ref(), i, item, opts))
+        })
+        .collect();
+    for (at, ops) in results {
+        if let Some(Stage::Writes(_, writes)) = out.get_mut(at) {
+            writes.extend(ops);
+        }
+    }
+    *current = sources.pop().flatten();
+    out
 }
 
 const CAPTURE_TYPES: &[&str] = &["response", "resource", "revisit", "arc"];
@@ -479,7 +577,10 @@ fn prepare(
                 content_type: rec.media_type.clone(),
                 encoding: x.encoding.to_string(),
                 http_status: rec.http_status,
-                raw_hash: Some(hex(&Sha1::digest(body))),
+                raw_hash: Some(match rec.body_sha1 {
+                    Some(digest) => hex(&digest),
+                    None => hex(&Sha1::digest(body)),
+                }),
                 text_hash,
                 visible_text: x.visible_text,
                 main_text: x.main_text,
@@ -507,19 +608,49 @@ fn write_stage(
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
 ) -> Result<IngestSummary> {
-    let mut summary = IngestSummary::default();
-    let mut ids: BTreeMap<usize, i64> = BTreeMap::new();
-    // Many small sources (a folder of pages) are written in shared transactions of about
-    // BULK_WRITES writes; a kill loses at most the open one, which a rerun redoes.
-    let mut pending = 0usize;
-    store.begin_bulk()?;
+    let mut writer = Writer {
+        store,
+        bar,
+        summary: IngestSummary::default(),
+        ids: BTreeMap::new(),
+        pending: 0,
+    };
+    writer.store.begin_bulk()?;
     for stage in rx {
-        if pending >= BULK_WRITES {
-            store.commit_bulk()?;
-            store.begin_bulk()?;
-            pending = 0;
+        writer.write(stage)?;
+    }
+    writer.store.commit_bulk()?;
+    Ok(writer.summary)
+}
+
+struct Writer<'a> {
+    store: &'a mut Store,
+    bar: &'a ProgressBar,
+    summary: IngestSummary,
+    ids: BTreeMap<usize, i64>,
+    /// Writes in the open shared transaction.
+    pending: usize,
+}
+
+impl Writer<'_> {
+    fn write(&mut self, stage: Stage) -> Result<()> {
+        let stage = match stage {
+            Stage::Group(members) => {
+                for member in members {
+                    self.write(member)?;
+                }
+                return Ok(());
+            }
+            other => other,
+        };
+        // Many small sources (a folder of pages) are written in shared transactions of about
+        // BULK_WRITES writes; a kill loses at most the open one, which a rerun redoes.
+        if self.pending >= BULK_WRITES {
+            self.store.commit_bulk()?;
+            self.store.begin_bulk()?;
+            self.pending = 0;
         }
-        pending += match &stage {
+        self.pending += match &stage {
             Stage::Writes(_, ops) => ops.len(),
             _ => 1,
         };
@@ -531,16 +662,18 @@ fn write_stage(
                 hash,
             } => {
                 let path = input.path.display().to_string();
-                bar.set_message(short_name(&input.path));
+                self.bar.set_message(short_name(&input.path));
                 let params = serde_json::json!({"format": input.format.as_str()}).to_string();
-                let id = store
+                let id = self
+                    .store
                     .begin_source(&path, size, &hash, input.format.as_str(), &params)
                     .with_context(|| format!("cannot register source {path}"))?;
-                ids.insert(seq, id);
-                summary.sources_read += 1;
+                self.ids.insert(seq, id);
+                self.summary.sources_read += 1;
             }
             Stage::Writes(seq, mut ops) => {
-                let id = *ids
+                let id = *self
+                    .ids
                     .get(&seq)
                     .ok_or_else(|| anyhow!("records before their source"))?;
                 for op in &mut ops {
@@ -550,25 +683,25 @@ fn write_stage(
                         WriteOp::Error { source_id, .. } => *source_id = Some(id),
                     }
                     if matches!(op, WriteOp::Error { .. }) {
-                        summary.errors += 1;
+                        self.summary.errors += 1;
                     }
                 }
-                summary.documents_added += store.write_batch(&ops)?;
+                self.summary.documents_added += self.store.write_batch(&ops)?;
             }
             Stage::End { seq, counts } => {
-                let id = *ids
+                let id = *self
+                    .ids
                     .get(&seq)
                     .ok_or_else(|| anyhow!("end before its source"))?;
                 for (t, n) in &counts {
-                    *summary.records_by_type.entry(t.clone()).or_default() += n;
+                    *self.summary.records_by_type.entry(t.clone()).or_default() += n;
                 }
-                store.finish_source(id, &counts)?;
+                self.store.finish_source(id, &counts)?;
             }
-            Stage::Records(..) => {}
+            Stage::Records(..) | Stage::Group(_) => {}
         }
+        Ok(())
     }
-    store.commit_bulk()?;
-    Ok(summary)
 }
 
 fn short_name(p: &Path) -> String {

@@ -134,10 +134,74 @@ fn open_stream(input: &InputFile) -> std::io::Result<stream::Stream> {
     Ok(stream::Stream::open(file, gzip))
 }
 
-/// A single page file: one record, its body capped at the size limit.
-fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<ReadItem>> {
-    let file = File::open(&input.path)?;
+/// A single-page input read once: its size in bytes, the SHA-1 of all its bytes (the
+/// source's identity), and its records, as [`open_reader`] gives them (the body, within the
+/// size limit, is the whole file, so its SHA-1 comes along in `body_sha1`).
+pub fn read_page_with_digest(
+    input: &InputFile,
+    opts: &ReaderOptions,
+) -> std::io::Result<(u64, [u8; 20], Vec<ReadItem>)> {
+    use sha1::{Digest, Sha1};
+    let max = opts.max_body_bytes;
+    let mut file = File::open(&input.path)?;
     let len = file.metadata()?.len();
+    let mut hasher = Sha1::new();
+    let mut size = 0u64;
+    let mut body = None;
+    if len <= max as u64 {
+        let mut bytes = Vec::with_capacity(len as usize);
+        // Read at most the limit even if the file grew since we looked.
+        (&mut file)
+            .take((max as u64).saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        hasher.update(&bytes);
+        size += bytes.len() as u64;
+        body = Some(bytes);
+    }
+    // The rest of a file too large to keep is hashed, not kept (usually there is no rest).
+    let mut buf = [0u8; 16 << 10];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        size += n as u64;
+    }
+    let digest: [u8; 20] = hasher.finalize().into();
+    let record = page_record(input, len);
+    let mut items = Vec::new();
+    match body {
+        Some(bytes) if bytes.len() <= max => items.push(ReadItem::Record(Box::new(CrawlRecord {
+            body: Some(bytes),
+            body_sha1: Some(digest),
+            ..record
+        }))),
+        // The same reasons as `read_page`.
+        Some(_) => {
+            items.push(ReadItem::Error(RecordError {
+                offset: 0,
+                reason: format!("page too large: more than {max} bytes"),
+            }));
+            items.push(ReadItem::Record(Box::new(record)));
+        }
+        None => {
+            items.push(ReadItem::Error(RecordError {
+                offset: 0,
+                reason: format!("page too large: {len} bytes (limit {max})"),
+            }));
+            items.push(ReadItem::Record(Box::new(record)));
+        }
+    }
+    Ok((size, digest, items))
+}
+
+/// The record of a single-page file, without its body.
+fn page_record(input: &InputFile, len: u64) -> CrawlRecord {
     let url = input.page_url.clone().or_else(|| {
         input
             .path
@@ -145,7 +209,7 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
             .map(|n| n.to_string_lossy().into_owned())
     });
     let is_text = input.format == InputFormat::Text;
-    let mut record = CrawlRecord {
+    CrawlRecord {
         locator: Some(Locator {
             offset: 0,
             length: len,
@@ -156,7 +220,14 @@ fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<Rea
         media_type: Some(if is_text { "text/plain" } else { "text/html" }.into()),
         body_is_text: is_text,
         ..CrawlRecord::default()
-    };
+    }
+}
+
+/// A single page file: one record, its body capped at the size limit.
+fn read_page(input: &InputFile, opts: &ReaderOptions) -> std::io::Result<Vec<ReadItem>> {
+    let file = File::open(&input.path)?;
+    let len = file.metadata()?.len();
+    let mut record = page_record(input, len);
     let mut items = Vec::new();
     if len > opts.max_body_bytes as u64 {
         items.push(ReadItem::Error(RecordError {

@@ -64,6 +64,9 @@ pub struct CrawlRecord {
     pub body_is_text: bool,
     /// A title given by the input itself (JSONL `title`), preferred over the HTML one.
     pub given_title: Option<String>,
+    /// SHA-1 of `body`, when the reader computed it anyway (a page file is hashed whole to
+    /// identify the source, and its body is the whole file).
+    pub body_sha1: Option<[u8; 20]>,
 }
 
 impl CrawlRecord {

@@ -637,3 +637,46 @@ fn unlimited_page_size_does_not_overflow() {
     );
     assert_eq!(r.records[0].body.as_deref(), Some(&body[..]));
 }
+
+/// A page read once (for the pipeline) gives the records `open_reader` gives, the SHA-1 of
+/// the whole file, and the body's SHA-1 when the body is the file.
+#[test]
+fn page_read_with_digest_equals_open_reader() {
+    use sha1::{Digest, Sha1};
+    for (name, data, max) in [
+        ("page.html", &b"<html>hi</html>"[..], 1 << 20),
+        ("empty.html", &b""[..], 1 << 20),
+        ("notes.txt", &b"0123456789"[..], 5),
+        ("edge.html", &b"0123456789"[..], 10),
+        ("over.html", &b"0123456789a"[..], 10),
+    ] {
+        let opts = ReaderOptions {
+            max_body_bytes: max,
+        };
+        let expected = read_bytes(name, data, &opts);
+        let dir = tempfile::tempdir().unwrap();
+        let path: PathBuf = dir.path().join(name);
+        std::fs::write(&path, data).unwrap();
+        let inputs = expand_inputs(std::slice::from_ref(&path)).unwrap();
+        let (size, digest, items) = read_page_with_digest(&inputs[0], &opts).unwrap();
+        assert_eq!(size, data.len() as u64);
+        assert_eq!(digest, <[u8; 20]>::from(Sha1::digest(data)));
+        let (mut records, mut errors) = (Vec::new(), Vec::new());
+        for item in items {
+            match item {
+                ReadItem::Record(r) => records.push(*r),
+                ReadItem::Error(e) => errors.push(e),
+            }
+        }
+        assert_eq!(errors, expected.errors, "{name}");
+        assert_eq!(records.len(), 1);
+        let (got, want) = (&records[0], &expected.records[0]);
+        assert_eq!(got.body, want.body, "{name}");
+        assert_eq!(got.url, want.url);
+        assert_eq!(got.locator, want.locator);
+        assert_eq!(got.record_type, want.record_type);
+        assert_eq!(got.media_type, want.media_type);
+        assert_eq!(got.body_is_text, want.body_is_text);
+        assert_eq!(got.body_sha1, got.body.as_ref().map(|_| digest), "{name}");
+    }
+}

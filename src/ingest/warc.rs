@@ -419,6 +419,7 @@ impl WarcReader {
             body: info.body,
             body_is_text: info.body_is_text,
             given_title: None,
+            body_sha1: None,
         };
         self.pending.record(record);
     }

@@ -93,13 +93,11 @@ fn now() -> String {
 
 impl Store {
     pub fn source_state(&self, content_hash: &str) -> Result<SourceState> {
+        // Cached statements: a folder ingest asks this for every page.
         let row: Option<(i64, String)> = self
             .conn()
-            .query_row(
-                "SELECT id, status FROM sources WHERE content_hash = ?1",
-                [content_hash],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
+            .prepare_cached("SELECT id, status FROM sources WHERE content_hash = ?1")?
+            .query_row([content_hash], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         Ok(match row {
             None => SourceState::New,
@@ -122,11 +120,19 @@ impl Store {
         {
             return Ok(id);
         }
-        self.conn().execute(
-            "INSERT INTO sources(path, size, content_hash, format, status, params, started_at)
-             VALUES (?1, ?2, ?3, ?4, 'partial', ?5, ?6)",
-            params![path, size as i64, content_hash, format, params_json, now()],
-        )?;
+        self.conn()
+            .prepare_cached(
+                "INSERT INTO sources(path, size, content_hash, format, status, params, started_at)
+                 VALUES (?1, ?2, ?3, ?4, 'partial', ?5, ?6)",
+            )?
+            .execute(params![
+                path,
+                size as i64,
+                content_hash,
+                format,
+                params_json,
+                now()
+            ])?;
         Ok(self.conn().last_insert_rowid())
     }
 
@@ -236,20 +242,18 @@ impl Store {
     /// a partial run, which saw only part of the file).
     pub fn finish_source(&mut self, source_id: i64, counts: &BTreeMap<String, u64>) -> Result<()> {
         let tx = self.conn.savepoint()?;
-        tx.execute(
-            "DELETE FROM record_counts WHERE source_id = ?1",
-            [source_id],
-        )?;
+        tx.prepare_cached("DELETE FROM record_counts WHERE source_id = ?1")?
+            .execute([source_id])?;
         for (ty, n) in counts {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO record_counts(source_id, record_type, count) VALUES (?1, ?2, ?3)",
-                params![source_id, ty, *n as i64],
-            )?;
+            )?
+            .execute(params![source_id, ty, *n as i64])?;
         }
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE sources SET status = 'complete', finished_at = ?2 WHERE id = ?1",
-            params![source_id, now()],
-        )?;
+        )?
+        .execute(params![source_id, now()])?;
         tx.commit()?;
         Ok(())
     }
