@@ -9,28 +9,12 @@
 
 mod common;
 
-use std::process::Command;
-
 use serde_json::Value;
 use spotcheck::cmd::eval::{gold_for_store, read_gold_file};
 use spotcheck::review::oracle::{Oracle, OracleOptions};
 use spotcheck::store::Store;
 
-fn run(args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "spotcheck {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::spotcheck_ok as run;
 
 #[test]
 fn andd_trained_on_one_family_finds_the_duplicates_of_another() {

@@ -8,7 +8,6 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use spotcheck::learn::pairs::{training_pairs, PairOptions};
@@ -16,29 +15,11 @@ use spotcheck::review::oracle::{Oracle, OracleOptions};
 use spotcheck::store::Store;
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "spotcheck {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::spotcheck_ok(args).0
 }
 
 fn run_stderr(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "spotcheck {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stderr).unwrap()
+    common::spotcheck_ok(args).1
 }
 
 fn json_lines(text: &str) -> Vec<Value> {

@@ -390,83 +390,65 @@ fn export_refuses_to_overwrite_and_names_what_is_wrong() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 
-    // Usage errors: exit code 2 and the option named.
-    for (args, needle) in [
+    // Usage errors (exit code 2, the option named), then an unknown coder, a missing
+    // directory and a device, which is never replaced even with --force (exit code 1,
+    // saying what is wrong).
+    let usage = |args: &[&'static str]| [&["--out", "/nonexistent/x"], args].concat();
+    let gold = |args: &[&'static str]| [&["--format", "gold-tsv"], args].concat();
+    let mut failures = vec![
         (
-            vec!["--format", "gold-tsv", "--seed", "3"],
+            usage(&["--format", "gold-tsv", "--seed", "3"]),
+            2,
             "--seed applies to",
         ),
         (
-            vec!["--format", "gold-tsv", "--text", "main"],
+            usage(&["--format", "gold-tsv", "--text", "main"]),
+            2,
             "--text applies to",
         ),
         (
-            vec!["--format", "gold-dirs", "--no-text"],
+            usage(&["--format", "gold-dirs", "--no-text"]),
+            2,
             "--no-text applies to",
         ),
         (
-            vec!["--format", "andd-jsonl", "--test-fraction", "1.5"],
+            usage(&["--format", "andd-jsonl", "--test-fraction", "1.5"]),
+            2,
             "between 0 and 1",
         ),
         (
-            vec!["--format", "andd-jsonl", "--negatives-per-positive=-1"],
+            usage(&["--format", "andd-jsonl", "--negatives-per-positive=-1"]),
+            2,
             "0 or more",
         ),
-    ] {
-        let mut full = vec!["export", "--db", db, "--out", "/nonexistent/x"];
-        full.extend(args);
+        (
+            gold(&["--coder", "zoe", "--out", "-"]),
+            1,
+            "coders: ann, bob",
+        ),
+        (
+            gold(&["--out", "/nonexistent/dir/g.tsv"]),
+            1,
+            "/nonexistent/dir",
+        ),
+    ];
+    if cfg!(unix) {
+        failures.push((
+            gold(&["--out", "/dev/null", "--force"]),
+            1,
+            "not a regular file",
+        ));
+    }
+    for (args, code, needle) in failures {
+        let full = [&["export", "--db", db][..], &args].concat();
         let out = spotcheck(&full);
-        assert_eq!(out.status.code(), Some(2), "{full:?}: {}", stderr(&out));
+        assert_eq!(out.status.code(), Some(code), "{full:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(needle), "{full:?}: {}", stderr(&out));
     }
+    #[cfg(unix)]
+    assert!(!Path::new("/dev/null").is_file());
     let out = spotcheck(&["eval", "--db", db, "--gold", p, "--coder", "ann"]);
     assert_eq!(out.status.code(), Some(2));
-    // An unknown coder, a missing directory: errors that say what is wrong.
-    let out = spotcheck(&[
-        "export", "--db", db, "--format", "gold-tsv", "--coder", "zoe", "--out", "-",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("coders: ann, bob"),
-        "{}",
-        stderr(&out)
-    );
-    let out = spotcheck(&[
-        "export",
-        "--db",
-        db,
-        "--format",
-        "gold-tsv",
-        "--out",
-        "/nonexistent/dir/g.tsv",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("/nonexistent/dir"),
-        "{}",
-        stderr(&out)
-    );
-    // A device is never replaced, even with --force.
-    #[cfg(unix)]
-    {
-        let out = spotcheck(&[
-            "export",
-            "--db",
-            db,
-            "--format",
-            "gold-tsv",
-            "--out",
-            "/dev/null",
-            "--force",
-        ]);
-        assert_eq!(out.status.code(), Some(1));
-        assert!(
-            stderr(&out).contains("not a regular file"),
-            "{}",
-            stderr(&out)
-        );
-        assert!(!Path::new("/dev/null").is_file());
-    }
 }
 
 #[test]

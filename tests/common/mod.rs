@@ -52,3 +52,21 @@ pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
     let db = dir.path().join("test.db");
     (dir, db)
 }
+
+/// Runs the spotcheck binary with `args`, asserts that it succeeded (the failure message
+/// carries its stderr), and returns its stdout and stderr.
+pub fn spotcheck_ok(args: &[&str]) -> (String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "spotcheck {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
