@@ -205,30 +205,161 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     eprintln!("scroll 5,000-line document {scrolls}");
 }
 
+/// Time from a key to its frame and to the moment its labels are durable (the derived
+/// labels written), with the UI-thread CPU of the key.
+fn decide_and_settle(d: &mut Driver, s: &mut Session, key: &str) -> (Duration, Duration) {
+    let k = d.press(s, key);
+    (k, k + d.settle(s))
+}
+
 #[test]
 #[ignore]
-fn confirming_a_large_cluster() {
+fn confirming_a_large_cluster_batches_and_resizing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
-    let ids: Vec<i64> = (0..1000)
+    let db = dir.path().join("c.db");
+    let mut store = Store::open(&db).unwrap();
+    let doc = |store: &mut Store, url: String, title: &str, text: &str| {
+        store.insert_test_document(&url, title, text, None).unwrap()
+    };
+    let big: Vec<i64> = (0..1000)
         .map(|i| {
-            store
-                .insert_test_document(&format!("u{i}"), "t", &format!("text {i}"), None)
-                .unwrap()
+            doc(
+                &mut store,
+                format!("http://big.example/{i}"),
+                "big",
+                &format!("text {i}"),
+            )
         })
         .collect();
-    let t = Instant::now();
-    store
-        .record_decision("c", "confirm", &ids, serde_json::json!({}))
+    let long: String = (0..5000)
+        .map(|i| {
+            format!(
+                "line {i} of a very long document about the harbour bridge and its tram lines\n"
+            )
+        })
+        .collect();
+    let long_pair: Vec<i64> = (0..2)
+        .map(|i| {
+            doc(
+                &mut store,
+                format!("http://long.example/{i}"),
+                "long",
+                &long,
+            )
+        })
+        .collect();
+    let n_small = 5000;
+    let small: Vec<i64> = (0..2 * n_small)
+        .map(|i| {
+            doc(
+                &mut store,
+                format!("http://pair.example/{i}"),
+                "pair",
+                &format!("pair text {i}"),
+            )
+        })
+        .collect();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
         .unwrap();
+    let row = |members: Vec<i64>, score: f64| ClusterRow {
+        members,
+        min_score: Some(score),
+        max_score: Some(score),
+        weakest_bridge: None,
+    };
+    let mut clusters = vec![row(big.clone(), 0.9), row(long_pair.clone(), 0.99)];
+    clusters.extend((0..n_small).map(|c| row(small[2 * c..2 * c + 2].to_vec(), 0.9)));
+    store.write_run_clusters(run, &clusters).unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+
+    let mut d = Driver::new();
+    let (mut s, _) = d.start(&db);
+    // The queue: the 1,000-member cluster first, then the long pair, then the pairs.
+    assert_eq!(s.row_at(0).map(|r| r.size), Some(1000));
+    let (mut keys, mut durable, mut undo_keys, mut undo_durable, mut cpu, mut undo_cpu) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut next_keys = Vec::new();
+    for _ in 0..10 {
+        d.press(&mut s, "g");
+        d.cpu.clear();
+        let (k, t) = decide_and_settle(&mut d, &mut s, "y");
+        keys.push(k);
+        durable.push(t);
+        cpu.append(&mut d.cpu);
+        let (k, t) = decide_and_settle(&mut d, &mut s, "u");
+        undo_keys.push(k);
+        undo_durable.push(t);
+        undo_cpu.append(&mut d.cpu);
+        // A second decision right behind the big one: confirm it, then at once reject the
+        // next cluster (the cursor moved there), before the first is durable.
+        d.press(&mut s, "g");
+        d.press(&mut s, "y");
+        d.cpu.clear();
+        next_keys.push(d.press(&mut s, "x"));
+        d.settle(&mut s);
+        d.press(&mut s, "u");
+        d.press(&mut s, "u");
+        d.settle(&mut s);
+    }
+    assert_eq!(s.store().decision_log("bench").unwrap().len(), 10 * 6);
+    d.cpu = cpu;
+    let confirm = d.report(keys);
+    d.cpu = undo_cpu;
+    let undo = d.report(undo_keys);
+    let next = stats(next_keys);
+    // Batches over the 5,000 pair clusters: select all in the filter, confirm; undo; tag.
+    for k in ["/", "p", "a", "i", "r", "Enter"] {
+        d.press(&mut s, k);
+    }
+    assert_eq!(s.queue_len, n_small as u64);
+    let select = d.press(&mut s, "a");
+    assert_eq!(s.selection.len(), n_small);
+    let (batch_key, batch_durable) = decide_and_settle(&mut d, &mut s, "y");
+    let (batch_undo_key, batch_undo_durable) = decide_and_settle(&mut d, &mut s, "u");
+    d.press(&mut s, "a");
+    for k in ["t", "w", "i", "r", "e"] {
+        d.press(&mut s, k);
+    }
+    let (tag_key, tag_durable) = decide_and_settle(&mut d, &mut s, "Enter");
+    eprintln!("confirm a 1,000-member cluster (499,500 pair labels): key to frame {confirm}; until durable {}", stats(durable));
     eprintln!(
-        "confirm 1,000 members (499,500 pair labels): {:?}",
-        t.elapsed()
+        "undo it: key to frame {undo}; until durable {}",
+        stats(undo_durable)
     );
-    let t = Instant::now();
-    let row = store.decision_log("c").unwrap()[0].id;
-    store.record_undo("c", row).unwrap();
-    eprintln!("undo it (rebuild): {:?}", t.elapsed());
+    eprintln!("a second decision right behind it: key to frame {next}");
+    eprintln!("select all {n_small} clusters in the filter: key to frame {select:?}");
+    eprintln!("confirm the selection: key to frame {batch_key:?}, until durable {batch_durable:?}");
+    eprintln!("undo it: key to frame {batch_undo_key:?}, until durable {batch_undo_durable:?}");
+    eprintln!("tag the selection: Enter to frame {tag_key:?}, until durable {tag_durable:?}");
+
+    // Resizing with two 5,000-line documents open in the pair view.
+    d.press(&mut s, "C");
+    d.press(&mut s, "g");
+    d.press(&mut s, "j");
+    d.press(&mut s, "Enter");
+    d.press(&mut s, "Enter");
+    d.settle(&mut s);
+    assert!(s
+        .pair
+        .as_ref()
+        .is_some_and(|p| p.left.lines().len() >= 5000));
+    let (mut resize, mut rewrapped, mut resize_cpu) = (vec![], vec![], vec![]);
+    for w in [120u16, 160].iter().cycle().take(20) {
+        d.term.backend_mut().resize(*w, 50);
+        let (t, c) = (Instant::now(), cpu_time());
+        render(&mut d.term, &mut s, &d.keys).unwrap();
+        let k = t.elapsed();
+        if let (Some(a), Some(b)) = (c, cpu_time()) {
+            resize_cpu.push(b.saturating_sub(a));
+        }
+        resize.push(k);
+        rewrapped.push(k + d.settle(&mut s));
+    }
+    d.cpu = resize_cpu;
+    let resize = d.report(resize);
+    eprintln!("resize the pair view of two 5,000-line documents: to the frame {resize}; to the re-wrapped frame {}", stats(rewrapped));
 }
 
 /// The pair to scroll: two members of one cluster of the latest runs whose visible texts
