@@ -206,7 +206,7 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             andd_grams,
         } => {
             if store.is_none() {
-                *store = Some(Store::open_existing(db)?);
+                *store = Some(Store::open_for_session_thread(db)?);
             }
             let Some(st) = store.as_ref() else {
                 anyhow::bail!("no database connection");
