@@ -11,6 +11,7 @@ pub mod sanitize;
 pub mod session;
 pub mod undo;
 pub mod wrap;
+pub mod writer;
 
 pub use actions::{action, Action, ACTIONS};
 pub use evidence::{
