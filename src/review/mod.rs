@@ -21,5 +21,6 @@ pub use evidence::{
 pub use sanitize::{sanitize, sanitize_line};
 pub use session::{
     evidence_summary, ClusterView, DocPane, Input, InputKind, Mode, PairView, Session, Viewport,
+    SYNC_WRAP_BYTES,
 };
 pub use undo::UndoStack;

@@ -18,7 +18,7 @@ use std::ops::Range;
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::background::{Done, Job, Output, PreparedText, SharedEvidence, Worker};
+use super::background::{Done, Job, Output, Pane, PreparedText, SharedEvidence, Worker};
 use super::evidence::{andd_grams, DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
@@ -34,6 +34,13 @@ pub const PAGE_ROWS: u64 = 100;
 
 /// Characters of each member shown in the cluster screen's preview.
 pub const PREVIEW_CHARS: usize = 3000;
+
+/// A text up to this long is wrapped for a new width on the UI thread (well under a
+/// millisecond); a longer one on the background worker, the old lines drawn meanwhile.
+pub const SYNC_WRAP_BYTES: usize = 64 * 1024;
+
+/// Wrapped widths kept per document (a resize back and forth draws from the cache).
+const WRAPS_KEPT: usize = 3;
 
 /// The screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -119,8 +126,8 @@ pub struct ClusterView {
     pub previews: HashMap<i64, String>,
 }
 
-/// One document in the pair view: sanitized text, its highlights, wrapped lines cached for
-/// one width.
+/// One document in the pair view: sanitized text, its highlights, its lines wrapped for the
+/// last few widths, and the width whose lines are shown.
 #[derive(Debug, Clone)]
 pub struct DocPane {
     pub doc_id: i64,
@@ -128,7 +135,9 @@ pub struct DocPane {
     pub title: String,
     pub text: String,
     pub highlights: Vec<Highlight>,
-    wrapped: Option<(usize, Vec<Range<usize>>)>,
+    /// Newest first.
+    wraps: Vec<(usize, Vec<Range<usize>>)>,
+    shown: Option<usize>,
 }
 
 impl DocPane {
@@ -139,14 +148,45 @@ impl DocPane {
             title: sanitize_line(title),
             text,
             highlights: Vec::new(),
-            wrapped: None,
+            wraps: Vec::new(),
+            shown: None,
         }
     }
 
-    /// Wraps the text for `width` unless it is already wrapped for that width.
+    /// Shows the lines wrapped for `width` if they are cached; false if they are not.
+    pub fn show(&mut self, width: usize) -> bool {
+        if self.wraps.iter().any(|(w, _)| *w == width) {
+            self.shown = Some(width);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The width whose lines are shown.
+    pub fn shown_width(&self) -> Option<usize> {
+        self.shown
+    }
+
+    /// Caches lines wrapped for `width` (without showing them).
+    fn keep(&mut self, width: usize, lines: Vec<Range<usize>>) {
+        self.wraps.retain(|(w, _)| *w != width);
+        self.wraps.insert(0, (width, lines));
+        // Never drop the lines shown.
+        let shown = self.shown;
+        let mut kept = 0;
+        self.wraps.retain(|(w, _)| {
+            kept += 1;
+            kept <= WRAPS_KEPT || Some(*w) == shown
+        });
+    }
+
+    /// Wraps the text for `width` (here, on the calling thread) unless it is cached, and
+    /// shows it.
     pub fn ensure_wrapped(&mut self, width: usize) {
-        if self.wrapped.as_ref().map(|(w, _)| *w) != Some(width) {
-            self.wrapped = Some((width, wrap(&self.text, width)));
+        if !self.show(width) {
+            self.keep(width, wrap(&self.text, width));
+            self.shown = Some(width);
         }
     }
 
@@ -154,12 +194,16 @@ impl DocPane {
     fn fill(&mut self, p: PreparedText) {
         self.text = p.text;
         self.highlights = p.highlights;
-        self.wrapped = Some((p.width, p.lines));
+        self.wraps = vec![(p.width, p.lines)];
+        self.shown = Some(p.width);
     }
 
-    /// The wrapped lines (empty until [`DocPane::ensure_wrapped`] ran).
+    /// The lines shown (empty until the text is wrapped).
     pub fn lines(&self) -> &[Range<usize>] {
-        self.wrapped.as_ref().map_or(&[], |(_, l)| l.as_slice())
+        self.wraps
+            .iter()
+            .find(|(w, _)| Some(*w) == self.shown)
+            .map_or(&[], |(_, l)| l.as_slice())
     }
 
     /// The highlights overlapping `range`, found by binary search (spans are sorted).
@@ -185,6 +229,12 @@ pub struct PairView {
     pub job: Option<u64>,
     /// The background job computing the word diff, while it runs.
     pub diff_job: Option<u64>,
+    /// The job that opened this view (wrap results name it, so a late one for another
+    /// pair is dropped).
+    pub generation: u64,
+    /// The background job wrapping long documents for a new width, while it runs, with
+    /// the pane and diff widths it wraps for.
+    pub wrap_job: Option<(u64, usize, usize)>,
 }
 
 impl PairView {
@@ -196,6 +246,38 @@ impl PairView {
     /// Whether the word diff is wanted but not computed yet.
     pub fn diff_loading(&self) -> bool {
         self.show_diff && self.diff.is_none()
+    }
+
+    fn pane_mut(&mut self, pane: Pane) -> Option<&mut DocPane> {
+        match pane {
+            Pane::Left => Some(&mut self.left),
+            Pane::Right => Some(&mut self.right),
+            Pane::Diff => self.diff.as_mut(),
+        }
+    }
+
+    /// Shows each pane wrapped for its width: from the cache, wrapped here when short, or
+    /// else handed to the worker (the returned texts; the old lines are drawn meanwhile).
+    fn rewrap(&mut self, pane_width: usize, diff_width: usize) -> Vec<(Pane, String, usize)> {
+        let mut texts = Vec::new();
+        for (pane, width) in [
+            (Pane::Left, pane_width),
+            (Pane::Right, pane_width),
+            (Pane::Diff, diff_width),
+        ] {
+            let Some(d) = self.pane_mut(pane) else {
+                continue;
+            };
+            if d.show(width) {
+                continue;
+            }
+            if d.text.len() <= SYNC_WRAP_BYTES || d.shown.is_none() {
+                d.ensure_wrapped(width);
+            } else {
+                texts.push((pane, d.text.clone(), width));
+            }
+        }
+        texts
     }
 }
 
@@ -317,6 +399,8 @@ impl Session {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
         store.refresh_review_queue()?;
+        // The label writer's commits copy the log back; a key's never does.
+        store.set_wal_autocheckpoint(0)?;
         let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
         methods.sort();
         methods.dedup();
@@ -463,7 +547,7 @@ impl Session {
             || self
                 .pair
                 .as_ref()
-                .is_some_and(|p| p.job.is_some() || p.diff_job.is_some())
+                .is_some_and(|p| p.job.is_some() || p.diff_job.is_some() || p.wrap_job.is_some())
     }
 
     /// Holds the background work back (true) or releases it (false), so a test can look at
@@ -501,6 +585,7 @@ impl Session {
                     if let Some(p) = &mut self.pair {
                         p.job = None;
                         p.diff_job = None;
+                        p.wrap_job = None;
                     }
                     self.message = "the background worker stopped".into();
                 }
@@ -521,7 +606,7 @@ impl Session {
                     p.left.fill(left);
                     p.right.fill(right);
                 }
-                Ok(Output::Diff(_)) => {}
+                Ok(Output::Diff(_) | Output::Wrapped { .. }) => {}
                 Err(e) => self.message = format!("cannot show the pair: {e:#}"),
             }
             if p.show_diff && p.diff.is_none() {
@@ -540,12 +625,31 @@ impl Session {
                     d.fill(text);
                     p.diff = Some(d);
                 }
-                Ok(Output::Pair { .. }) => {}
+                Ok(Output::Pair { .. } | Output::Wrapped { .. }) => {}
                 Err(e) => self.message = format!("cannot compute the diff: {e:#}"),
             }
             true
         } else {
-            false
+            let ours = p.wrap_job.is_some_and(|(w, _, _)| w == id);
+            if ours {
+                p.wrap_job = None;
+            }
+            match result {
+                // An older wrap of this view still fills the cache.
+                Ok(Output::Wrapped { generation, lines }) if generation == p.generation => {
+                    for (pane, width, l) in lines {
+                        if let Some(d) = p.pane_mut(pane) {
+                            d.keep(width, l);
+                        }
+                    }
+                    true
+                }
+                Err(e) if ours => {
+                    self.message = format!("cannot wrap the documents: {e:#}");
+                    true
+                }
+                _ => ours,
+            }
         }
     }
 
@@ -704,10 +808,17 @@ impl Session {
             }
         }
         if let Some(p) = &mut self.pair {
-            p.left.ensure_wrapped(viewport.pane_width.max(1));
-            p.right.ensure_wrapped(viewport.pane_width.max(1));
-            if let Some(d) = &mut p.diff {
-                d.ensure_wrapped(viewport.diff_width.max(1));
+            let (pw, dw) = (viewport.pane_width.max(1), viewport.diff_width.max(1));
+            if p.job.is_none() {
+                let texts = p.rewrap(pw, dw);
+                let pending = p.wrap_job.is_some_and(|(_, a, b)| (a, b) == (pw, dw));
+                if !texts.is_empty() && !pending {
+                    let id = self.worker.submit(Job::Wrap {
+                        generation: p.generation,
+                        texts,
+                    });
+                    p.wrap_job = Some((id, pw, dw));
+                }
             }
             let lines = if p.show_diff {
                 p.diff.as_ref().map_or(0, |d| d.lines().len())
@@ -875,6 +986,8 @@ impl Session {
             evidence,
             job: Some(job),
             diff_job: None,
+            generation: job,
+            wrap_job: None,
         });
         self.push(Mode::Pair);
         Ok(())

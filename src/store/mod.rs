@@ -100,6 +100,16 @@ impl Store {
         Ok(())
     }
 
+    /// Sets the WAL size (in pages) at which a commit of this connection copies the log
+    /// back into the database (SQLite's default: 1000); 0 leaves that to the other
+    /// connections. The review session's UI connection leaves it to its label writer, so no
+    /// key pays for copying the pages the writer wrote.
+    pub fn set_wal_autocheckpoint(&self, pages: u32) -> Result<()> {
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", pages)
+            .with_context(|| format!("{}: cannot set wal_autocheckpoint", self.path.display()))
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }
