@@ -6,10 +6,11 @@
 //! `cargo test --release --test tui_bench -- --ignored --nocapture synthetic`
 //!
 //! Real (a copy of a database of real pages with detector runs; the test migrates it and
-//! builds its review tables, but records no decision):
+//! builds its review tables):
 //! `cp ~/.cache/spotcheck/dd-big.db /tmp/tui2-big.db`
 //! `SPOTCHECK_BENCH_DB=/tmp/tui2-big.db cargo test --release --test tui_bench -- --ignored --nocapture real`
-//! (skips when SPOTCHECK_BENCH_DB is unset).
+//! (skips when SPOTCHECK_BENCH_DB is unset). At its end it confirms the largest cluster and
+//! undoes it, so the copy's log holds two decisions of the coder "bench".
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -205,6 +206,33 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     eprintln!("scroll 5,000-line document {scrolls}");
 }
 
+/// Resizes the terminal (the pair view open) to 20 widths it has not had, each time timed
+/// to the first frame and to the frame with the documents wrapped for it, then back and
+/// forth between two widths already wrapped; the three reports.
+fn resizes(d: &mut Driver, s: &mut Session) -> (String, String, String) {
+    let height = d.term.size().unwrap().height;
+    let resize_to = |d: &mut Driver, s: &mut Session, w: u16| {
+        d.term.backend_mut().resize(w, height);
+        let (t, c) = (Instant::now(), cpu_time());
+        render(&mut d.term, s, &d.keys).unwrap();
+        let k = t.elapsed();
+        if let (Some(a), Some(b)) = (c, cpu_time()) {
+            d.cpu.push(b.saturating_sub(a));
+        }
+        (k, k + d.settle(s))
+    };
+    d.cpu.clear();
+    let (new, wrapped): (Vec<_>, Vec<_>) = (0..20).map(|i| resize_to(d, s, 120 + i)).unzip();
+    let new = d.report(new);
+    d.cpu.clear();
+    let back: Vec<_> = (0..20)
+        .map(|i| resize_to(d, s, if i % 2 == 0 { 130 } else { 139 }).0)
+        .collect();
+    let back = d.report(back);
+    resize_to(d, s, 160);
+    (new, stats(wrapped), back)
+}
+
 /// Time from a key to its frame and to the moment its labels are durable (the derived
 /// labels written), with the UI-thread CPU of the key.
 fn decide_and_settle(d: &mut Driver, s: &mut Session, key: &str) -> (Duration, Duration) {
@@ -345,21 +373,9 @@ fn confirming_a_large_cluster_batches_and_resizing() {
         .pair
         .as_ref()
         .is_some_and(|p| p.left.lines().len() >= 5000));
-    let (mut resize, mut rewrapped, mut resize_cpu) = (vec![], vec![], vec![]);
-    for w in [120u16, 160].iter().cycle().take(20) {
-        d.term.backend_mut().resize(*w, 50);
-        let (t, c) = (Instant::now(), cpu_time());
-        render(&mut d.term, &mut s, &d.keys).unwrap();
-        let k = t.elapsed();
-        if let (Some(a), Some(b)) = (c, cpu_time()) {
-            resize_cpu.push(b.saturating_sub(a));
-        }
-        resize.push(k);
-        rewrapped.push(k + d.settle(&mut s));
-    }
-    d.cpu = resize_cpu;
-    let resize = d.report(resize);
-    eprintln!("resize the pair view of two 5,000-line documents: to the frame {resize}; to the re-wrapped frame {}", stats(rewrapped));
+    let (resize, rewrapped, cached) = resizes(&mut d, &mut s);
+    eprintln!("resize the pair view of two 5,000-line documents to a new width: to the frame {resize}; to the re-wrapped frame {rewrapped}");
+    eprintln!("… back to a width wrapped before: to the frame {cached}");
 }
 
 /// The pair to scroll: two members of one cluster of the latest runs whose visible texts
@@ -468,6 +484,7 @@ fn real_first_frame_and_key_latency() {
     assert!(lines.0 >= 5000 && lines.1 >= 5000, "{lines:?}");
     let scrolls = d.measure(&mut s, "j", 1000);
     let pages = d.measure(&mut s, "PageDown", 100);
+    let (resize, rewrapped, resize_back) = resizes(&mut d, &mut s);
     // The next member and back: each opens a pair.
     let mut steps = Vec::new();
     let mut ready = Vec::new();
@@ -494,4 +511,20 @@ fn real_first_frame_and_key_latency() {
     );
     eprintln!("scroll {scrolls}");
     eprintln!("page down {pages}");
+    eprintln!("resize to a new width: to the frame {resize}; to the re-wrapped frame {rewrapped}; back to a width wrapped before: {resize_back}");
+    // The largest cluster of the queue confirmed and undone (this copy keeps the decisions).
+    d.press(&mut s, "Esc");
+    d.press(&mut s, "Esc");
+    d.press(&mut s, "g");
+    let size = s.row_at(0).map_or(0, |r| r.size);
+    d.cpu.clear();
+    let (confirm, confirmed) = decide_and_settle(&mut d, &mut s, "y");
+    let confirm_cpu = d.cpu.clone();
+    d.cpu.clear();
+    let (undo, undone) = decide_and_settle(&mut d, &mut s, "u");
+    eprintln!(
+        "confirm the largest cluster ({size} members, {} pair labels): key to frame {confirm:?} (CPU {confirm_cpu:?}), until durable {confirmed:?}; undo: key to frame {undo:?} (CPU {:?}), until durable {undone:?}",
+        size * (size - 1) / 2,
+        d.cpu
+    );
 }
