@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use spotcheck::review::Session;
-use spotcheck::store::{ClusterRow, Store};
+use spotcheck::store::{ClusterRow, LogEntry, Store};
 use spotcheck::tui::{handle_key, parse_key, render, Keymap};
 
 /// This thread's CPU time so far, to tell the work a key costs from the time spent waiting
@@ -361,6 +361,47 @@ fn confirming_a_large_cluster_batches_and_resizing() {
     eprintln!("confirm the selection: key to frame {batch_key:?}, until durable {batch_durable:?}");
     eprintln!("undo it: key to frame {batch_undo_key:?}, until durable {batch_undo_durable:?}");
     eprintln!("tag the selection: Enter to frame {tag_key:?}, until durable {tag_durable:?}");
+
+    // How long the writer holds the database per step (what a key waits for at most).
+    {
+        // As the writer thread runs them: no checkpoint inside a step.
+        let mut st = Store::open(&db).unwrap();
+        st.set_wal_autocheckpoint(0).unwrap();
+        let steps = |st: &mut Store, entry: LogEntry| {
+            let row = st
+                .append_to_log("steps", vec![entry])
+                .unwrap()
+                .remove(0)
+                .row;
+            let mut job = st.label_job(row.clone()).unwrap();
+            let mut writes = Vec::new();
+            let mut longest = (Duration::ZERO, "");
+            while !job.done() {
+                let (writing, what) = (job.next_step_writes(), job.next_step());
+                let t = Instant::now();
+                st.label_job_step(&mut job).unwrap();
+                if writing {
+                    writes.push(t.elapsed());
+                    longest = longest.max((t.elapsed(), what));
+                    if writes.len() % 25 == 0 {
+                        st.checkpoint_passive().unwrap();
+                    }
+                }
+            }
+            (
+                row.id,
+                format!("{}, the longest: {}", stats(writes), longest.1),
+            )
+        };
+        let (id, confirm) = steps(
+            &mut st,
+            LogEntry::decision("confirm", &big, serde_json::json!({})),
+        );
+        let (_, undo) = steps(&mut st, LogEntry::Undo(id));
+        eprintln!(
+            "label writer, write steps of the 1,000-member confirm: {confirm}; of its undo: {undo}"
+        );
+    }
 
     // Resizing with two 5,000-line documents open in the pair view.
     d.press(&mut s, "C");

@@ -26,6 +26,12 @@ pub const WRITER_THREAD: &str = "spotcheck-label-writer";
 /// Log rows read per query of the pending rows.
 const ROWS_PER_READ: usize = 64;
 
+/// Rows written between two passive checkpoints. The writer's connection does not
+/// checkpoint at its commits (they hold the gate, and a checkpoint copying megabytes of
+/// pair labels would hold up a key); it checkpoints after a step, outside the gate, about
+/// every few megabytes of log, and when it has caught up.
+const ROWS_PER_CHECKPOINT: usize = 50_000;
+
 #[derive(Default)]
 struct GateState {
     busy: bool,
@@ -257,14 +263,18 @@ fn catch_up(
     db: &std::path::Path,
 ) -> Result<Option<i64>> {
     if store.is_none() {
-        *store = Some(Store::open_for_session_thread(db)?);
+        let st = Store::open_for_session_thread(db)?;
+        st.set_wal_autocheckpoint(0)?;
+        *store = Some(st);
     }
     let Some(st) = store.as_mut() else {
         anyhow::bail!("no database connection");
     };
+    let mut written = 0;
     loop {
         let rows = st.pending_log_rows(ROWS_PER_READ)?;
         if rows.is_empty() {
+            st.checkpoint_passive()?;
             return Ok(Some(st.labels_through()?));
         }
         for row in rows {
@@ -274,8 +284,14 @@ fn catch_up(
                     return Ok(None);
                 }
                 if job.next_step_writes() {
-                    let _g = gate.background();
-                    st.label_job_step(&mut job)?;
+                    written += {
+                        let _g = gate.background();
+                        st.label_job_step(&mut job)?
+                    };
+                    if written >= ROWS_PER_CHECKPOINT {
+                        st.checkpoint_passive()?;
+                        written = 0;
+                    }
                 } else {
                     st.label_job_step(&mut job)?;
                 }

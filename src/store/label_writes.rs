@@ -275,6 +275,10 @@ pub struct LabelJob {
     clusters: Vec<(i64, i64, Vec<i64>)>,
     statuses: Vec<(i64, i64, Option<StatusRow>)>,
     stage: Stage,
+    /// `label_docs` rows written so far.
+    docs_done: usize,
+    /// Rows written (or deleted) so far, all tables.
+    rows_written: usize,
     /// Pair labels per write step.
     chunk: usize,
 }
@@ -297,6 +301,21 @@ impl LabelJob {
         self
     }
 
+    /// What the next step does: "pairs", "label", "statuses", "finish" or "done" ("all"
+    /// for a small job written in one step).
+    #[doc(hidden)]
+    pub fn next_step(&self) -> &'static str {
+        match self.stage {
+            _ if self.done() => "done",
+            _ if self.is_small() => "all",
+            Stage::Pairs => "pairs",
+            Stage::Label => "label",
+            Stage::Statuses => "statuses",
+            Stage::Finish => "finish",
+            Stage::Done => "done",
+        }
+    }
+
     /// Whether the next step writes (a step that only reads needs no write lock).
     pub fn next_step_writes(&self) -> bool {
         !self.done() && (self.is_small() || self.stage != Stage::Statuses)
@@ -310,7 +329,7 @@ impl LabelJob {
             .map(|(_, _, m)| m.len() * m.len().saturating_sub(1) / 2)
             .sum();
         let pairs = self.pairs.as_ref().map_or(0, PairPlan::count);
-        pairs <= self.chunk && cluster_pairs <= 4 * self.chunk
+        pairs <= self.chunk && cluster_pairs <= 4 * self.chunk && self.ids.len() <= self.chunk / 16
     }
 
     /// Runs the steps up to the end of `until` (or of the job) on `conn`.
@@ -321,7 +340,9 @@ impl LabelJob {
                 Stage::Done => return Ok(()),
                 Stage::Pairs => {
                     if let Some(p) = &mut self.pairs {
+                        let k = p.k;
                         p.write(conn, &self.row.coder, budget)?;
+                        self.rows_written += p.k - k;
                         if !p.done() {
                             return Ok(());
                         }
@@ -329,7 +350,14 @@ impl LabelJob {
                     self.stage = Stage::Label;
                 }
                 Stage::Label => {
-                    self.write_label(conn)?;
+                    // A label_docs row weighs about as much as the set's key: a fraction
+                    // of the pair budget.
+                    let docs = self.docs_done;
+                    let done = self.write_label(conn, (budget / 16).max(1))?;
+                    self.rows_written += self.docs_done - docs + usize::from(done);
+                    if !done {
+                        return Ok(());
+                    }
                     self.stage = Stage::Statuses;
                 }
                 Stage::Statuses => {
@@ -347,6 +375,7 @@ impl LabelJob {
                     for (run, cluster, s) in &self.statuses {
                         write_cluster_status(conn, &self.row.coder, *run, *cluster, s.as_ref())?;
                     }
+                    self.rows_written += self.statuses.len() + 1;
                     set_labels_through(conn, self.row.id)?;
                     self.stage = Stage::Done;
                 }
@@ -357,8 +386,32 @@ impl LabelJob {
         }
     }
 
-    fn write_label(&self, conn: &Connection) -> Result<()> {
+    /// Writes up to `budget` of the set's `label_docs` rows, then (all written) its
+    /// `labels` row; true when done. (A `label_docs` row holds the whole set's key, so a
+    /// large set's rows are written over several steps too.)
+    fn write_label(&mut self, conn: &Connection, budget: usize) -> Result<bool> {
         let coder = &self.row.coder;
+        let end = self.ids.len().min(self.docs_done.saturating_add(budget));
+        let docs = &self.ids[self.docs_done..end];
+        if self.label.is_some() {
+            let mut st = conn.prepare_cached(
+                "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
+            )?;
+            for id in docs {
+                st.execute(params![coder, id, self.key])?;
+            }
+        } else {
+            let mut st = conn.prepare_cached(
+                "DELETE FROM label_docs WHERE coder = ?1 AND doc_id = ?2 AND target = ?3",
+            )?;
+            for id in docs {
+                st.execute(params![coder, id, self.key])?;
+            }
+        }
+        self.docs_done = end;
+        if end < self.ids.len() {
+            return Ok(false);
+        }
         match &self.label {
             Some((label, last)) => {
                 conn.prepare_cached(
@@ -376,25 +429,13 @@ impl LabelJob {
                     label.note,
                     last
                 ])?;
-                let mut st = conn.prepare_cached(
-                    "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
-                )?;
-                for id in &self.ids {
-                    st.execute(params![coder, id, self.key])?;
-                }
             }
             None => {
                 conn.prepare_cached("DELETE FROM labels WHERE coder = ?1 AND target = ?2")?
                     .execute(params![coder, self.key])?;
-                let mut st = conn.prepare_cached(
-                    "DELETE FROM label_docs WHERE coder = ?1 AND doc_id = ?2 AND target = ?3",
-                )?;
-                for id in &self.ids {
-                    st.execute(params![coder, id, self.key])?;
-                }
             }
         }
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -448,6 +489,8 @@ fn plan(conn: &Connection, row: DecisionRow) -> Result<LabelJob> {
         clusters,
         statuses: Vec::new(),
         stage: Stage::Pairs,
+        docs_done: 0,
+        rows_written: 0,
         chunk: PAIR_CHUNK,
     })
 }
@@ -606,6 +649,14 @@ impl Store {
         Ok(out)
     }
 
+    /// Copies what it can of the WAL back into the database without waiting for anyone
+    /// (a passive checkpoint: other connections keep reading and writing meanwhile).
+    pub fn checkpoint_passive(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     /// The id of the last log row whose derived labels are written.
     pub fn labels_through(&self) -> Result<i64> {
         labels_through(&self.conn)
@@ -647,15 +698,18 @@ impl Store {
         plan(&self.conn, row)
     }
 
-    /// Runs the next step of `job`: a chunk of pair labels, the set's label, the statuses
-    /// (read only), or the statuses and `labels_through` — each write step one short
-    /// transaction; a small job runs whole in one transaction.
-    pub fn label_job_step(&mut self, job: &mut LabelJob) -> Result<()> {
+    /// Runs the next step of `job`: a chunk of pair labels, a chunk of the set's
+    /// `label_docs` (then its label), the statuses (read only), or the statuses and
+    /// `labels_through` — each write step one short transaction; a small job runs whole in
+    /// one transaction. Returns how many rows the step wrote.
+    pub fn label_job_step(&mut self, job: &mut LabelJob) -> Result<usize> {
+        let before = job.rows_written;
         if job.done() {
-            return Ok(());
+            return Ok(0);
         }
         if !job.next_step_writes() {
-            return job.run(&self.conn, job.chunk, Stage::Statuses);
+            job.run(&self.conn, job.chunk, Stage::Statuses)?;
+            return Ok(0);
         }
         let (budget, until) = if job.is_small() {
             (usize::MAX, Stage::Done)
@@ -667,7 +721,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
         job.run(&tx, budget, until)?;
         tx.commit()?;
-        Ok(())
+        Ok(job.rows_written - before)
     }
 
     /// Every derived label row (labels, label_docs, pair_labels, review_status) as text,
@@ -939,8 +993,9 @@ mod tests {
                 assert_eq!(s.labels_through().unwrap(), before, "moves only at the end");
             }
         }
-        // 1,770 pairs in 18 chunks, the label, the statuses (read only), the finish.
-        assert_eq!((steps, read_only), (21, 1));
+        // 1,770 pairs in 18 chunks, the set's 60 label_docs rows in 10 steps of 6 (the
+        // last one with its labels row), the statuses (read only), the finish.
+        assert_eq!((steps, read_only), (30, 1));
         assert_eq!(s.labels_through().unwrap(), a[0].row.id);
         reference::record_decision(&mut r, "ann", "confirm", &ids, json!({})).unwrap();
         assert_eq!(state(&s), state(&r));
