@@ -1070,3 +1070,40 @@ mod tests {
         assert!(s.append_to_log("ann", vec![LogEntry::Redo(c.id)]).is_err());
     }
 }
+
+/// The old one-transaction path on a real database, for the "before" of the benchmark:
+/// `SPOTCHECK_BENCH_DB=/tmp/copy.db cargo test --release --lib -- --ignored --nocapture
+/// old_path` (confirms and undoes the largest cluster of the queue as coder "old").
+#[cfg(test)]
+mod bench {
+    use super::super::review::reference;
+    use super::*;
+    use crate::store::{QueueFilter, QueueSort};
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn old_path_confirm_and_undo_of_the_largest_cluster() {
+        let Ok(db) = std::env::var("SPOTCHECK_BENCH_DB") else {
+            eprintln!("skipping: set SPOTCHECK_BENCH_DB to a copy of a large database");
+            return;
+        };
+        let mut s = Store::open(std::path::Path::new(&db)).unwrap();
+        s.refresh_review_queue().unwrap();
+        let row = s
+            .queue_page("old", &QueueFilter::default(), QueueSort::SizeDesc, 0, 1)
+            .unwrap()
+            .remove(0);
+        let t = Instant::now();
+        let d =
+            reference::record_decision(&mut s, "old", "confirm", &row.members, json!({})).unwrap();
+        let confirm = t.elapsed();
+        let t = Instant::now();
+        reference::record_reversal(&mut s, "old", "undo", d.id).unwrap();
+        eprintln!(
+            "old path, {} members: confirm {confirm:?}, undo {:?}",
+            row.members.len(),
+            t.elapsed()
+        );
+    }
+}
