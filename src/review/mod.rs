@@ -1,5 +1,6 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
-//! highlight, the work done off the UI thread, and a scripted coder (`oracle`) that decides
+//! highlight, the work done off the UI thread (preparing documents in `background`, writing
+//! the labels of decisions in `writer`), and a scripted coder (`oracle`) that decides
 //! from a gold clustering through the same calls. The terminal UI in `tui` draws what this
 //! module decides.
 
