@@ -6,10 +6,11 @@
 //! `cargo test --release --test tui_bench -- --ignored --nocapture synthetic`
 //!
 //! Real (a copy of a database of real pages with detector runs; the test migrates it and
-//! builds its review tables, but records no decision):
+//! builds its review tables):
 //! `cp ~/.cache/spotcheck/dd-big.db /tmp/tui2-big.db`
 //! `SPOTCHECK_BENCH_DB=/tmp/tui2-big.db cargo test --release --test tui_bench -- --ignored --nocapture real`
-//! (skips when SPOTCHECK_BENCH_DB is unset).
+//! (skips when SPOTCHECK_BENCH_DB is unset). At its end it confirms the largest cluster and
+//! undoes it, so the copy's log holds two decisions of the coder "bench".
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use spotcheck::review::Session;
-use spotcheck::store::{ClusterRow, Store};
+use spotcheck::store::{ClusterRow, LogEntry, Store};
 use spotcheck::tui::{handle_key, parse_key, render, Keymap};
 
 /// This thread's CPU time so far, to tell the work a key costs from the time spent waiting
@@ -205,30 +206,217 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     eprintln!("scroll 5,000-line document {scrolls}");
 }
 
+/// Resizes the terminal (the pair view open) to 20 widths it has not had, each time timed
+/// to the first frame and to the frame with the documents wrapped for it, then back and
+/// forth between two widths already wrapped; the three reports.
+fn resizes(d: &mut Driver, s: &mut Session) -> (String, String, String) {
+    let height = d.term.size().unwrap().height;
+    let resize_to = |d: &mut Driver, s: &mut Session, w: u16| {
+        d.term.backend_mut().resize(w, height);
+        let (t, c) = (Instant::now(), cpu_time());
+        render(&mut d.term, s, &d.keys).unwrap();
+        let k = t.elapsed();
+        if let (Some(a), Some(b)) = (c, cpu_time()) {
+            d.cpu.push(b.saturating_sub(a));
+        }
+        (k, k + d.settle(s))
+    };
+    d.cpu.clear();
+    let (new, wrapped): (Vec<_>, Vec<_>) = (0..20).map(|i| resize_to(d, s, 120 + i)).unzip();
+    let new = d.report(new);
+    d.cpu.clear();
+    let back: Vec<_> = (0..20)
+        .map(|i| resize_to(d, s, if i % 2 == 0 { 130 } else { 139 }).0)
+        .collect();
+    let back = d.report(back);
+    resize_to(d, s, 160);
+    (new, stats(wrapped), back)
+}
+
+/// Time from a key to its frame and to the moment its labels are durable (the derived
+/// labels written), with the UI-thread CPU of the key.
+fn decide_and_settle(d: &mut Driver, s: &mut Session, key: &str) -> (Duration, Duration) {
+    let k = d.press(s, key);
+    (k, k + d.settle(s))
+}
+
 #[test]
 #[ignore]
-fn confirming_a_large_cluster() {
+fn confirming_a_large_cluster_batches_and_resizing() {
     let dir = tempfile::tempdir().unwrap();
-    let mut store = Store::open(&dir.path().join("c.db")).unwrap();
-    let ids: Vec<i64> = (0..1000)
+    let db = dir.path().join("c.db");
+    let mut store = Store::open(&db).unwrap();
+    let doc = |store: &mut Store, url: String, title: &str, text: &str| {
+        store.insert_test_document(&url, title, text, None).unwrap()
+    };
+    let big: Vec<i64> = (0..1000)
         .map(|i| {
-            store
-                .insert_test_document(&format!("u{i}"), "t", &format!("text {i}"), None)
-                .unwrap()
+            doc(
+                &mut store,
+                format!("http://big.example/{i}"),
+                "big",
+                &format!("text {i}"),
+            )
         })
         .collect();
-    let t = Instant::now();
-    store
-        .record_decision("c", "confirm", &ids, serde_json::json!({}))
+    let long: String = (0..5000)
+        .map(|i| {
+            format!(
+                "line {i} of a very long document about the harbour bridge and its tram lines\n"
+            )
+        })
+        .collect();
+    let long_pair: Vec<i64> = (0..2)
+        .map(|i| {
+            doc(
+                &mut store,
+                format!("http://long.example/{i}"),
+                "long",
+                &long,
+            )
+        })
+        .collect();
+    let n_small = 5000;
+    let small: Vec<i64> = (0..2 * n_small)
+        .map(|i| {
+            doc(
+                &mut store,
+                format!("http://pair.example/{i}"),
+                "pair",
+                &format!("pair text {i}"),
+            )
+        })
+        .collect();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
         .unwrap();
+    let row = |members: Vec<i64>, score: f64| ClusterRow {
+        members,
+        min_score: Some(score),
+        max_score: Some(score),
+        weakest_bridge: None,
+    };
+    let mut clusters = vec![row(big.clone(), 0.9), row(long_pair.clone(), 0.99)];
+    clusters.extend((0..n_small).map(|c| row(small[2 * c..2 * c + 2].to_vec(), 0.9)));
+    store.write_run_clusters(run, &clusters).unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+
+    let mut d = Driver::new();
+    let (mut s, _) = d.start(&db);
+    // The queue: the 1,000-member cluster first, then the long pair, then the pairs.
+    assert_eq!(s.row_at(0).map(|r| r.size), Some(1000));
+    let (mut keys, mut durable, mut undo_keys, mut undo_durable, mut cpu, mut undo_cpu) =
+        (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut next_keys = Vec::new();
+    for _ in 0..10 {
+        d.press(&mut s, "g");
+        d.cpu.clear();
+        let (k, t) = decide_and_settle(&mut d, &mut s, "y");
+        keys.push(k);
+        durable.push(t);
+        cpu.append(&mut d.cpu);
+        let (k, t) = decide_and_settle(&mut d, &mut s, "u");
+        undo_keys.push(k);
+        undo_durable.push(t);
+        undo_cpu.append(&mut d.cpu);
+        // A second decision right behind the big one: confirm it, then at once reject the
+        // next cluster (the cursor moved there), before the first is durable.
+        d.press(&mut s, "g");
+        d.press(&mut s, "y");
+        d.cpu.clear();
+        next_keys.push(d.press(&mut s, "x"));
+        d.settle(&mut s);
+        d.press(&mut s, "u");
+        d.press(&mut s, "u");
+        d.settle(&mut s);
+    }
+    assert_eq!(s.store().decision_log("bench").unwrap().len(), 10 * 6);
+    d.cpu = cpu;
+    let confirm = d.report(keys);
+    d.cpu = undo_cpu;
+    let undo = d.report(undo_keys);
+    let next = stats(next_keys);
+    // Batches over the 5,000 pair clusters: select all in the filter, confirm; undo; tag.
+    for k in ["/", "p", "a", "i", "r", "Enter"] {
+        d.press(&mut s, k);
+    }
+    assert_eq!(s.queue_len, n_small as u64);
+    let select = d.press(&mut s, "a");
+    assert_eq!(s.selection.len(), n_small);
+    let (batch_key, batch_durable) = decide_and_settle(&mut d, &mut s, "y");
+    let (batch_undo_key, batch_undo_durable) = decide_and_settle(&mut d, &mut s, "u");
+    d.press(&mut s, "a");
+    for k in ["t", "w", "i", "r", "e"] {
+        d.press(&mut s, k);
+    }
+    let (tag_key, tag_durable) = decide_and_settle(&mut d, &mut s, "Enter");
+    eprintln!("confirm a 1,000-member cluster (499,500 pair labels): key to frame {confirm}; until durable {}", stats(durable));
     eprintln!(
-        "confirm 1,000 members (499,500 pair labels): {:?}",
-        t.elapsed()
+        "undo it: key to frame {undo}; until durable {}",
+        stats(undo_durable)
     );
-    let t = Instant::now();
-    let row = store.decision_log("c").unwrap()[0].id;
-    store.record_undo("c", row).unwrap();
-    eprintln!("undo it (rebuild): {:?}", t.elapsed());
+    eprintln!("a second decision right behind it: key to frame {next}");
+    eprintln!("select all {n_small} clusters in the filter: key to frame {select:?}");
+    eprintln!("confirm the selection: key to frame {batch_key:?}, until durable {batch_durable:?}");
+    eprintln!("undo it: key to frame {batch_undo_key:?}, until durable {batch_undo_durable:?}");
+    eprintln!("tag the selection: Enter to frame {tag_key:?}, until durable {tag_durable:?}");
+
+    // How long the writer holds the database per step (what a key waits for at most).
+    {
+        // As the writer thread runs them: no checkpoint inside a step.
+        let mut st = Store::open(&db).unwrap();
+        st.set_wal_autocheckpoint(0).unwrap();
+        let steps = |st: &mut Store, entry: LogEntry| {
+            let row = st
+                .append_to_log("steps", vec![entry])
+                .unwrap()
+                .remove(0)
+                .row;
+            let mut job = st.label_job(row.clone()).unwrap();
+            let mut writes = Vec::new();
+            let mut longest = (Duration::ZERO, "");
+            while !job.done() {
+                let (writing, what) = (job.next_step_writes(), job.next_step());
+                let t = Instant::now();
+                st.label_job_step(&mut job).unwrap();
+                if writing {
+                    writes.push(t.elapsed());
+                    longest = longest.max((t.elapsed(), what));
+                    if writes.len() % 25 == 0 {
+                        st.checkpoint_passive().unwrap();
+                    }
+                }
+            }
+            (
+                row.id,
+                format!("{}, the longest: {}", stats(writes), longest.1),
+            )
+        };
+        let (id, confirm) = steps(
+            &mut st,
+            LogEntry::decision("confirm", &big, serde_json::json!({})),
+        );
+        let (_, undo) = steps(&mut st, LogEntry::Undo(id));
+        eprintln!(
+            "label writer, write steps of the 1,000-member confirm: {confirm}; of its undo: {undo}"
+        );
+    }
+
+    // Resizing with two 5,000-line documents open in the pair view.
+    d.press(&mut s, "C");
+    d.press(&mut s, "g");
+    d.press(&mut s, "j");
+    d.press(&mut s, "Enter");
+    d.press(&mut s, "Enter");
+    d.settle(&mut s);
+    assert!(s
+        .pair
+        .as_ref()
+        .is_some_and(|p| p.left.lines().len() >= 5000));
+    let (resize, rewrapped, cached) = resizes(&mut d, &mut s);
+    eprintln!("resize the pair view of two 5,000-line documents to a new width: to the frame {resize}; to the re-wrapped frame {rewrapped}");
+    eprintln!("… back to a width wrapped before: to the frame {cached}");
 }
 
 /// The pair to scroll: two members of one cluster of the latest runs whose visible texts
@@ -337,6 +525,7 @@ fn real_first_frame_and_key_latency() {
     assert!(lines.0 >= 5000 && lines.1 >= 5000, "{lines:?}");
     let scrolls = d.measure(&mut s, "j", 1000);
     let pages = d.measure(&mut s, "PageDown", 100);
+    let (resize, rewrapped, resize_back) = resizes(&mut d, &mut s);
     // The next member and back: each opens a pair.
     let mut steps = Vec::new();
     let mut ready = Vec::new();
@@ -363,4 +552,20 @@ fn real_first_frame_and_key_latency() {
     );
     eprintln!("scroll {scrolls}");
     eprintln!("page down {pages}");
+    eprintln!("resize to a new width: to the frame {resize}; to the re-wrapped frame {rewrapped}; back to a width wrapped before: {resize_back}");
+    // The largest cluster of the queue confirmed and undone (this copy keeps the decisions).
+    d.press(&mut s, "Esc");
+    d.press(&mut s, "Esc");
+    d.press(&mut s, "g");
+    let size = s.row_at(0).map_or(0, |r| r.size);
+    d.cpu.clear();
+    let (confirm, confirmed) = decide_and_settle(&mut d, &mut s, "y");
+    let confirm_cpu = d.cpu.clone();
+    d.cpu.clear();
+    let (undo, undone) = decide_and_settle(&mut d, &mut s, "u");
+    eprintln!(
+        "confirm the largest cluster ({size} members, {} pair labels): key to frame {confirm:?} (CPU {confirm_cpu:?}), until durable {confirmed:?}; undo: key to frame {undo:?} (CPU {:?}), until durable {undone:?}",
+        size * (size - 1) / 2,
+        d.cpu
+    );
 }

@@ -564,3 +564,84 @@ fn the_readme_key_table_is_the_help_screen() {
         "README.md's key table is out of date: run this test with SPOTCHECK_UPDATE_README=1"
     );
 }
+
+#[test]
+fn a_resize_draws_the_old_lines_at_once_and_the_long_documents_are_wrapped_off_the_ui_thread() {
+    use ratatui::backend::TestBackend;
+    use ratatui::layout::Rect;
+    use ratatui::Terminal;
+    use spotcheck::review::wrap::wrap;
+    use spotcheck::review::SYNC_WRAP_BYTES;
+    use spotcheck::tui::{handle_key, parse_key, render, viewport_for};
+    // Two documents of one long paragraph (unique words), longer than is wrapped on the UI
+    // thread.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("long.db");
+    let text: String = (0..16_000).map(|i| format!("w{i} ")).collect();
+    assert!(text.len() > SYNC_WRAP_BYTES);
+    let mut store = Store::open(&db).unwrap();
+    let a = store.insert_test_document("a", "A", &text, None).unwrap();
+    let b = store
+        .insert_test_document("b", "B", &format!("{text}end"), None)
+        .unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
+        .unwrap();
+    store
+        .write_run_clusters(
+            run,
+            &[spotcheck::store::ClusterRow {
+                members: vec![a, b],
+                min_score: Some(0.9),
+                max_score: Some(0.9),
+                weakest_bridge: None,
+            }],
+        )
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    let mut s = spotcheck::review::Session::new(store, "ann", false).unwrap();
+    let keys = Keymap::defaults();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    let draw = |s: &mut spotcheck::review::Session, term: &mut Terminal<TestBackend>| {
+        render(term, s, &keys).unwrap();
+        text_of(term.backend().buffer())
+    };
+    draw(&mut s, &mut term);
+    for k in ["Enter", "Enter"] {
+        handle_key(&mut s, &keys, parse_key(k).unwrap());
+        draw(&mut s, &mut term);
+    }
+    s.wait_background();
+    // The start of a pane's second line, as it appears after the pane's left border.
+    let second = |width: u16| {
+        let w = viewport_for(Rect::new(0, 0, width, 24)).pane_width;
+        let line = &text[wrap(&text, w)[1].clone()];
+        format!("│{}", line.split(' ').take(2).collect::<Vec<_>>().join(" "))
+    };
+    let t = draw(&mut s, &mut term);
+    assert!(t.contains(&second(100)), "{t}");
+    assert_ne!(second(100), second(70));
+
+    // Narrower: the frame comes at once with the old lines (clipped), the new ones are
+    // wrapped by the held worker.
+    s.hold_background(true);
+    term.backend_mut().resize(70, 24);
+    let t = draw(&mut s, &mut term);
+    assert!(s.busy() && s.pair.as_ref().unwrap().wrap_job.is_some());
+    assert!(t.contains(&second(100)), "the old lines are drawn: {t}");
+    assert!(!t.contains(&second(70)), "{t}");
+    s.hold_background(false);
+    s.wait_background();
+    let t = draw(&mut s, &mut term);
+    assert!(t.contains(&second(70)), "the new lines once wrapped: {t}");
+    assert!(!s.busy());
+
+    // Back to the old width: its lines are cached, nothing to wait for even with the
+    // worker held.
+    s.hold_background(true);
+    term.backend_mut().resize(100, 24);
+    let t = draw(&mut s, &mut term);
+    assert!(!s.busy(), "drawn from the cache");
+    assert!(t.contains(&second(100)), "{t}");
+    s.hold_background(false);
+}

@@ -28,7 +28,7 @@ const CP: &[Mode] = &[Mode::Cluster, Mode::Pair];
 /// Every action, in help-screen order.
 #[rustfmt::skip]
 pub const ACTIONS: &[Action] = &[
-    Action { name: "quit", modes: ALL, description: "quit (every decision is already saved)", hint: true, run: |s| { s.quit = true; Ok(()) } },
+    Action { name: "quit", modes: ALL, description: "quit (every decision is already saved)", hint: true, run: |s| { s.request_quit(); Ok(()) } },
     Action { name: "help", modes: ALL, description: "show this help", hint: true, run: |s| { s.push(Mode::Help); Ok(()) } },
     Action { name: "back", modes: ALL, description: "go back one screen", hint: false, run: |s| { s.back(); Ok(()) } },
     Action { name: "down", modes: ALL, description: "move down (scroll both documents in the pair view)", hint: true, run: |s| s.move_by(1) },

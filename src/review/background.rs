@@ -1,8 +1,10 @@
 //! Work the session runs off the UI thread, so no key waits for it: reading two documents,
 //! sanitizing them, finding the evidence to highlight and wrapping them for the pane (the
-//! pair view), and the word diff. One worker thread with its own read connection to the
-//! database; a new job replaces a queued one that has not started yet, and every result
-//! carries its job's number, so the session drops a result the coder has moved past.
+//! pair view), the word diff, and wrapping long documents again for a new width (a resize).
+//! One worker thread with its own read connection to the database; a new job replaces the
+//! queued jobs it makes useless (a new pair every queued job, a diff or a wrap the queued
+//! one of its kind), and every result carries its job's number, so the session drops a
+//! result the coder has moved past.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -51,6 +53,31 @@ pub enum Job {
         right: String,
         width: usize,
     },
+    /// Texts of the pair view opened by job `generation`, to wrap again for a new width.
+    Wrap {
+        generation: u64,
+        texts: Vec<(Pane, String, usize)>,
+    },
+}
+
+/// A pane of the pair view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Left,
+    Right,
+    Diff,
+}
+
+impl Job {
+    /// Whether queuing `self` makes the queued `old` useless.
+    fn supersedes(&self, old: &Job) -> bool {
+        matches!(
+            (self, old),
+            (Job::Pair { .. }, _)
+                | (Job::Diff { .. }, Job::Diff { .. })
+                | (Job::Wrap { .. }, Job::Wrap { .. })
+        )
+    }
 }
 
 /// What a job produced.
@@ -60,6 +87,12 @@ pub enum Output {
         right: PreparedText,
     },
     Diff(PreparedText),
+    /// Wrapped lines for the panes of the pair view opened by job `generation`, each with
+    /// its width.
+    Wrapped {
+        generation: u64,
+        lines: Vec<(Pane, usize, Vec<Range<usize>>)>,
+    },
 }
 
 /// A result: the job's number and what it produced (or why it failed).
@@ -67,7 +100,8 @@ pub type Done = (u64, Result<Output>);
 
 #[derive(Default)]
 struct Slot {
-    job: Option<(u64, Job)>,
+    /// Queued jobs, oldest first.
+    jobs: Vec<(u64, Job)>,
     /// Tests hold the worker to see the frames drawn while work is pending.
     held: bool,
     quit: bool,
@@ -112,7 +146,7 @@ impl Worker {
         }
     }
 
-    /// Queues `job` in place of any job that has not started, and returns its number.
+    /// Queues `job` in place of the queued jobs it supersedes, and returns its number.
     pub fn submit(&mut self, job: Job) -> u64 {
         self.next_id += 1;
         let id = self.next_id;
@@ -130,7 +164,11 @@ impl Worker {
                 return id;
             }
         }
-        self.shared.lock().job = Some((id, job));
+        {
+            let mut slot = self.shared.lock();
+            slot.jobs.retain(|(_, old)| !job.supersedes(old));
+            slot.jobs.push((id, job));
+        }
         self.shared.wake.notify_one();
         id
     }
@@ -168,10 +206,8 @@ fn worker_loop(shared: &Shared, sender: &Sender<Done>, db: &std::path::Path) {
                 if slot.quit {
                     return;
                 }
-                if !slot.held {
-                    if let Some(j) = slot.job.take() {
-                        break j;
-                    }
+                if !slot.held && !slot.jobs.is_empty() {
+                    break slot.jobs.remove(0);
                 }
                 slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
             }
@@ -206,7 +242,7 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             andd_grams,
         } => {
             if store.is_none() {
-                *store = Some(Store::open_existing(db)?);
+                *store = Some(Store::open_for_session_thread(db)?);
             }
             let Some(st) = store.as_ref() else {
                 anyhow::bail!("no database connection");
@@ -241,6 +277,13 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             let (text, spans) = word_diff(&left, &right);
             Ok(Output::Diff(prepared(text, spans, width)))
         }
+        Job::Wrap { generation, texts } => Ok(Output::Wrapped {
+            generation,
+            lines: texts
+                .into_iter()
+                .map(|(pane, text, width)| (pane, width, wrap(&text, width)))
+                .collect(),
+        }),
     }
 }
 

@@ -1,5 +1,6 @@
 //! A review session without a terminal: the queue, decisions, undo/redo, the spans to
-//! highlight, the work done off the UI thread, and a scripted coder (`oracle`) that decides
+//! highlight, the work done off the UI thread (preparing documents in `background`, writing
+//! the labels of decisions in `writer`), and a scripted coder (`oracle`) that decides
 //! from a gold clustering through the same calls. The terminal UI in `tui` draws what this
 //! module decides.
 
@@ -11,6 +12,7 @@ pub mod sanitize;
 pub mod session;
 pub mod undo;
 pub mod wrap;
+pub mod writer;
 
 pub use actions::{action, Action, ACTIONS};
 pub use evidence::{
@@ -20,5 +22,6 @@ pub use evidence::{
 pub use sanitize::{sanitize, sanitize_line};
 pub use session::{
     evidence_summary, ClusterView, DocPane, Input, InputKind, Mode, PairView, Session, Viewport,
+    SYNC_WRAP_BYTES,
 };
 pub use undo::UndoStack;

@@ -4,21 +4,29 @@
 //! (sanitized texts, highlight spans, wrap cache — prepared by the background worker), the
 //! text prompt, and the decisions with undo/redo. The terminal UI only maps keys to
 //! actions and draws this state.
+//!
+//! A decision is committed as its log row at the key press; its derived labels are written
+//! by the label writer thread (`review::writer`). Until they are, the session shows the
+//! decision anyway (the label of each decided set, laid over the rows read from the store)
+//! and counts the decisions still being saved; when the writer has caught up it reads the
+//! queue again.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::background::{Done, Job, Output, PreparedText, SharedEvidence, Worker};
+use super::background::{Done, Job, Output, Pane, PreparedText, SharedEvidence, Worker};
 use super::evidence::{andd_grams, DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
 use super::wrap::wrap;
+use super::writer::{LabelWriter, Saved};
 use crate::store::{
-    ClusterMember, LabelStatus, PageAt, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort,
-    Store, TextKind,
+    ClusterMember, DecisionRow, Label, LabelStatus, LogEntry, PageAt, PairEvidence, Progress,
+    QueueFilter, QueueRow, QueueSort, Store, TextKind,
 };
 
 /// Queue rows fetched per query.
@@ -26,6 +34,13 @@ pub const PAGE_ROWS: u64 = 100;
 
 /// Characters of each member shown in the cluster screen's preview.
 pub const PREVIEW_CHARS: usize = 3000;
+
+/// A text up to this long is wrapped for a new width on the UI thread (well under a
+/// millisecond); a longer one on the background worker, the old lines drawn meanwhile.
+pub const SYNC_WRAP_BYTES: usize = 64 * 1024;
+
+/// Wrapped widths kept per document (a resize back and forth draws from the cache).
+const WRAPS_KEPT: usize = 3;
 
 /// The screens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -111,8 +126,8 @@ pub struct ClusterView {
     pub previews: HashMap<i64, String>,
 }
 
-/// One document in the pair view: sanitized text, its highlights, wrapped lines cached for
-/// one width.
+/// One document in the pair view: sanitized text, its highlights, its lines wrapped for the
+/// last few widths, and the width whose lines are shown.
 #[derive(Debug, Clone)]
 pub struct DocPane {
     pub doc_id: i64,
@@ -120,7 +135,9 @@ pub struct DocPane {
     pub title: String,
     pub text: String,
     pub highlights: Vec<Highlight>,
-    wrapped: Option<(usize, Vec<Range<usize>>)>,
+    /// Newest first.
+    wraps: Vec<(usize, Vec<Range<usize>>)>,
+    shown: Option<usize>,
 }
 
 impl DocPane {
@@ -131,14 +148,45 @@ impl DocPane {
             title: sanitize_line(title),
             text,
             highlights: Vec::new(),
-            wrapped: None,
+            wraps: Vec::new(),
+            shown: None,
         }
     }
 
-    /// Wraps the text for `width` unless it is already wrapped for that width.
+    /// Shows the lines wrapped for `width` if they are cached; false if they are not.
+    pub fn show(&mut self, width: usize) -> bool {
+        if self.wraps.iter().any(|(w, _)| *w == width) {
+            self.shown = Some(width);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The width whose lines are shown.
+    pub fn shown_width(&self) -> Option<usize> {
+        self.shown
+    }
+
+    /// Caches lines wrapped for `width` (without showing them).
+    fn keep(&mut self, width: usize, lines: Vec<Range<usize>>) {
+        self.wraps.retain(|(w, _)| *w != width);
+        self.wraps.insert(0, (width, lines));
+        // Never drop the lines shown.
+        let shown = self.shown;
+        let mut kept = 0;
+        self.wraps.retain(|(w, _)| {
+            kept += 1;
+            kept <= WRAPS_KEPT || Some(*w) == shown
+        });
+    }
+
+    /// Wraps the text for `width` (here, on the calling thread) unless it is cached, and
+    /// shows it.
     pub fn ensure_wrapped(&mut self, width: usize) {
-        if self.wrapped.as_ref().map(|(w, _)| *w) != Some(width) {
-            self.wrapped = Some((width, wrap(&self.text, width)));
+        if !self.show(width) {
+            self.keep(width, wrap(&self.text, width));
+            self.shown = Some(width);
         }
     }
 
@@ -146,12 +194,16 @@ impl DocPane {
     fn fill(&mut self, p: PreparedText) {
         self.text = p.text;
         self.highlights = p.highlights;
-        self.wrapped = Some((p.width, p.lines));
+        self.wraps = vec![(p.width, p.lines)];
+        self.shown = Some(p.width);
     }
 
-    /// The wrapped lines (empty until [`DocPane::ensure_wrapped`] ran).
+    /// The lines shown (empty until the text is wrapped).
     pub fn lines(&self) -> &[Range<usize>] {
-        self.wrapped.as_ref().map_or(&[], |(_, l)| l.as_slice())
+        self.wraps
+            .iter()
+            .find(|(w, _)| Some(*w) == self.shown)
+            .map_or(&[], |(_, l)| l.as_slice())
     }
 
     /// The highlights overlapping `range`, found by binary search (spans are sorted).
@@ -177,6 +229,12 @@ pub struct PairView {
     pub job: Option<u64>,
     /// The background job computing the word diff, while it runs.
     pub diff_job: Option<u64>,
+    /// The job that opened this view (wrap results name it, so a late one for another
+    /// pair is dropped).
+    pub generation: u64,
+    /// The background job wrapping long documents for a new width, while it runs, with
+    /// the pane and diff widths it wraps for.
+    pub wrap_job: Option<(u64, usize, usize)>,
 }
 
 impl PairView {
@@ -188,6 +246,85 @@ impl PairView {
     /// Whether the word diff is wanted but not computed yet.
     pub fn diff_loading(&self) -> bool {
         self.show_diff && self.diff.is_none()
+    }
+
+    fn pane_mut(&mut self, pane: Pane) -> Option<&mut DocPane> {
+        match pane {
+            Pane::Left => Some(&mut self.left),
+            Pane::Right => Some(&mut self.right),
+            Pane::Diff => self.diff.as_mut(),
+        }
+    }
+
+    /// Shows each pane wrapped for its width: from the cache, wrapped here when short, or
+    /// else handed to the worker (the returned texts; the old lines are drawn meanwhile).
+    fn rewrap(&mut self, pane_width: usize, diff_width: usize) -> Vec<(Pane, String, usize)> {
+        let mut texts = Vec::new();
+        for (pane, width) in [
+            (Pane::Left, pane_width),
+            (Pane::Right, pane_width),
+            (Pane::Diff, diff_width),
+        ] {
+            let Some(d) = self.pane_mut(pane) else {
+                continue;
+            };
+            if d.show(width) {
+                continue;
+            }
+            if d.text.len() <= SYNC_WRAP_BYTES || d.shown.is_none() {
+                d.ensure_wrapped(width);
+            } else {
+                texts.push((pane, d.text.clone(), width));
+            }
+        }
+        texts
+    }
+}
+
+/// The sorted ids of a document set as one key (the store's form of a decision target).
+fn set_key(sorted_ids: &[i64]) -> String {
+    sorted_ids
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn clean_label(l: Label) -> Label {
+    Label {
+        status: l.status,
+        tags: l.tags.iter().map(|t| sanitize_line(t)).collect(),
+        note: l.note.as_deref().map(sanitize_line),
+    }
+}
+
+/// A decided document set whose derived labels are still being written: its label before
+/// the first of those decisions and after the last, laid over what the store says of a
+/// cluster with exactly these members (the store's statuses follow once written).
+#[derive(Debug, Clone)]
+struct Optimistic {
+    before: Label,
+    after: Label,
+}
+
+impl Optimistic {
+    fn apply(&self, r: &mut QueueRow) {
+        if self.before.status != self.after.status {
+            r.status = self.after.status;
+            r.labeled = if r.status == LabelStatus::Unreviewed {
+                0
+            } else {
+                r.pairs
+            };
+        }
+        let mut tags: BTreeSet<String> = r
+            .tags
+            .iter()
+            .filter(|t| !self.before.tags.contains(t))
+            .cloned()
+            .collect();
+        tags.extend(self.after.tags.iter().cloned());
+        r.tags = tags.into_iter().collect();
     }
 }
 
@@ -219,6 +356,13 @@ pub struct Session {
     methods: Vec<String>,
     undo: UndoStack,
     batch_counter: u64,
+    writer: LabelWriter,
+    /// Log rows appended whose derived labels are not written yet.
+    saving: BTreeSet<i64>,
+    /// What the session shows of the sets decided while their labels are written.
+    optimistic: HashMap<String, Optimistic>,
+    /// Quit once every decision's labels are written (`q` while saving).
+    quit_when_saved: bool,
 }
 
 /// The evidence line of a pair, as the pair view shows it.
@@ -252,12 +396,17 @@ impl Session {
     /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
     /// the log and puts the cursor on the first unreviewed cluster.
     pub fn new(mut store: Store, coder: &str, blind: bool) -> Result<Session> {
+        // Labels a killed session left unwritten (`Store::open` writes them too).
+        store.materialize_pending()?;
         store.refresh_review_queue()?;
+        // The label writer's commits copy the log back; a key's never does.
+        store.set_wal_autocheckpoint(0)?;
         let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
         methods.sort();
         methods.dedup();
         let undo = UndoStack::from_log(&store.decision_log(coder)?);
         let worker = Worker::new(store.path().to_path_buf());
+        let writer = LabelWriter::new(store.path().to_path_buf());
         let mut s = Session {
             store,
             coder: coder.to_string(),
@@ -289,6 +438,10 @@ impl Session {
             methods,
             undo,
             batch_counter: 0,
+            writer,
+            saving: BTreeSet::new(),
+            optimistic: HashMap::new(),
+            quit_when_saved: false,
         };
         s.reload_queue()?;
         s.cursor = s
@@ -317,15 +470,84 @@ impl Session {
         while let Some(done) = self.worker.try_result() {
             changed |= self.apply_result(done);
         }
+        let mut saved = Vec::new();
+        while let Some(s) = self.writer.try_result() {
+            saved.push(s);
+        }
+        if !saved.is_empty() {
+            self.apply_saved(saved);
+            changed = true;
+        }
         changed
+    }
+
+    /// Takes the label writer's reports: forgets the rows written, and once none is left,
+    /// reads the queue and the open cluster again from the store (and quits if asked to).
+    fn apply_saved(&mut self, reports: Vec<Saved>) {
+        let mut failed = None;
+        for r in reports {
+            match r {
+                Saved::Through(id) | Saved::Idle(id) => {
+                    self.saving = self.saving.split_off(&(id + 1));
+                }
+                Saved::Failed(e) => failed = Some(e),
+            }
+        }
+        if let Some(e) = failed {
+            // The log rows are committed: the next start writes their labels.
+            self.saving.clear();
+            self.message = format!(
+                "cannot write the labels ({e}); the decisions are saved and their labels \
+                 are written at the next start"
+            );
+            if self.quit_when_saved {
+                self.quit = true;
+            }
+            return;
+        }
+        if !self.saving.is_empty() || self.optimistic.is_empty() {
+            return;
+        }
+        self.optimistic.clear();
+        if let Err(e) = self
+            .reload_queue()
+            .and_then(|_| self.refresh_open_cluster())
+        {
+            self.message = format!("error: {e:#}");
+        }
+        if self.quit_when_saved {
+            self.quit = true;
+        }
+    }
+
+    /// How many decisions are committed whose labels are still being written.
+    pub fn saving(&self) -> usize {
+        self.saving.len()
+    }
+
+    /// Quits, once the labels being written are written (a second quit does not wait: the
+    /// next start writes them).
+    pub fn request_quit(&mut self) {
+        if self.saving.is_empty() || self.quit_when_saved {
+            self.quit = true;
+        } else {
+            self.quit_when_saved = true;
+            self.message = format!(
+                "saving the labels of {} decision(s), then quitting (q: quit now; the next \
+                 start finishes them)",
+                self.saving.len()
+            );
+        }
     }
 
     /// Whether work for the screen is still running off the UI thread (the UI polls for it
     /// and redraws when it lands).
     pub fn busy(&self) -> bool {
-        self.pair
-            .as_ref()
-            .is_some_and(|p| p.job.is_some() || p.diff_job.is_some())
+        !self.saving.is_empty()
+            || self
+                .pair
+                .as_ref()
+                .is_some_and(|p| p.job.is_some() || p.diff_job.is_some() || p.wrap_job.is_some())
     }
 
     /// Holds the background work back (true) or releases it (false), so a test can look at
@@ -335,9 +557,25 @@ impl Session {
         self.worker.hold(held);
     }
 
+    /// Holds the label writer back (true) or releases it (false), so a test can look at the
+    /// frames drawn while decisions are being saved. Waiting while held would never return.
+    #[doc(hidden)]
+    pub fn hold_saving(&mut self, held: bool) {
+        self.writer.hold(held);
+    }
+
     /// Waits until the background work for the screen is done and applied (tests,
     /// benchmarks and scripts that need the finished frame).
     pub fn wait_background(&mut self) {
+        while !self.saving.is_empty() {
+            match self.writer.wait_result() {
+                Some(s) => self.apply_saved(vec![s]),
+                None => {
+                    self.saving.clear();
+                    self.message = "the label writer stopped".into();
+                }
+            }
+        }
         while self.busy() {
             match self.worker.wait_result() {
                 Some(done) => {
@@ -347,6 +585,7 @@ impl Session {
                     if let Some(p) = &mut self.pair {
                         p.job = None;
                         p.diff_job = None;
+                        p.wrap_job = None;
                     }
                     self.message = "the background worker stopped".into();
                 }
@@ -367,7 +606,7 @@ impl Session {
                     p.left.fill(left);
                     p.right.fill(right);
                 }
-                Ok(Output::Diff(_)) => {}
+                Ok(Output::Diff(_) | Output::Wrapped { .. }) => {}
                 Err(e) => self.message = format!("cannot show the pair: {e:#}"),
             }
             if p.show_diff && p.diff.is_none() {
@@ -386,12 +625,31 @@ impl Session {
                     d.fill(text);
                     p.diff = Some(d);
                 }
-                Ok(Output::Pair { .. }) => {}
+                Ok(Output::Pair { .. } | Output::Wrapped { .. }) => {}
                 Err(e) => self.message = format!("cannot compute the diff: {e:#}"),
             }
             true
         } else {
-            false
+            let ours = p.wrap_job.is_some_and(|(w, _, _)| w == id);
+            if ours {
+                p.wrap_job = None;
+            }
+            match result {
+                // An older wrap of this view still fills the cache.
+                Ok(Output::Wrapped { generation, lines }) if generation == p.generation => {
+                    for (pane, width, l) in lines {
+                        if let Some(d) = p.pane_mut(pane) {
+                            d.keep(width, l);
+                        }
+                    }
+                    true
+                }
+                Err(e) if ours => {
+                    self.message = format!("cannot wrap the documents: {e:#}");
+                    true
+                }
+                _ => ours,
+            }
         }
     }
 
@@ -480,11 +738,24 @@ impl Session {
         self.pages.len()
     }
 
-    /// The queue row at `pos`, if its page is loaded.
-    pub fn row_at(&self, pos: u64) -> Option<&QueueRow> {
-        self.pages
+    /// The queue row at `pos`, if its page is loaded (with the decisions still being saved
+    /// shown).
+    pub fn row_at(&self, pos: u64) -> Option<Cow<'_, QueueRow>> {
+        let r = self
+            .pages
             .get(&(pos / PAGE_ROWS))
-            .and_then(|p| p.get((pos % PAGE_ROWS) as usize))
+            .and_then(|p| p.get((pos % PAGE_ROWS) as usize))?;
+        if self.optimistic.is_empty() {
+            return Some(Cow::Borrowed(r));
+        }
+        match self.optimistic.get(&set_key(&r.members)) {
+            None => Some(Cow::Borrowed(r)),
+            Some(o) => {
+                let mut r = r.clone();
+                o.apply(&mut r);
+                Some(Cow::Owned(r))
+            }
+        }
     }
 
     fn current_row(&mut self) -> Result<Option<QueueRow>> {
@@ -492,7 +763,7 @@ impl Session {
             return Ok(None);
         }
         self.ensure_page(self.cursor / PAGE_ROWS)?;
-        Ok(self.row_at(self.cursor).cloned())
+        Ok(self.row_at(self.cursor).map(Cow::into_owned))
     }
 
     /// Positions of the visible queue rows.
@@ -537,10 +808,17 @@ impl Session {
             }
         }
         if let Some(p) = &mut self.pair {
-            p.left.ensure_wrapped(viewport.pane_width.max(1));
-            p.right.ensure_wrapped(viewport.pane_width.max(1));
-            if let Some(d) = &mut p.diff {
-                d.ensure_wrapped(viewport.diff_width.max(1));
+            let (pw, dw) = (viewport.pane_width.max(1), viewport.diff_width.max(1));
+            if p.job.is_none() {
+                let texts = p.rewrap(pw, dw);
+                let pending = p.wrap_job.is_some_and(|(_, a, b)| (a, b) == (pw, dw));
+                if !texts.is_empty() && !pending {
+                    let id = self.worker.submit(Job::Wrap {
+                        generation: p.generation,
+                        texts,
+                    });
+                    p.wrap_job = Some((id, pw, dw));
+                }
             }
             let lines = if p.show_diff {
                 p.diff.as_ref().map_or(0, |d| d.lines().len())
@@ -708,6 +986,8 @@ impl Session {
             evidence,
             job: Some(job),
             diff_job: None,
+            generation: job,
+            wrap_job: None,
         });
         self.push(Mode::Pair);
         Ok(())
@@ -777,7 +1057,7 @@ impl Session {
     pub fn toggle_select(&mut self) {
         match self.mode() {
             Mode::Queue => {
-                if let Some(r) = self.row_at(self.cursor).cloned() {
+                if let Some(r) = self.row_at(self.cursor).map(Cow::into_owned) {
                     let k = (r.run_id, r.cluster);
                     if self.selection.remove(&k).is_none() {
                         self.selection.insert(k, r.members);
@@ -846,30 +1126,57 @@ impl Session {
         format!("{nanos:x}-{}", self.batch_counter)
     }
 
-    /// Records one decision on each target (one undo step for all), then refreshes.
+    /// Records one decision on each target (one undo step for all).
     fn record(&mut self, action: &str, targets: Vec<Vec<i64>>, payload: Value) -> Result<usize> {
         let batch = (targets.len() > 1).then(|| self.new_batch());
-        let mut n = 0;
-        for t in targets {
-            let mut p = payload.clone();
-            if let (Some(b), Some(obj)) = (&batch, p.as_object_mut()) {
-                obj.insert("batch".into(), json!(b));
-            }
-            let row = self.store.record_decision(&self.coder, action, &t, p)?;
-            self.undo.undo.push(row);
-            self.undo.redo.clear();
-            n += 1;
+        let entries: Vec<LogEntry> = targets
+            .iter()
+            .map(|t| {
+                let mut p = payload.clone();
+                if let (Some(b), Some(obj)) = (&batch, p.as_object_mut()) {
+                    obj.insert("batch".into(), json!(b));
+                }
+                LogEntry::decision(action, t, p)
+            })
+            .collect();
+        Ok(self.append(entries)?.len())
+    }
+
+    /// Commits `entries` to the log (durable when this returns), shows them at once and
+    /// hands their derived labels to the writer thread.
+    fn append(&mut self, entries: Vec<LogEntry>) -> Result<Vec<DecisionRow>> {
+        let appended = {
+            // Ahead of the writer's next step: a key waits at most for one step of it.
+            let _gate = self.writer.gate().urgent();
+            self.store.append_to_log(&self.coder, entries)?
+        };
+        let mut rows = Vec::with_capacity(appended.len());
+        for a in appended {
+            self.saving.insert(a.row.id);
+            let after = clean_label(a.label);
+            self.optimistic
+                .entry(set_key(&a.row.target))
+                .and_modify(|o| o.after = after.clone())
+                .or_insert_with(|| Optimistic {
+                    before: clean_label(Label::from_json(&a.row.previous)),
+                    after,
+                });
+            rows.push(a.row);
         }
-        self.refresh_after_decision()?;
-        Ok(n)
+        self.undo.push_rows(&rows);
+        if self.writer.poke().is_err() {
+            // No thread: write the labels here rather than never.
+            self.store.materialize_pending()?;
+            if let Some(last) = rows.last() {
+                self.apply_saved(vec![Saved::Idle(last.id)]);
+            }
+        }
+        self.refresh_open_cluster()?;
+        Ok(rows)
     }
 
-    fn refresh_after_decision(&mut self) -> Result<()> {
-        self.reload_queue()?;
-        self.refresh_open_cluster()
-    }
-
-    /// Reads the open cluster's status, tags and note again.
+    /// Reads the open cluster's status, tags and note again (with the decisions still being
+    /// saved shown).
     fn refresh_open_cluster(&mut self) -> Result<()> {
         if let Some(c) = &mut self.cluster {
             // The open cluster's row shows the new status.
@@ -881,6 +1188,12 @@ impl Session {
             c.row.pairs = r.pairs;
             c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
             c.note = r.note.as_deref().map(sanitize_line);
+            if let Some(o) = self.optimistic.get(&set_key(&c.row.members)) {
+                o.apply(&mut c.row);
+                if o.before.note != o.after.note {
+                    c.note = o.after.note.clone();
+                }
+            }
         }
         Ok(())
     }
@@ -1125,7 +1438,17 @@ impl Session {
     fn update_completions(&mut self) {
         let tags = match &self.input {
             Some(i) if matches!(i.kind, InputKind::Tag | InputKind::TagFilter) => {
-                self.store.all_tags().unwrap_or_default()
+                let mut tags: BTreeSet<String> = self
+                    .store
+                    .all_tags()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                // Tags still being saved complete too.
+                for o in self.optimistic.values() {
+                    tags.extend(o.after.tags.iter().cloned());
+                }
+                tags.into_iter().collect::<Vec<_>>()
             }
             _ => return,
         };
@@ -1315,27 +1638,18 @@ impl Session {
             self.message = "nothing to undo".into();
             return Ok(());
         }
-        for id in &ids {
-            self.store.record_undo(&self.coder, *id)?;
-        }
-        self.undo = UndoStack::from_log(&self.store.decision_log(&self.coder)?);
-        self.refresh_after_decision()?;
+        self.append(ids.iter().map(|id| LogEntry::Undo(*id)).collect())?;
         self.message = format!("undid {} decision(s)", ids.len());
         Ok(())
     }
 
     pub fn redo(&mut self) -> Result<()> {
-        let log = self.store.decision_log(&self.coder)?;
-        let ids: Vec<i64> = self.undo.next_redo(&log).iter().map(|d| d.id).collect();
+        let ids: Vec<i64> = self.undo.next_redo().iter().map(|d| d.id).collect();
         if ids.is_empty() {
             self.message = "nothing to redo".into();
             return Ok(());
         }
-        for id in ids.iter().rev() {
-            self.store.record_redo(&self.coder, *id)?;
-        }
-        self.undo = UndoStack::from_log(&self.store.decision_log(&self.coder)?);
-        self.refresh_after_decision()?;
+        self.append(ids.iter().rev().map(|id| LogEntry::Redo(*id)).collect())?;
         self.message = format!("redid {} decision(s)", ids.len());
         Ok(())
     }

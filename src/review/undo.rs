@@ -2,6 +2,8 @@
 //! restart. Decisions made in one batch (tag a selection, confirm a selection) share a
 //! `batch` token in their payload and are undone and redone together.
 
+use std::collections::HashMap;
+
 use crate::store::DecisionRow;
 
 /// Stacks of decision rows: `undo` holds decisions in force (newest last), `redo` holds the
@@ -10,6 +12,8 @@ use crate::store::DecisionRow;
 pub struct UndoStack {
     pub undo: Vec<DecisionRow>,
     pub redo: Vec<DecisionRow>,
+    /// The decision each undo row on the redo stack reverted, by the undo row's id.
+    originals: HashMap<i64, DecisionRow>,
 }
 
 fn batch_of(d: &DecisionRow) -> Option<&str> {
@@ -20,29 +24,37 @@ impl UndoStack {
     /// Replays one coder's log (in id order).
     pub fn from_log(log: &[DecisionRow]) -> UndoStack {
         let mut s = UndoStack::default();
-        for d in log {
+        s.push_rows(log);
+        s
+    }
+
+    /// Takes rows just appended to the coder's log (in id order), as a replay of the whole
+    /// log would.
+    pub fn push_rows(&mut self, rows: &[DecisionRow]) {
+        for d in rows {
             match d.action.as_str() {
                 "undo" => {
-                    if let Some(pos) = s.undo.iter().rposition(|x| Some(x.id) == d.undoes) {
-                        s.undo.remove(pos);
-                        s.redo.push(d.clone());
+                    if let Some(pos) = self.undo.iter().rposition(|x| Some(x.id) == d.undoes) {
+                        let original = self.undo.remove(pos);
+                        self.originals.insert(d.id, original);
+                        self.redo.push(d.clone());
                     }
                 }
                 "redo" => {
-                    if let Some(pos) = s.redo.iter().rposition(|x| Some(x.id) == d.undoes) {
-                        let undo_row = s.redo.remove(pos);
-                        if let Some(orig) = log.iter().find(|x| Some(x.id) == undo_row.undoes) {
-                            s.undo.push(orig.clone());
+                    if let Some(pos) = self.redo.iter().rposition(|x| Some(x.id) == d.undoes) {
+                        let undo_row = self.redo.remove(pos);
+                        if let Some(original) = self.originals.remove(&undo_row.id) {
+                            self.undo.push(original);
                         }
                     }
                 }
                 _ => {
-                    s.undo.push(d.clone());
-                    s.redo.clear();
+                    self.undo.push(d.clone());
+                    self.redo.clear();
+                    self.originals.clear();
                 }
             }
         }
-        s
     }
 
     /// The decisions the next undo step reverts, newest first.
@@ -61,14 +73,12 @@ impl UndoStack {
         }
     }
 
-    /// The undo rows the next redo step redoes, newest first (redo them in this order, so
-    /// the oldest decision ends on top of the undo stack last... order does not matter for
-    /// labels of distinct targets, and a batch never names one target twice).
-    pub fn next_redo<'a>(&'a self, log: &'a [DecisionRow]) -> Vec<&'a DecisionRow> {
-        let batch = |undo_row: &DecisionRow| -> Option<String> {
-            log.iter()
-                .find(|x| Some(x.id) == undo_row.undoes)
-                .and_then(|o| batch_of(o).map(str::to_string))
+    /// The undo rows the next redo step redoes, newest first (redo them oldest first; the
+    /// order does not matter for labels of distinct targets, and a batch never names one
+    /// target twice).
+    pub fn next_redo(&self) -> Vec<&DecisionRow> {
+        let batch = |undo_row: &DecisionRow| -> Option<&str> {
+            self.originals.get(&undo_row.id).and_then(batch_of)
         };
         let Some(top) = self.redo.last() else {
             return Vec::new();
@@ -79,7 +89,7 @@ impl UndoStack {
                 .redo
                 .iter()
                 .rev()
-                .take_while(|d| batch(d).as_deref() == Some(b.as_str()))
+                .take_while(|d| batch(d) == Some(b))
                 .collect(),
         }
     }
@@ -117,13 +127,21 @@ mod tests {
         log.push(row(5, "undo", Some(2), None));
         let s = UndoStack::from_log(&log);
         assert_eq!(s.undo.len(), 1);
-        let redo: Vec<i64> = s.next_redo(&log).iter().map(|d| d.id).collect();
+        let redo: Vec<i64> = s.next_redo().iter().map(|d| d.id).collect();
         assert_eq!(redo, vec![5, 4]);
+        // The same stacks, kept up to date row by row.
+        let mut kept = UndoStack::from_log(&log[..3]);
+        kept.push_rows(&log[3..]);
+        assert_eq!(kept, s);
         log.push(row(6, "redo", Some(5), None));
         let s = UndoStack::from_log(&log);
         assert_eq!(s.undo.iter().map(|d| d.id).collect::<Vec<_>>(), vec![1, 2]);
         log.push(row(7, "reject", None, None));
         let s = UndoStack::from_log(&log);
         assert!(s.redo.is_empty(), "a new decision clears the redo stack");
+        let mut kept = UndoStack::from_log(&log[..5]);
+        kept.push_rows(&log[5..6]);
+        kept.push_rows(&log[6..]);
+        assert_eq!(kept, s);
     }
 }

@@ -5,6 +5,7 @@
 mod detections;
 mod ingest_writes;
 mod label_sets;
+mod label_writes;
 mod queries;
 mod review;
 mod schema;
@@ -12,6 +13,7 @@ mod schema;
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
 pub use label_sets::{DocBrief, LabelSet};
+pub use label_writes::{Appended, LabelJob, LogEntry, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{
     derive_status, Agreement, ClusterMember, ClusterReview, DecisionRow, Label, LabelStatus,
@@ -32,8 +34,30 @@ pub struct Store {
 
 impl Store {
     /// Opens the database at `path`, creating it if needed, and migrates it to the current
-    /// schema. Refuses a database written by a newer spotcheck.
+    /// schema. Refuses a database written by a newer spotcheck. Writes the derived labels
+    /// of any decision whose log row was committed without them (a review killed while it
+    /// was still writing them), so every reader sees complete labels.
     pub fn open(path: &Path) -> Result<Store> {
+        let mut store = Self::open_only(path)?;
+        store.materialize_pending().with_context(|| {
+            format!(
+                "{}: cannot write the labels of the last decisions",
+                path.display()
+            )
+        })?;
+        Ok(store)
+    }
+
+    /// Opens an existing database for a thread of a running review session, which writes
+    /// the pending labels itself: unlike [`Store::open`], leaves them to it.
+    pub fn open_for_session_thread(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!("no database at {}", path.display());
+        }
+        Self::open_only(path)
+    }
+
+    fn open_only(path: &Path) -> Result<Store> {
         let conn = Connection::open(path)
             .with_context(|| format!("cannot open database {}", path.display()))?;
         let mut store = Store {
@@ -74,6 +98,16 @@ impl Store {
             "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
         )?;
         Ok(())
+    }
+
+    /// Sets the WAL size (in pages) at which a commit of this connection copies the log
+    /// back into the database (SQLite's default: 1000); 0 leaves that to the other
+    /// connections. The review session's UI connection leaves it to its label writer, so no
+    /// key pays for copying the pages the writer wrote.
+    pub fn set_wal_autocheckpoint(&self, pages: u32) -> Result<()> {
+        self.conn
+            .pragma_update(None, "wal_autocheckpoint", pages)
+            .with_context(|| format!("{}: cannot set wal_autocheckpoint", self.path.display()))
     }
 
     pub fn path(&self) -> &Path {

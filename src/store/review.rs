@@ -6,10 +6,11 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{bail, Result};
-use rusqlite::{named_params, params, Connection, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::label_writes::LogEntry;
 use super::Store;
 
 /// A coder's verdict on a document set.
@@ -68,8 +69,18 @@ pub struct Label {
 }
 
 impl Label {
-    fn to_json(&self) -> Value {
+    /// The label as the log's `previous` column stores it.
+    pub fn to_json(&self) -> Value {
         json!({"status": self.status.as_str(), "tags": self.tags, "note": self.note})
+    }
+
+    /// Reads a label stored by [`Label::to_json`] (anything missing is the default).
+    pub fn from_json(v: &Value) -> Label {
+        Label {
+            status: LabelStatus::parse(v["status"].as_str().unwrap_or("")),
+            tags: serde_json::from_value(v["tags"].clone()).unwrap_or_default(),
+            note: v["note"].as_str().map(str::to_string),
+        }
     }
 }
 
@@ -278,128 +289,11 @@ pub(super) fn parse_tags(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
 
-const DECISION_ACTIONS: &[&str] = &[
+pub(super) const DECISION_ACTIONS: &[&str] = &[
     "confirm", "split", "reject", "unsure", "tag", "untag", "note",
 ];
 
-/// Reads the label of `target` for `coder` inside a transaction.
-fn read_label(tx: &Transaction<'_>, coder: &str, target: &str) -> Result<Label> {
-    Ok(tx
-        .query_row(
-            "SELECT status, tags, note FROM labels WHERE coder = ?1 AND target = ?2",
-            [coder, target],
-            |r| {
-                Ok(Label {
-                    status: LabelStatus::parse(&r.get::<_, String>(0)?),
-                    tags: parse_tags(&r.get::<_, String>(1)?),
-                    note: r.get(2)?,
-                })
-            },
-        )
-        .optional()?
-        .unwrap_or_default())
-}
-
-/// Applies one (active) decision on top of the derived tables.
-fn apply_decision(tx: &Transaction<'_>, d: &DecisionRow) -> Result<()> {
-    let key = target_key(&d.target);
-    let mut label = read_label(tx, &d.coder, &key)?;
-    let ids: Vec<i64> = parse_key(&key);
-    // group[i] = the group index of ids[i]; pairs in one group are "same".
-    let mut pair_label: Option<Box<dyn Fn(usize, usize) -> &'static str>> = None;
-    match d.action.as_str() {
-        "confirm" => {
-            label.status = LabelStatus::Confirmed;
-            pair_label = Some(Box::new(|_, _| "same"));
-        }
-        "reject" => {
-            label.status = LabelStatus::Rejected;
-            pair_label = Some(Box::new(|_, _| "different"));
-        }
-        "unsure" => {
-            label.status = LabelStatus::Unsure;
-            pair_label = Some(Box::new(|_, _| "unsure"));
-        }
-        "split" => {
-            label.status = LabelStatus::Split;
-            let groups: Vec<Vec<i64>> =
-                serde_json::from_value(d.payload["groups"].clone()).unwrap_or_default();
-            let mut group_of: HashMap<i64, usize> = HashMap::new();
-            for (g, members) in groups.iter().enumerate() {
-                for m in members {
-                    group_of.insert(*m, g);
-                }
-            }
-            // A member in no group stands alone.
-            let group: Vec<usize> = ids
-                .iter()
-                .enumerate()
-                .map(|(i, id)| group_of.get(id).copied().unwrap_or(groups.len() + i))
-                .collect();
-            pair_label = Some(Box::new(move |i, j| {
-                if group[i] == group[j] {
-                    "same"
-                } else {
-                    "different"
-                }
-            }));
-        }
-        "tag" => {
-            if let Some(t) = d.payload["tag"].as_str() {
-                if !label.tags.iter().any(|x| x == t) {
-                    label.tags.push(t.to_string());
-                    label.tags.sort();
-                }
-            }
-        }
-        "untag" => {
-            if let Some(t) = d.payload["tag"].as_str() {
-                label.tags.retain(|x| x != t);
-            }
-        }
-        "note" => {
-            label.note = d.payload["note"].as_str().map(str::to_string);
-        }
-        other => bail!("decision {} has an unknown action {other}", d.id),
-    }
-    tx.execute(
-        "INSERT INTO labels(coder, target, status, tags, note, decision_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-         ON CONFLICT(coder, target) DO UPDATE SET status = excluded.status,
-           tags = excluded.tags, note = excluded.note, decision_id = excluded.decision_id",
-        params![
-            d.coder,
-            key,
-            label.status.as_str(),
-            serde_json::to_string(&label.tags)?,
-            label.note,
-            d.id
-        ],
-    )?;
-    {
-        let mut st = tx.prepare_cached(
-            "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
-        )?;
-        for id in &ids {
-            st.execute(params![d.coder, id, key])?;
-        }
-    }
-    if let Some(f) = pair_label {
-        let mut st = tx.prepare_cached(
-            "INSERT INTO pair_labels(coder, a, b, label, decision_id) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT(coder, a, b) DO UPDATE SET label = excluded.label,
-               decision_id = excluded.decision_id",
-        )?;
-        for i in 0..ids.len() {
-            for j in i + 1..ids.len() {
-                st.execute(params![d.coder, ids[i], ids[j], f(i, j), d.id])?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn row_to_decision(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRow> {
+pub(super) fn row_to_decision(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRow> {
     let payload: String = r.get(5)?;
     let previous: String = r.get(6)?;
     Ok(DecisionRow {
@@ -414,7 +308,8 @@ fn row_to_decision(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRow> {
     })
 }
 
-const DECISION_COLUMNS: &str = "id, coder, time, action, target, payload, previous, undoes";
+pub(super) const DECISION_COLUMNS: &str =
+    "id, coder, time, action, target, payload, previous, undoes";
 
 /// The ids of the decisions in force: a decision is active unless its latest undo has not
 /// been redone. `log` is one coder's log in id order.
@@ -440,8 +335,9 @@ pub(crate) fn active_decisions(log: &[DecisionRow]) -> Vec<&DecisionRow> {
 }
 
 impl Store {
-    /// Appends a decision (confirm, split, reject, unsure, tag, untag, note) and updates the
-    /// derived labels, in one committed transaction. Returns the new row.
+    /// Appends a decision (confirm, split, reject, unsure, tag, untag, note) and writes
+    /// its derived labels (with any still pending before it), each in a committed
+    /// transaction. Returns the new row.
     pub fn record_decision(
         &mut self,
         coder: &str,
@@ -449,67 +345,27 @@ impl Store {
         target: &[i64],
         payload: Value,
     ) -> Result<DecisionRow> {
-        if !DECISION_ACTIONS.contains(&action) {
-            bail!("unknown decision action {action}");
-        }
-        if target.is_empty() {
-            bail!("a decision needs at least one document");
-        }
-        let key = target_key(target);
-        let tx = self.conn.transaction()?;
-        let previous = read_label(&tx, coder, &key)?.to_json();
-        let row = insert_log_row(&tx, coder, action, &key, &payload, &previous, None)?;
-        apply_decision(&tx, &row)?;
-        update_statuses_for_target(&tx, coder, &row.target)?;
-        tx.commit()?;
-        Ok(row)
+        self.record(coder, LogEntry::decision(action, target, payload))
     }
 
-    /// Undoes decision `id` of `coder` by appending an `undo` row, then rebuilds the coder's
-    /// labels from the log.
+    /// Undoes decision `id` of `coder` by appending an `undo` row, then writes the labels
+    /// it changes.
     pub fn record_undo(&mut self, coder: &str, id: i64) -> Result<DecisionRow> {
-        let undone = self.decision(id)?;
-        if undone.coder != coder || !DECISION_ACTIONS.contains(&undone.action.as_str()) {
-            bail!("decision {id} is not a decision of {coder} that can be undone");
-        }
-        self.append_reversal(coder, "undo", &undone.target, id)
+        self.record(coder, LogEntry::Undo(id))
     }
 
-    /// Redoes the undo row `undo_id` by appending a `redo` row, then rebuilds the labels.
+    /// Redoes the undo row `undo_id` by appending a `redo` row, then writes the labels.
     pub fn record_redo(&mut self, coder: &str, undo_id: i64) -> Result<DecisionRow> {
-        let undo = self.decision(undo_id)?;
-        if undo.action != "undo" || undo.coder != coder {
-            bail!("decision {undo_id} is not an undo");
-        }
-        self.append_reversal(coder, "redo", &undo.target, undo_id)
+        self.record(coder, LogEntry::Redo(undo_id))
     }
 
-    /// Appends an `undo` or `redo` row referring to row `refers`, then rebuilds the coder's
-    /// labels from the log (a reversal can change any earlier decision's effect).
-    fn append_reversal(
-        &mut self,
-        coder: &str,
-        action: &str,
-        target: &[i64],
-        refers: i64,
-    ) -> Result<DecisionRow> {
-        let key = target_key(target);
-        let tx = self.conn.transaction()?;
-        let previous = read_label(&tx, coder, &key)?.to_json();
-        let row = insert_log_row(
-            &tx,
-            coder,
-            action,
-            &key,
-            &json!({}),
-            &previous,
-            Some(refers),
-        )?;
-        rebuild_labels(&tx, coder)?;
-        // Only pairs and labels inside the reversed decision's target can have changed.
-        update_statuses_for_target(&tx, coder, target)?;
-        tx.commit()?;
-        Ok(row)
+    fn record(&mut self, coder: &str, entry: LogEntry) -> Result<DecisionRow> {
+        let mut rows = self.append_to_log(coder, vec![entry])?;
+        self.materialize_pending()?;
+        match rows.pop() {
+            Some(a) => Ok(a.row),
+            None => bail!("nothing was appended"),
+        }
     }
 
     pub fn decision(&self, id: i64) -> Result<DecisionRow> {
@@ -1082,54 +938,6 @@ impl Store {
     }
 }
 
-fn insert_log_row(
-    tx: &Transaction<'_>,
-    coder: &str,
-    action: &str,
-    key: &str,
-    payload: &Value,
-    previous: &Value,
-    undoes: Option<i64>,
-) -> Result<DecisionRow> {
-    tx.execute(
-        "INSERT INTO decisions(coder, time, action, target, payload, previous, undoes)
-         VALUES (:coder, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), :action, :target, :payload,
-                 :previous, :undoes)",
-        named_params! {
-            ":coder": coder,
-            ":action": action,
-            ":target": key,
-            ":payload": payload.to_string(),
-            ":previous": previous.to_string(),
-            ":undoes": undoes,
-        },
-    )?;
-    let id = tx.last_insert_rowid();
-    Ok(tx.query_row(
-        &format!("SELECT {DECISION_COLUMNS} FROM decisions WHERE id = ?1"),
-        [id],
-        row_to_decision,
-    )?)
-}
-
-/// Recomputes one coder's labels by replaying the active decisions in order.
-fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
-    tx.execute("DELETE FROM labels WHERE coder = ?1", [coder])?;
-    tx.execute("DELETE FROM pair_labels WHERE coder = ?1", [coder])?;
-    tx.execute("DELETE FROM label_docs WHERE coder = ?1", [coder])?;
-    let log: Vec<DecisionRow> = {
-        let mut st = tx.prepare(&format!(
-            "SELECT {DECISION_COLUMNS} FROM decisions WHERE coder = ?1 ORDER BY id"
-        ))?;
-        let rows = st.query_map([coder], row_to_decision)?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    for d in active_decisions(&log) {
-        apply_decision(tx, d)?;
-    }
-    Ok(())
-}
-
 /// One cluster of a finished run as the queue table stores it.
 struct QueueEntry {
     run_id: i64,
@@ -1303,6 +1111,16 @@ const QUEUE_DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS review_clusters_score_desc;
     DROP INDEX IF EXISTS review_clusters_score_asc;";
 
+/// A derived status row of one queue cluster for one coder.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct StatusRow {
+    status: LabelStatus,
+    labeled: i64,
+    pairs: i64,
+    tags: String,
+    note: Option<String>,
+}
+
 /// Recomputes the derived status of queue cluster (`run`, `cluster`) with sorted `members`
 /// for `coder` from the pair labels and the labeled sets over its documents.
 fn update_cluster_status(
@@ -1312,6 +1130,17 @@ fn update_cluster_status(
     cluster: i64,
     members: &[i64],
 ) -> Result<()> {
+    let row = compute_cluster_status(conn, coder, members)?;
+    write_cluster_status(conn, coder, run, cluster, row.as_ref())
+}
+
+/// The derived status of a cluster with sorted `members` for `coder`, from the pair labels
+/// and the labeled sets over its documents; None when nothing labels it (no row is kept).
+pub(super) fn compute_cluster_status(
+    conn: &Connection,
+    coder: &str,
+    members: &[i64],
+) -> Result<Option<StatusRow>> {
     let set: HashSet<i64> = members.iter().copied().collect();
     let n = set.len() as i64;
     let pairs = n * (n - 1) / 2;
@@ -1375,32 +1204,58 @@ fn update_cluster_status(
     }
     let status = derive_status(same, different, unsure, pairs);
     if status == LabelStatus::Unreviewed && tags.is_empty() && note.is_none() {
-        conn.execute(
-            "DELETE FROM review_status WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
-            params![coder, run, cluster],
-        )?;
-    } else {
-        conn.prepare_cached(
-            "INSERT OR REPLACE INTO review_status(coder, run_id, cluster, status, labeled, pairs,
-               tags, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        )?
-        .execute(params![
-            coder,
-            run,
-            cluster,
-            status.as_str(),
-            same + different + unsure,
-            pairs,
-            serde_json::to_string(&tags)?,
-            note.map(|(_, n)| n)
-        ])?;
+        return Ok(None);
+    }
+    Ok(Some(StatusRow {
+        status,
+        labeled: same + different + unsure,
+        pairs,
+        tags: serde_json::to_string(&tags)?,
+        note: note.map(|(_, n)| n),
+    }))
+}
+
+/// Stores (or, for None, deletes) the derived status of queue cluster (`run`, `cluster`).
+pub(super) fn write_cluster_status(
+    conn: &Connection,
+    coder: &str,
+    run: i64,
+    cluster: i64,
+    row: Option<&StatusRow>,
+) -> Result<()> {
+    match row {
+        None => {
+            conn.prepare_cached(
+                "DELETE FROM review_status WHERE coder = ?1 AND run_id = ?2 AND cluster = ?3",
+            )?
+            .execute(params![coder, run, cluster])?;
+        }
+        Some(r) => {
+            conn.prepare_cached(
+                "INSERT OR REPLACE INTO review_status(coder, run_id, cluster, status, labeled,
+                   pairs, tags, note) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )?
+            .execute(params![
+                coder,
+                run,
+                cluster,
+                r.status.as_str(),
+                r.labeled,
+                r.pairs,
+                r.tags,
+                r.note
+            ])?;
+        }
     }
     Ok(())
 }
 
-/// Recomputes the statuses of every queue cluster with at least two documents of `target`
-/// (the only clusters whose pair labels or covering labels a decision on `target` changes).
-fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
+/// The queue clusters with at least two documents of `target` (the only clusters whose pair
+/// labels or covering labels a decision on `target` changes), with their sorted members.
+pub(super) fn affected_clusters(
+    conn: &Connection,
+    target: &[i64],
+) -> Result<Vec<(i64, i64, Vec<i64>)>> {
     let runs: Vec<i64> = {
         // A run finished since the last queue refresh has no queue rows yet: skipped below.
         let mut st = conn.prepare_cached("SELECT id FROM runs WHERE finished_at IS NOT NULL")?;
@@ -1421,12 +1276,20 @@ fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) ->
             }
         }
     }
-    let affected: Vec<(i64, i64)> = hits
-        .into_iter()
-        .filter(|(_, k)| *k >= 2)
-        .map(|(rc, _)| rc)
-        .collect();
-    update_clusters(conn, coder, &affected)
+    let mut st = conn.prepare_cached(
+        "SELECT members_key FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+    )?;
+    let mut out = Vec::new();
+    for ((run, cluster), k) in hits {
+        if k < 2 {
+            continue;
+        }
+        let key: Option<String> = st.query_row([run, cluster], |r| r.get(0)).optional()?;
+        if let Some(key) = key {
+            out.push((run, cluster, parse_key(&key)));
+        }
+    }
+    Ok(out)
 }
 
 /// Recomputes the statuses of `clusters` (run, cluster) that are in the queue.
@@ -1492,6 +1355,247 @@ pub(crate) fn cohens_kappa(a: &str, b: &str, t: [[f64; 2]; 2]) -> Agreement {
         shared_pairs: n as u64,
         agreed: agreed as u64,
         kappa,
+    }
+}
+
+/// The one-transaction path the decisions took before the log and the derived labels were
+/// written apart: kept as the reference the tests compare the new path with.
+#[cfg(test)]
+pub(super) mod reference {
+    use super::*;
+    use rusqlite::{named_params, Transaction};
+
+    /// The old `record_decision`: log row and derived rows in one transaction.
+    pub(crate) fn record_decision(
+        s: &mut Store,
+        coder: &str,
+        action: &str,
+        target: &[i64],
+        payload: Value,
+    ) -> Result<DecisionRow> {
+        if !DECISION_ACTIONS.contains(&action) {
+            bail!("unknown decision action {action}");
+        }
+        if target.is_empty() {
+            bail!("a decision needs at least one document");
+        }
+        let key = target_key(target);
+        let tx = s.conn.transaction()?;
+        let previous = read_label(&tx, coder, &key)?.to_json();
+        let row = insert_log_row(&tx, coder, action, &key, &payload, &previous, None)?;
+        apply_decision(&tx, &row)?;
+        update_statuses_for_target(&tx, coder, &row.target)?;
+        set_through(&tx, row.id)?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    /// The old `record_undo` / `record_redo`: the row, then every label of the coder
+    /// rebuilt from the log.
+    pub(crate) fn record_reversal(
+        s: &mut Store,
+        coder: &str,
+        action: &str,
+        refers: i64,
+    ) -> Result<DecisionRow> {
+        let target = s.decision(refers)?.target;
+        let key = target_key(&target);
+        let tx = s.conn.transaction()?;
+        let previous = read_label(&tx, coder, &key)?.to_json();
+        let row = insert_log_row(
+            &tx,
+            coder,
+            action,
+            &key,
+            &json!({}),
+            &previous,
+            Some(refers),
+        )?;
+        rebuild_labels(&tx, coder)?;
+        update_statuses_for_target(&tx, coder, &target)?;
+        set_through(&tx, row.id)?;
+        tx.commit()?;
+        Ok(row)
+    }
+
+    fn set_through(tx: &Transaction<'_>, id: i64) -> Result<()> {
+        tx.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('labels_through', ?1)",
+            [id.to_string()],
+        )?;
+        Ok(())
+    }
+
+    fn update_statuses_for_target(conn: &Connection, coder: &str, target: &[i64]) -> Result<()> {
+        for (run, cluster, members) in affected_clusters(conn, target)? {
+            update_cluster_status(conn, coder, run, cluster, &members)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the label of `target` for `coder` inside a transaction.
+    fn read_label(tx: &Transaction<'_>, coder: &str, target: &str) -> Result<Label> {
+        Ok(tx
+            .query_row(
+                "SELECT status, tags, note FROM labels WHERE coder = ?1 AND target = ?2",
+                [coder, target],
+                |r| {
+                    Ok(Label {
+                        status: LabelStatus::parse(&r.get::<_, String>(0)?),
+                        tags: parse_tags(&r.get::<_, String>(1)?),
+                        note: r.get(2)?,
+                    })
+                },
+            )
+            .optional()?
+            .unwrap_or_default())
+    }
+
+    /// Applies one (active) decision on top of the derived tables.
+    fn apply_decision(tx: &Transaction<'_>, d: &DecisionRow) -> Result<()> {
+        let key = target_key(&d.target);
+        let mut label = read_label(tx, &d.coder, &key)?;
+        let ids: Vec<i64> = parse_key(&key);
+        // group[i] = the group index of ids[i]; pairs in one group are "same".
+        let mut pair_label: Option<Box<dyn Fn(usize, usize) -> &'static str>> = None;
+        match d.action.as_str() {
+            "confirm" => {
+                label.status = LabelStatus::Confirmed;
+                pair_label = Some(Box::new(|_, _| "same"));
+            }
+            "reject" => {
+                label.status = LabelStatus::Rejected;
+                pair_label = Some(Box::new(|_, _| "different"));
+            }
+            "unsure" => {
+                label.status = LabelStatus::Unsure;
+                pair_label = Some(Box::new(|_, _| "unsure"));
+            }
+            "split" => {
+                label.status = LabelStatus::Split;
+                let groups: Vec<Vec<i64>> =
+                    serde_json::from_value(d.payload["groups"].clone()).unwrap_or_default();
+                let mut group_of: HashMap<i64, usize> = HashMap::new();
+                for (g, members) in groups.iter().enumerate() {
+                    for m in members {
+                        group_of.insert(*m, g);
+                    }
+                }
+                // A member in no group stands alone.
+                let group: Vec<usize> = ids
+                    .iter()
+                    .enumerate()
+                    .map(|(i, id)| group_of.get(id).copied().unwrap_or(groups.len() + i))
+                    .collect();
+                pair_label = Some(Box::new(move |i, j| {
+                    if group[i] == group[j] {
+                        "same"
+                    } else {
+                        "different"
+                    }
+                }));
+            }
+            "tag" => {
+                if let Some(t) = d.payload["tag"].as_str() {
+                    if !label.tags.iter().any(|x| x == t) {
+                        label.tags.push(t.to_string());
+                        label.tags.sort();
+                    }
+                }
+            }
+            "untag" => {
+                if let Some(t) = d.payload["tag"].as_str() {
+                    label.tags.retain(|x| x != t);
+                }
+            }
+            "note" => {
+                label.note = d.payload["note"].as_str().map(str::to_string);
+            }
+            other => bail!("decision {} has an unknown action {other}", d.id),
+        }
+        tx.execute(
+            "INSERT INTO labels(coder, target, status, tags, note, decision_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT(coder, target) DO UPDATE SET status = excluded.status,
+               tags = excluded.tags, note = excluded.note, decision_id = excluded.decision_id",
+            params![
+                d.coder,
+                key,
+                label.status.as_str(),
+                serde_json::to_string(&label.tags)?,
+                label.note,
+                d.id
+            ],
+        )?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR IGNORE INTO label_docs(coder, doc_id, target) VALUES (?1, ?2, ?3)",
+            )?;
+            for id in &ids {
+                st.execute(params![d.coder, id, key])?;
+            }
+        }
+        if let Some(f) = pair_label {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO pair_labels(coder, a, b, label, decision_id) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT(coder, a, b) DO UPDATE SET label = excluded.label,
+                   decision_id = excluded.decision_id",
+            )?;
+            for i in 0..ids.len() {
+                for j in i + 1..ids.len() {
+                    st.execute(params![d.coder, ids[i], ids[j], f(i, j), d.id])?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn insert_log_row(
+        tx: &Transaction<'_>,
+        coder: &str,
+        action: &str,
+        key: &str,
+        payload: &Value,
+        previous: &Value,
+        undoes: Option<i64>,
+    ) -> Result<DecisionRow> {
+        tx.execute(
+            "INSERT INTO decisions(coder, time, action, target, payload, previous, undoes)
+             VALUES (:coder, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), :action, :target, :payload,
+                     :previous, :undoes)",
+            named_params! {
+                ":coder": coder,
+                ":action": action,
+                ":target": key,
+                ":payload": payload.to_string(),
+                ":previous": previous.to_string(),
+                ":undoes": undoes,
+            },
+        )?;
+        let id = tx.last_insert_rowid();
+        Ok(tx.query_row(
+            &format!("SELECT {DECISION_COLUMNS} FROM decisions WHERE id = ?1"),
+            [id],
+            row_to_decision,
+        )?)
+    }
+
+    /// Recomputes one coder's labels by replaying the active decisions in order.
+    fn rebuild_labels(tx: &Transaction<'_>, coder: &str) -> Result<()> {
+        tx.execute("DELETE FROM labels WHERE coder = ?1", [coder])?;
+        tx.execute("DELETE FROM pair_labels WHERE coder = ?1", [coder])?;
+        tx.execute("DELETE FROM label_docs WHERE coder = ?1", [coder])?;
+        let log: Vec<DecisionRow> = {
+            let mut st = tx.prepare(&format!(
+                "SELECT {DECISION_COLUMNS} FROM decisions WHERE coder = ?1 ORDER BY id"
+            ))?;
+            let rows = st.query_map([coder], row_to_decision)?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for d in active_decisions(&log) {
+            apply_decision(tx, d)?;
+        }
+        Ok(())
     }
 }
 

@@ -239,6 +239,16 @@ const MIGRATIONS: &[&str] = &[
     -- The next review start rebuilds the queue and the statuses.
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // v5: a decision is committed as its log row alone; its derived rows (labels, label_docs,
+    // pair_labels, review_status) are written after it, in log order, and
+    // `meta.labels_through` names the last log row whose derived rows are complete (every
+    // older database has them all). The label of a document set is computed from the log
+    // rows naming that set, read through this index.
+    r#"
+    CREATE INDEX decisions_target ON decisions(coder, target, id);
+    INSERT OR REPLACE INTO meta(key, value)
+        SELECT 'labels_through', coalesce(max(id), 0) FROM decisions;
+    "#,
 ];
 
 /// The schema version this build writes.

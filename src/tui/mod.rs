@@ -123,11 +123,14 @@ impl Drop for TerminalGuard {
 }
 
 /// Gives the terminal back before the default hook prints a panic (a panic on the review
-/// worker thread is caught there and shown in the status line instead).
+/// worker or the label writer thread is caught there and shown in the status line instead).
 fn install_panic_hook() {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
-        if std::thread::current().name() == Some(crate::review::background::WORKER_THREAD) {
+        let name = std::thread::current().name().map(str::to_string);
+        if name.as_deref() == Some(crate::review::background::WORKER_THREAD)
+            || name.as_deref() == Some(crate::review::writer::WRITER_THREAD)
+        {
             return;
         }
         restore_terminal();

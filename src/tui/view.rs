@@ -148,6 +148,11 @@ fn header_line(s: &Session) -> String {
     if !s.selection.is_empty() {
         parts.push(format!("{} selected", s.selection.len()));
     }
+    match s.saving() {
+        0 => {}
+        1 => parts.push("saving 1 decision…".into()),
+        n => parts.push(format!("saving {n} decisions…")),
+    }
     parts.join(" │ ")
 }
 
