@@ -1,8 +1,11 @@
 //! `detect`'s parameters as declared in the method table: out-of-range and inconsistent
-//! values are usage errors naming the flag.
+//! values are usage errors naming the flag, and the review explains a pair with the
+//! parameters of the run that proposed it, not the defaults.
 
 use std::process::Command;
 
+use spotcheck::review::{DetectorEvidence, EvidenceProvider, HighlightKind, Session};
+use spotcheck::sig::spotsigs::{shared_signatures, SpotSigParams};
 use spotcheck::store::Store;
 
 mod common;
@@ -115,4 +118,72 @@ fn out_of_range_and_inconsistent_values_are_usage_errors_naming_the_flag() {
     }
     // Nothing was run.
     assert!(Store::open(&db).unwrap().runs().unwrap().is_empty());
+}
+
+#[test]
+fn the_pair_view_explains_with_the_runs_own_parameters() {
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let pages = collection(&mut store, 6);
+    drop(store);
+    let (code, err) = detect(
+        &db,
+        &["--method", "spotsigs", "--tau", "0.6", "--chain", "2"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let store = Store::open(&db).unwrap();
+    let run = store.resolve_run("spotsigs", None).unwrap();
+    assert_eq!(
+        (run.params["tau"].as_f64(), run.params["chain"].as_u64()),
+        (Some(0.6), Some(2))
+    );
+    let pairs = store.run_pairs(run.id).unwrap();
+    assert!(
+        pairs
+            .iter()
+            .any(|p| (p.0, p.1) == (pages[0][0], pages[0][1])),
+        "{pairs:?}"
+    );
+
+    let mut s = Session::new(store, "ann", false).unwrap();
+    s.open().unwrap();
+    s.open().unwrap();
+    s.wait_background();
+    let pair = s.pair.as_ref().unwrap();
+    let (left, right) = (&pair.left, &pair.right);
+    let spans = |hs: &[spotcheck::review::Highlight]| -> Vec<(usize, usize)> {
+        hs.iter()
+            .filter(|h| h.kind == HighlightKind::SpotSig)
+            .map(|h| (h.start, h.end))
+            .collect()
+    };
+    // The run's explanation: chain 2, as stored with the run.
+    let runs = vec![("spotsigs".to_string(), run.params.clone(), None)];
+    let (want_l, want_r) = DetectorEvidence::for_runs(runs).highlights(&left.text, &right.text);
+    assert_eq!(left.highlights, want_l);
+    assert_eq!(right.highlights, want_r);
+    // … which is not the defaults' (chain 3) …
+    let (default_l, _) = DetectorEvidence::default().highlights(&left.text, &right.text);
+    assert_ne!(spans(&left.highlights), spans(&default_l));
+    // … and covers exactly the words of the shared chain-2 signatures.
+    let chain2 = SpotSigParams {
+        chain: 2,
+        ..SpotSigParams::default()
+    };
+    let shared = shared_signatures(&left.text, &right.text, &chain2);
+    let words: Vec<(usize, usize)> = shared.iter().flat_map(|g| g.spans_a.clone()).collect();
+    for (start, end) in &words {
+        assert!(
+            spans(&left.highlights)
+                .iter()
+                .any(|&(a, b)| a <= *start && *end <= b),
+            "signature word {start}..{end} not highlighted"
+        );
+    }
+    for (a, b) in spans(&left.highlights) {
+        assert!(
+            words.iter().any(|&(s, e)| s >= a && e <= b),
+            "highlight {a}..{b} holds no signature word"
+        );
+    }
 }
