@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::driver::{merge, CHUNK};
+use super::explain::{Highlight, HighlightKind};
+use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
-use super::{Detector, Found, Highlight, HighlightKind, InAll, PairText, RunContext};
 use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
 use crate::learn::andd::AnddModel;
 use crate::learn::corpus::{collection_terms, load_model, text_kind_of};

@@ -8,9 +8,10 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::explain::Highlight;
 use super::imatch::collection_dfs;
+use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
-use super::{Detector, Found, Highlight, InAll, PairText, RunContext};
 use crate::sig::cooper::{self, CooperParams};
 use crate::sig::lexicon::{unique_terms, DocFreqs, TermOptions};
 use crate::store::{DocText, Store, TextKind};

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::json;
 
-use super::{validate, Detector};
+use super::method::{validate, Detector, Found, RunContext};
 use crate::cluster::components::clusters_with_bridges;
 use crate::store::{ClusterRow, Store};
 
@@ -31,37 +31,6 @@ pub enum Progress {
     Matching,
     /// The run is stored.
     Finished,
-}
-
-/// What a method's `find_pairs` may use besides its signatures.
-pub struct RunContext<'a> {
-    /// The store, for a method that needs another pass over the texts (ANDD names its
-    /// evidence k-grams from them).
-    pub store: &'a Store,
-    /// The document id of each signature.
-    pub ids: &'a [i64],
-    /// When the run started (methods report their phases' seconds from it).
-    pub started: Instant,
-}
-
-/// A pair's stored detail, made when the pair is written (`i` indexes `Found::pairs`).
-pub type DetailFn = Box<dyn Fn(usize) -> Option<String> + Send>;
-/// A document's stored signature, made when it is written (`i` indexes the documents).
-pub type DocSigFn = Box<dyn Fn(usize) -> Option<serde_json::Value> + Send>;
-
-/// What a method found.
-pub struct Found {
-    /// Pairs of document indices with their score.
-    pub pairs: Vec<(u32, u32, f64)>,
-    /// The detail stored with each pair (the review's evidence line), if the method has one.
-    pub detail: Option<DetailFn>,
-    /// The clusters, when the method has its own (I-Match's union-find over signature
-    /// collisions); `None`: the connected components of `pairs` with their weakest bridge.
-    pub clusters: Option<Vec<ClusterRow>>,
-    /// The signature stored for document `i`, if any (what `spotcheck sigs` shows).
-    pub doc_sig: DocSigFn,
-    /// The method's summary fields (the driver adds the clusters' and the total seconds).
-    pub summary: serde_json::Value,
 }
 
 /// What one run did.

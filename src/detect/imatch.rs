@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::driver::{cluster_rows, CHUNK};
+use super::explain::{Highlight, HighlightKind};
+use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
-use super::{Detector, Found, Highlight, HighlightKind, InAll, PairText, RunContext};
 use crate::cluster::buckets::{cluster_signatures, BucketOptions};
 use crate::sig::imatch::{
     count_rules, extended_signature, shared_terms_with, to_hex, BaggedLexicon, IMatchParams,

@@ -1,7 +1,7 @@
 //! Detection: the method table and the one run driver every method uses.
 //!
 //! A method (SpotSigs, I-Match, Cooper, ANDD, …) is one module that implements
-//! [`Detector`]: its name, its parameters (declared once, see [`params`]), which text it
+//! [`Detector`] ([`method`]): its name, its parameters (declared once, see [`params`]), which text it
 //! reads, how it signs a document, how it finds pairs, how it describes a run (its summary)
 //! and how it explains a pair (the spans the review highlights). [`METHODS`] lists them; the
 //! command line, `--help`, the README's parameter table, validation, the stored run
@@ -18,6 +18,7 @@ pub mod cooper;
 pub mod driver;
 pub mod explain;
 pub mod imatch;
+pub mod method;
 pub mod params;
 pub mod spotsigs;
 
@@ -26,14 +27,13 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 
 use anyhow::Result;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 
-pub use driver::{run_with, Found, Progress, RunContext, RunReport};
+pub use driver::{run_with, Progress, RunReport};
 pub use explain::{Highlight, HighlightKind};
+pub use method::{settings_from_stored, validate, Detector, Found, InAll, PairText, RunContext};
 pub use params::{Kind, Param, ParamInfo, Value};
 
-use crate::store::{DocText, Store, TextKind};
+use crate::store::{Store, TextKind};
 
 /// The method table, in the order `--method all` runs them and help and the README list them.
 /// A new method is one more row.
@@ -43,84 +43,6 @@ pub static METHODS: &[&dyn Method] = &[
     &cooper::Cooper,
     &andd::Andd,
 ];
-
-/// Whether `--method all` runs a method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InAll {
-    Always,
-    /// Only when this flag is given (ANDD needs `--model`).
-    WhenGiven(&'static str),
-    Never,
-}
-
-/// A detection method with typed settings. Everything but `prepare`, `sign` and
-/// `find_pairs` is a declaration the table, the command line and the review read.
-pub trait Detector: Sync + Send + 'static {
-    /// The run parameters: `Default` holds the defaults (their one home), `Serialize` is the
-    /// stored form, `Deserialize` reads a stored run back (missing keys take the defaults,
-    /// so runs stored by older versions still explain their pairs).
-    type Settings: Serialize + DeserializeOwned + Default + Clone + Send + Sync + 'static;
-    /// What `prepare` computes over the whole collection before signing (a lexicon,
-    /// document frequencies, a model), shared by the signing threads.
-    type Prepared: Sync;
-    /// One document's signature, as `find_pairs` needs it.
-    type Sig: Send;
-
-    /// The name in `--method`, in the store and in `pairs --method`.
-    const NAME: &'static str;
-    /// The name as prose writes it (help headings, the README).
-    const TITLE: &'static str;
-    /// Whether `--method all` runs it.
-    const IN_ALL: InAll;
-
-    /// The parameters, in the order they are applied (presets first).
-    fn params() -> &'static [Param<Self::Settings>];
-    /// The stored text it reads, the field `--text` sets (`None`: the method decides in
-    /// `prepare`; ANDD reads the text its model was trained on and ignores `--text`).
-    fn text(settings: &mut Self::Settings) -> Option<&mut TextKind>;
-    /// What a method without a `text` field reads, for help and the README.
-    fn text_unset() -> &'static str {
-        "chosen by the method"
-    }
-    /// Checks values that constrain each other (each value's own range is its kind's): a
-    /// usage error that names the flags.
-    fn check(_settings: &Self::Settings) -> Result<(), String> {
-        Ok(())
-    }
-    /// Collection-wide work before signing.
-    fn prepare(settings: &Self::Settings, store: &Store) -> Result<Self::Prepared>;
-    /// The text the documents are signed on.
-    fn reads(prepared: &Self::Prepared) -> TextKind;
-    /// The parameters stored with the run (by default the settings themselves).
-    fn stored_params(
-        settings: &Self::Settings,
-        _prepared: &Self::Prepared,
-    ) -> Result<serde_json::Value> {
-        Ok(serde_json::to_value(settings)?)
-    }
-    /// The function that signs one document (made once per run, called in parallel).
-    fn signer(prepared: &Self::Prepared) -> impl Fn(&DocText) -> Self::Sig + Sync + '_;
-    /// Finds the pairs (and what else the run stores) from every document's signature;
-    /// `sigs[i]` is the signature of document `ctx.ids[i]`.
-    fn find_pairs(
-        prepared: Self::Prepared,
-        sigs: Vec<Self::Sig>,
-        ctx: &RunContext,
-    ) -> Result<Found>;
-    /// The spans of `left` and `right` that are this method's evidence that the two are
-    /// near-duplicates, under the parameters stored with a run (`detail`: the pair's detail
-    /// in that run, if it proposed the pair).
-    fn explain(settings: &Self::Settings, pair: &PairText) -> (Vec<Highlight>, Vec<Highlight>);
-}
-
-/// The texts of a pair to explain.
-#[derive(Debug, Clone, Copy)]
-pub struct PairText<'a> {
-    pub left: &'a str,
-    pub right: &'a str,
-    /// The pair's detail in the run (`None` when the run did not propose the pair).
-    pub detail: Option<&'a str>,
-}
 
 /// A row of the method table, without its settings type.
 pub trait Method: Sync {
@@ -139,31 +61,6 @@ pub trait Method: Sync {
         stored: &serde_json::Value,
         pair: &PairText,
     ) -> (Vec<Highlight>, Vec<Highlight>);
-}
-
-/// The settings a run stored, read back; what cannot be read takes the defaults key by key.
-pub fn settings_from_stored<S: DeserializeOwned + Default + Serialize>(
-    stored: &serde_json::Value,
-) -> S {
-    if let Ok(s) = serde_json::from_value::<S>(stored.clone()) {
-        return s;
-    }
-    // Merge the stored keys over the defaults, dropping those that do not parse.
-    let mut merged = serde_json::to_value(S::default()).unwrap_or_default();
-    if let (Some(m), Some(st)) = (merged.as_object_mut(), stored.as_object()) {
-        for (k, v) in st {
-            if !m.contains_key(k) {
-                continue;
-            }
-            let old = m.insert(k.clone(), v.clone());
-            if serde_json::from_value::<S>(serde_json::Value::Object(m.clone())).is_err() {
-                if let Some(old) = old {
-                    m.insert(k.clone(), old);
-                }
-            }
-        }
-    }
-    serde_json::from_value(merged).unwrap_or_default()
 }
 
 impl<D: Detector> Method for D {
@@ -226,17 +123,6 @@ impl<D: Detector> Method for D {
     ) -> (Vec<Highlight>, Vec<Highlight>) {
         D::explain(&settings_from_stored::<D::Settings>(stored), pair)
     }
-}
-
-/// Checks every declared value of `settings` against its range, then the method's own
-/// consistency rules. The message names the flag and what is valid.
-pub fn validate<D: Detector>(settings: &D::Settings) -> Result<(), String> {
-    for p in D::params() {
-        if let Some(v) = (p.get)(settings) {
-            p.kind.check(&v).map_err(|e| format!("--{}: {e}", p.flag))?;
-        }
-    }
-    D::check(settings)
 }
 
 /// The detect flags as given on the command line, parsed and range-checked by their kinds

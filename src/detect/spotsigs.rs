@@ -10,8 +10,9 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::explain::{Highlight, HighlightKind};
+use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
-use super::{Detector, Found, Highlight, HighlightKind, InAll, PairText, RunContext};
 use crate::cluster::spotsigs_matcher::{match_pairs, MatchMode};
 use crate::sig::spotsigs::{
     self, build_vectors, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
