@@ -10,6 +10,7 @@ pub mod cmd;
 pub mod extract;
 pub mod ingest;
 pub mod learn;
+pub mod model;
 pub mod review;
 pub mod sig;
 pub mod store;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::store::DecisionRow;
+use crate::model::DecisionRow;
 
 /// Stacks of decision rows: `undo` holds decisions in force (newest last), `redo` holds the
 /// undo rows that can be redone (newest last).

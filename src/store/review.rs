@@ -1,177 +1,33 @@
-//! Review data: the append-only decision log of the coders, the labels derived from it, the
-//! paged review queue over the clusters of every detector run, progress and inter-coder
-//! agreement. Decisions name document sets (sorted ids), never cluster ids, so a label
-//! survives a detector rerun that renumbers its clusters.
+//! Review data on disk: the append-only decision log of the coders, the labels derived from
+//! it, the paged review queue over the clusters of every detector run, progress and
+//! inter-coder agreement. The types and the rules they follow are the review model's
+//! (`crate::model`); this module reads and writes them. Decisions name document sets
+//! (sorted ids), never cluster ids, so a label survives a detector rerun that renumbers its
+//! clusters.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::label_writes::LogEntry;
 use super::Store;
+use crate::model::{
+    cluster_review, cohens_kappa, queue_order, Agreement, ClusterReview, Decision, DecisionRow,
+    Label, LabelStatus, LogEntry, PairCounts, PairLabel, Progress, QueueFilter, QueueKey, QueueRow,
+    QueueSort,
+};
+pub(super) use crate::model::{parse_set_key as parse_key, set_key as target_key};
 
-/// A coder's verdict on a document set.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, Hash)]
-pub enum LabelStatus {
-    #[default]
-    Unreviewed,
-    /// Some of a cluster's member pairs are labeled, not all (derived, never stored as a
-    /// label of a document set).
-    Partial,
-    Confirmed,
-    Split,
-    Rejected,
-    Unsure,
-}
-
-impl LabelStatus {
-    pub const ALL: [LabelStatus; 6] = [
-        LabelStatus::Unreviewed,
-        LabelStatus::Partial,
-        LabelStatus::Confirmed,
-        LabelStatus::Split,
-        LabelStatus::Rejected,
-        LabelStatus::Unsure,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LabelStatus::Unreviewed => "unreviewed",
-            LabelStatus::Partial => "partial",
-            LabelStatus::Confirmed => "confirmed",
-            LabelStatus::Split => "split",
-            LabelStatus::Rejected => "rejected",
-            LabelStatus::Unsure => "unsure",
-        }
+/// The queue table's rank column of an order (1 = first).
+fn rank_column(sort: QueueSort) -> &'static str {
+    match sort {
+        QueueSort::SizeDesc => "q.rank_size_desc",
+        QueueSort::SizeAsc => "q.rank_size_asc",
+        QueueSort::ScoreDesc => "q.rank_score_desc",
+        QueueSort::ScoreAsc => "q.rank_score_asc",
     }
-
-    pub fn parse(s: &str) -> LabelStatus {
-        match s {
-            "partial" => LabelStatus::Partial,
-            "confirmed" => LabelStatus::Confirmed,
-            "split" => LabelStatus::Split,
-            "rejected" => LabelStatus::Rejected,
-            "unsure" => LabelStatus::Unsure,
-            _ => LabelStatus::Unreviewed,
-        }
-    }
-}
-
-/// The current label of a document set for one coder.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Label {
-    pub status: LabelStatus,
-    pub tags: Vec<String>,
-    pub note: Option<String>,
-}
-
-impl Label {
-    /// The label as the log's `previous` column stores it.
-    pub fn to_json(&self) -> Value {
-        json!({"status": self.status.as_str(), "tags": self.tags, "note": self.note})
-    }
-
-    /// Reads a label stored by [`Label::to_json`] (anything missing is the default).
-    pub fn from_json(v: &Value) -> Label {
-        Label {
-            status: LabelStatus::parse(v["status"].as_str().unwrap_or("")),
-            tags: serde_json::from_value(v["tags"].clone()).unwrap_or_default(),
-            note: v["note"].as_str().map(str::to_string),
-        }
-    }
-}
-
-/// One row of the decision log.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct DecisionRow {
-    pub id: i64,
-    pub coder: String,
-    pub time: String,
-    pub action: String,
-    pub target: Vec<i64>,
-    pub payload: Value,
-    pub previous: Value,
-    pub undoes: Option<i64>,
-}
-
-/// Which clusters the queue shows.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueueFilter {
-    pub method: Option<String>,
-    pub status: Option<LabelStatus>,
-    pub min_size: Option<i64>,
-    pub max_size: Option<i64>,
-    pub tag: Option<String>,
-    /// Case-insensitive substring of any member's title or URL.
-    pub search: Option<String>,
-    /// Only clusters whose members another method does not keep together.
-    pub disagree_only: bool,
-    /// Also show clusters of runs superseded by a later run of the same method.
-    pub all_runs: bool,
-}
-
-/// Queue order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum QueueSort {
-    #[default]
-    SizeDesc,
-    SizeAsc,
-    ScoreDesc,
-    ScoreAsc,
-}
-
-impl QueueSort {
-    pub const ALL: [QueueSort; 4] = [
-        QueueSort::SizeDesc,
-        QueueSort::SizeAsc,
-        QueueSort::ScoreDesc,
-        QueueSort::ScoreAsc,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            QueueSort::SizeDesc => "size desc",
-            QueueSort::SizeAsc => "size asc",
-            QueueSort::ScoreDesc => "score desc",
-            QueueSort::ScoreAsc => "score asc",
-        }
-    }
-
-    /// The queue table's rank column of this order (1 = first).
-    fn rank_column(self) -> &'static str {
-        match self {
-            QueueSort::SizeDesc => "q.rank_size_desc",
-            QueueSort::SizeAsc => "q.rank_size_asc",
-            QueueSort::ScoreDesc => "q.rank_score_desc",
-            QueueSort::ScoreAsc => "q.rank_score_asc",
-        }
-    }
-}
-
-/// One cluster in the review queue.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct QueueRow {
-    pub run_id: i64,
-    pub method: String,
-    pub cluster: i64,
-    pub size: i64,
-    pub min_score: Option<f64>,
-    pub max_score: Option<f64>,
-    /// Derived from the coder's labels over the members' pairs (see [`ClusterReview`]).
-    pub status: LabelStatus,
-    /// Member pairs the coder has labeled, of `pairs`.
-    pub labeled: i64,
-    pub pairs: i64,
-    pub tags: Vec<String>,
-    pub title: String,
-    pub disagree: bool,
-    /// The member document ids, sorted.
-    pub members: Vec<i64>,
-    /// The row's place in the queue order it was read in (for reading the next page).
-    pub rank: i64,
 }
 
 /// Where a page of the queue starts.
@@ -185,40 +41,6 @@ pub enum PageAt {
     After(i64),
     /// Before the row of this rank (the rows just before it).
     Before(i64),
-}
-
-/// What a coder's labels say about one cluster of a run. Decisions name document sets, so a
-/// cluster of a rerun (other ids, a member more or less) is judged by the labels over its
-/// own pairs: confirmed when every member pair is labeled "same", rejected when every pair
-/// is "different", split when both occur, unsure when any pair is unsure, partial when only
-/// some pairs are labeled. Tags and the note come from every labeled document set that
-/// shares a pair (two documents) with the cluster.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct ClusterReview {
-    pub status: LabelStatus,
-    pub labeled: i64,
-    pub pairs: i64,
-    pub tags: Vec<String>,
-    pub note: Option<String>,
-}
-
-/// The status of a cluster whose `pairs` member pairs carry `same`, `different` and
-/// `unsure` pair labels (the rest unlabeled).
-pub fn derive_status(same: i64, different: i64, unsure: i64, pairs: i64) -> LabelStatus {
-    let labeled = same + different + unsure;
-    if labeled == 0 {
-        LabelStatus::Unreviewed
-    } else if labeled < pairs {
-        LabelStatus::Partial
-    } else if unsure > 0 {
-        LabelStatus::Unsure
-    } else if same == pairs {
-        LabelStatus::Confirmed
-    } else if different == pairs {
-        LabelStatus::Rejected
-    } else {
-        LabelStatus::Split
-    }
 }
 
 /// One member of a cluster as the cluster screen lists it.
@@ -253,45 +75,9 @@ pub struct PairEvidence {
     pub detail: Option<String>,
 }
 
-/// Reviewed clusters of the default queue for one coder.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Progress {
-    pub coder: String,
-    pub reviewed: u64,
-    pub total: u64,
-}
-
-/// Cohen's kappa of two coders on the pairs both labeled same or different.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Agreement {
-    pub coder_a: String,
-    pub coder_b: String,
-    pub shared_pairs: u64,
-    pub agreed: u64,
-    /// None when undefined (no shared pairs, or both coders used one label only).
-    pub kappa: Option<f64>,
-}
-
-/// Sorted, deduplicated ids as the `target` text of the log.
-pub(super) fn target_key(ids: &[i64]) -> String {
-    let set: BTreeSet<i64> = ids.iter().copied().collect();
-    set.iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-pub(super) fn parse_key(key: &str) -> Vec<i64> {
-    key.split(',').filter_map(|s| s.parse().ok()).collect()
-}
-
 pub(super) fn parse_tags(s: &str) -> Vec<String> {
     serde_json::from_str(s).unwrap_or_default()
 }
-
-pub(super) const DECISION_ACTIONS: &[&str] = &[
-    "confirm", "split", "reject", "unsure", "tag", "untag", "note",
-];
 
 pub(super) fn row_to_decision(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionRow> {
     let payload: String = r.get(5)?;
@@ -311,32 +97,9 @@ pub(super) fn row_to_decision(r: &rusqlite::Row<'_>) -> rusqlite::Result<Decisio
 pub(super) const DECISION_COLUMNS: &str =
     "id, coder, time, action, target, payload, previous, undoes";
 
-/// The ids of the decisions in force: a decision is active unless its latest undo has not
-/// been redone. `log` is one coder's log in id order.
-pub(crate) fn active_decisions(log: &[DecisionRow]) -> Vec<&DecisionRow> {
-    let mut undone: BTreeSet<i64> = BTreeSet::new();
-    let by_id: HashMap<i64, &DecisionRow> = log.iter().map(|d| (d.id, d)).collect();
-    for d in log {
-        match (d.action.as_str(), d.undoes) {
-            ("undo", Some(t)) => {
-                undone.insert(t);
-            }
-            ("redo", Some(u)) => {
-                if let Some(t) = by_id.get(&u).and_then(|u| u.undoes) {
-                    undone.remove(&t);
-                }
-            }
-            _ => {}
-        }
-    }
-    log.iter()
-        .filter(|d| DECISION_ACTIONS.contains(&d.action.as_str()) && !undone.contains(&d.id))
-        .collect()
-}
-
 impl Store {
-    /// Appends a decision (confirm, split, reject, unsure, tag, untag, note) and writes
-    /// its derived labels (with any still pending before it), each in a committed
+    /// Appends a decision given in its stored form (an action name of
+    /// [`crate::model::DECISION_ACTIONS`] and its JSON payload) and writes its derived labels (with any still pending before it), each in a committed
     /// transaction. Returns the new row.
     pub fn record_decision(
         &mut self,
@@ -345,21 +108,32 @@ impl Store {
         target: &[i64],
         payload: Value,
     ) -> Result<DecisionRow> {
-        self.record(coder, LogEntry::decision(action, target, payload))
+        self.record_entry(coder, LogEntry::decision(action, target, payload))
+    }
+
+    /// Appends a typed decision on `target` and writes its derived labels (see
+    /// [`Store::record_decision`]).
+    pub fn decide(
+        &mut self,
+        coder: &str,
+        decision: &Decision,
+        target: &[i64],
+    ) -> Result<DecisionRow> {
+        self.record_entry(coder, LogEntry::decide(decision, target, None))
     }
 
     /// Undoes decision `id` of `coder` by appending an `undo` row, then writes the labels
     /// it changes.
     pub fn record_undo(&mut self, coder: &str, id: i64) -> Result<DecisionRow> {
-        self.record(coder, LogEntry::Undo(id))
+        self.record_entry(coder, LogEntry::Undo(id))
     }
 
     /// Redoes the undo row `undo_id` by appending a `redo` row, then writes the labels.
     pub fn record_redo(&mut self, coder: &str, undo_id: i64) -> Result<DecisionRow> {
-        self.record(coder, LogEntry::Redo(undo_id))
+        self.record_entry(coder, LogEntry::Redo(undo_id))
     }
 
-    fn record(&mut self, coder: &str, entry: LogEntry) -> Result<DecisionRow> {
+    fn record_entry(&mut self, coder: &str, entry: LogEntry) -> Result<DecisionRow> {
         let mut rows = self.append_to_log(coder, vec![entry])?;
         self.materialize_pending()?;
         match rows.pop() {
@@ -527,6 +301,19 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every queue cluster as (run, cluster, sorted members), for tests that compare the
+    /// stored statuses with the model's.
+    #[doc(hidden)]
+    pub fn review_queue_clusters(&self) -> Result<Vec<(i64, i64, Vec<i64>)>> {
+        let mut st = self.conn().prepare(
+            "SELECT run_id, cluster, members_key FROM review_clusters ORDER BY run_id, cluster",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, parse_key(&r.get::<_, String>(2)?)))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// The WHERE clause shared by the queue queries; parameters are named.
     fn queue_where(filter: &QueueFilter) -> String {
         let mut w = vec!["1 = 1".to_string()];
@@ -638,7 +425,7 @@ impl Store {
         at: PageAt,
         limit: u64,
     ) -> Result<Vec<QueueRow>> {
-        let rank = sort.rank_column();
+        let rank = rank_column(sort);
         let (cond, dir, offset) = match at {
             PageAt::Offset(n) => (String::new(), "ASC", n),
             PageAt::FromEnd(n) => (String::new(), "DESC", n),
@@ -692,7 +479,7 @@ impl Store {
         filter: &QueueFilter,
         sort: QueueSort,
     ) -> Result<Option<u64>> {
-        let rank = sort.rank_column();
+        let rank = rank_column(sort);
         let from = format!(
             "FROM review_clusters q
              LEFT JOIN review_status l
@@ -952,6 +739,18 @@ struct QueueEntry {
     disagree: bool,
 }
 
+impl QueueEntry {
+    fn key(&self) -> QueueKey {
+        QueueKey {
+            run_id: self.run_id,
+            cluster: self.cluster,
+            size: self.size,
+            min_score: self.min_score,
+            max_score: self.max_score,
+        }
+    }
+}
+
 /// Every cluster (two members or more) of every finished run, with its sorted members, the
 /// first member's title (or URL) and whether the latest run of another method separates
 /// any of its members (a member another run leaves unclustered counts as separated).
@@ -1046,7 +845,7 @@ fn write_queue(conn: &Connection, entries: &[QueueEntry]) -> Result<()> {
     let mut ranks = vec![[0i64; 4]; entries.len()];
     for (k, sort) in QueueSort::ALL.into_iter().enumerate() {
         let mut idx: Vec<usize> = (0..entries.len()).collect();
-        idx.sort_by(|&i, &j| queue_order(sort, &entries[i], &entries[j]));
+        idx.sort_by(|&i, &j| queue_order(sort, &entries[i].key(), &entries[j].key()));
         for (pos, i) in idx.into_iter().enumerate() {
             ranks[i][k] = pos as i64 + 1;
         }
@@ -1082,22 +881,6 @@ fn write_queue(conn: &Connection, entries: &[QueueEntry]) -> Result<()> {
     Ok(())
 }
 
-/// The order of the queue under `sort` (ties broken by run and cluster, so it is total).
-fn queue_order(sort: QueueSort, a: &QueueEntry, b: &QueueEntry) -> std::cmp::Ordering {
-    // A missing score sorts as SQLite sorts NULL: lowest.
-    let score = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(x), Some(y)) => x.total_cmp(&y),
-        (a, b) => a.is_some().cmp(&b.is_some()),
-    };
-    let first = match sort {
-        QueueSort::SizeDesc => b.size.cmp(&a.size).then(score(b.max_score, a.max_score)),
-        QueueSort::SizeAsc => a.size.cmp(&b.size).then(score(b.max_score, a.max_score)),
-        QueueSort::ScoreDesc => score(b.max_score, a.max_score).then(b.size.cmp(&a.size)),
-        QueueSort::ScoreAsc => score(a.min_score, b.min_score).then(b.size.cmp(&a.size)),
-    };
-    first.then((a.run_id, a.cluster).cmp(&(b.run_id, b.cluster)))
-}
-
 /// The queue table's indexes: one per queue order, `latest` included for the default filter.
 const QUEUE_INDEXES: &str = "
     CREATE INDEX review_clusters_size_desc ON review_clusters(rank_size_desc, latest);
@@ -1110,16 +893,6 @@ const QUEUE_DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS review_clusters_size_asc;
     DROP INDEX IF EXISTS review_clusters_score_desc;
     DROP INDEX IF EXISTS review_clusters_score_asc;";
-
-/// A derived status row of one queue cluster for one coder.
-#[derive(Debug, Clone, PartialEq)]
-pub(super) struct StatusRow {
-    status: LabelStatus,
-    labeled: i64,
-    pairs: i64,
-    tags: String,
-    note: Option<String>,
-}
 
 /// Recomputes the derived status of queue cluster (`run`, `cluster`) with sorted `members`
 /// for `coder` from the pair labels and the labeled sets over its documents.
@@ -1135,16 +908,15 @@ fn update_cluster_status(
 }
 
 /// The derived status of a cluster with sorted `members` for `coder`, from the pair labels
-/// and the labeled sets over its documents; None when nothing labels it (no row is kept).
+/// and the labeled sets over its documents (the model's [`cluster_review`]); None when
+/// nothing labels it (no row is kept).
 pub(super) fn compute_cluster_status(
     conn: &Connection,
     coder: &str,
     members: &[i64],
-) -> Result<Option<StatusRow>> {
+) -> Result<Option<ClusterReview>> {
     let set: HashSet<i64> = members.iter().copied().collect();
-    let n = set.len() as i64;
-    let pairs = n * (n - 1) / 2;
-    let (mut same, mut different, mut unsure) = (0i64, 0i64, 0i64);
+    let mut counts = PairCounts::default();
     {
         // Pair labels are stored with a < b: each member pair is seen once, from its a.
         let mut st =
@@ -1153,11 +925,7 @@ pub(super) fn compute_cluster_status(
             let mut rows = st.query(params![coder, a])?;
             while let Some(r) = rows.next()? {
                 if set.contains(&r.get::<_, i64>(0)?) {
-                    match r.get_ref(1)?.as_str()? {
-                        "same" => same += 1,
-                        "different" => different += 1,
-                        _ => unsure += 1,
-                    }
+                    counts.add(PairLabel::parse(r.get_ref(1)?.as_str()?));
                 }
             }
         }
@@ -1173,8 +941,7 @@ pub(super) fn compute_cluster_status(
             }
         }
     }
-    let mut tags: BTreeSet<String> = BTreeSet::new();
-    let mut note: Option<(i64, String)> = None;
+    let mut covering: Vec<(Label, i64)> = Vec::new();
     {
         let mut st = conn.prepare_cached(
             "SELECT tags, note, decision_id FROM labels WHERE coder = ?1 AND target = ?2",
@@ -1186,33 +953,23 @@ pub(super) fn compute_cluster_status(
             let row = st
                 .query_row(params![coder, target], |r| {
                     Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<String>>(1)?,
+                        Label {
+                            status: LabelStatus::default(),
+                            tags: parse_tags(&r.get::<_, String>(0)?),
+                            note: r.get(1)?,
+                        },
                         r.get::<_, i64>(2)?,
                     ))
                 })
                 .optional()?;
-            if let Some((t, nt, id)) = row {
-                tags.extend(parse_tags(&t));
-                if let Some(nt) = nt {
-                    if note.as_ref().is_none_or(|(i, _)| id > *i) {
-                        note = Some((id, nt));
-                    }
-                }
-            }
+            covering.extend(row);
         }
     }
-    let status = derive_status(same, different, unsure, pairs);
-    if status == LabelStatus::Unreviewed && tags.is_empty() && note.is_none() {
-        return Ok(None);
-    }
-    Ok(Some(StatusRow {
-        status,
-        labeled: same + different + unsure,
-        pairs,
-        tags: serde_json::to_string(&tags)?,
-        note: note.map(|(_, n)| n),
-    }))
+    Ok(cluster_review(
+        set.len(),
+        counts,
+        covering.iter().map(|(l, id)| (l, *id)),
+    ))
 }
 
 /// Stores (or, for None, deletes) the derived status of queue cluster (`run`, `cluster`).
@@ -1221,7 +978,7 @@ pub(super) fn write_cluster_status(
     coder: &str,
     run: i64,
     cluster: i64,
-    row: Option<&StatusRow>,
+    row: Option<&ClusterReview>,
 ) -> Result<()> {
     match row {
         None => {
@@ -1242,7 +999,7 @@ pub(super) fn write_cluster_status(
                 r.status.as_str(),
                 r.labeled,
                 r.pairs,
-                r.tags,
+                serde_json::to_string(&r.tags)?,
                 r.note
             ])?;
         }
@@ -1331,39 +1088,14 @@ fn rebuild_statuses(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Cohen's kappa from a 2×2 table `[[same,same],[same,diff]],[[diff,same],[diff,diff]]`
-/// (rows: coder a, columns: coder b).
-pub(crate) fn cohens_kappa(a: &str, b: &str, t: [[f64; 2]; 2]) -> Agreement {
-    let n = t[0][0] + t[0][1] + t[1][0] + t[1][1];
-    let agreed = t[0][0] + t[1][1];
-    let kappa = if n == 0.0 {
-        None
-    } else {
-        let po = agreed / n;
-        let a_same = (t[0][0] + t[0][1]) / n;
-        let b_same = (t[0][0] + t[1][0]) / n;
-        let pe = a_same * b_same + (1.0 - a_same) * (1.0 - b_same);
-        if (1.0 - pe).abs() < 1e-12 {
-            None
-        } else {
-            Some((po - pe) / (1.0 - pe))
-        }
-    };
-    Agreement {
-        coder_a: a.to_string(),
-        coder_b: b.to_string(),
-        shared_pairs: n as u64,
-        agreed: agreed as u64,
-        kappa,
-    }
-}
-
 /// The one-transaction path the decisions took before the log and the derived labels were
 /// written apart: kept as the reference the tests compare the new path with.
 #[cfg(test)]
 pub(super) mod reference {
     use super::*;
+    use crate::model::{active_decisions, DECISION_ACTIONS};
     use rusqlite::{named_params, Transaction};
+    use serde_json::json;
 
     /// The old `record_decision`: log row and derived rows in one transaction.
     pub(crate) fn record_decision(
@@ -1603,6 +1335,7 @@ pub(super) mod reference {
 mod tests {
     use super::*;
     use crate::store::ClusterRow;
+    use serde_json::json;
 
     fn store_with_docs(n: usize) -> (tempfile::TempDir, Store, Vec<i64>) {
         let dir = tempfile::tempdir().unwrap();
@@ -1635,18 +1368,6 @@ mod tests {
         s.write_run_clusters(r, &rows).unwrap();
         s.finish_run(r, &json!({})).unwrap();
         r
-    }
-
-    #[test]
-    fn status_follows_the_pair_labels() {
-        use LabelStatus::*;
-        assert_eq!(derive_status(0, 0, 0, 3), Unreviewed);
-        assert_eq!(derive_status(2, 0, 0, 3), Partial);
-        assert_eq!(derive_status(0, 1, 0, 3), Partial);
-        assert_eq!(derive_status(3, 0, 0, 3), Confirmed);
-        assert_eq!(derive_status(0, 3, 0, 3), Rejected);
-        assert_eq!(derive_status(1, 2, 0, 3), Split);
-        assert_eq!(derive_status(2, 0, 1, 3), Unsure);
     }
 
     #[test]
@@ -1833,17 +1554,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn kappa_matches_a_hand_computed_table() {
-        // 20 same/same, 5 same/diff, 10 diff/same, 15 diff/diff: po = 0.7,
-        // pa_same = 0.5, pb_same = 0.6, pe = 0.3 + 0.2 = 0.5, kappa = 0.4.
-        let k = cohens_kappa("a", "b", [[20.0, 5.0], [10.0, 15.0]]);
-        assert_eq!(k.shared_pairs, 50);
-        assert_eq!(k.agreed, 35);
-        assert!((k.kappa.unwrap() - 0.4).abs() < 1e-12, "{k:?}");
-        assert_eq!(cohens_kappa("a", "b", [[0.0; 2]; 2]).kappa, None);
     }
 
     #[test]
