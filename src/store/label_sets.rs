@@ -10,7 +10,8 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::review::{parse_key, parse_tags, target_key};
+use super::decision_log::parse_tags;
+use super::review::{parse_key, target_key};
 use super::Store;
 use crate::model::{active_decisions, normalized_groups, LabelSet, LabelStatus};
 

@@ -19,10 +19,9 @@ use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::{json, Value};
 
-use super::review::{
-    affected_clusters, compute_cluster_status, parse_key, row_to_decision, target_key,
-    write_cluster_status, DECISION_COLUMNS,
-};
+use super::decision_log::{row_to_decision, DECISION_COLUMNS};
+use super::review::{parse_key, target_key};
+use super::review_status::{affected_clusters, compute_cluster_status, write_cluster_status};
 use super::Store;
 use crate::model::{
     label_of, last_verdict, ClusterReview, Decision, DecisionRow, Label, LogEntry, PairRule,
@@ -660,7 +659,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::review::reference;
+    use super::super::decision_log::reference;
     use super::*;
     use crate::model::{agreement_of, Agreement, LabelStatus, Labels};
     use crate::store::ClusterRow;
@@ -1034,7 +1033,7 @@ mod tests {
 /// old_path` (confirms and undoes the largest cluster of the queue as coder "old").
 #[cfg(test)]
 mod bench {
-    use super::super::review::reference;
+    use super::super::decision_log::reference;
     use super::*;
     use crate::store::{QueueFilter, QueueSort};
     use std::time::Instant;

@@ -3,12 +3,15 @@
 //! writes from a single writer, and paged reads for the commands and the review UI. It
 //! persists the review model's types (`crate::model`) and defines none of them.
 
+mod decision_log;
 mod detections;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
 mod queries;
 mod review;
+mod review_queue;
+mod review_status;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
@@ -16,7 +19,8 @@ pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState,
 pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
-pub use review::{ClusterMember, PageAt, PairEvidence, ReviewDoc};
+pub use review::{ClusterMember, PairEvidence, ReviewDoc};
+pub use review_queue::PageAt;
 // The review model's types, defined in `crate::model` and persisted here; re-exported
 // under their old paths so callers written against the store keep working.
 pub use crate::model::{
