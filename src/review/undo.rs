@@ -17,7 +17,7 @@ pub struct UndoStack {
 }
 
 fn batch_of(d: &DecisionRow) -> Option<&str> {
-    d.payload.get("batch").and_then(|b| b.as_str())
+    d.batch()
 }
 
 impl UndoStack {

@@ -264,7 +264,8 @@ pub(super) fn write_cluster_status(
 }
 
 /// The queue clusters with at least two documents of `target` (the only clusters whose pair
-/// labels or covering labels a decision on `target` changes), with their sorted members.
+/// labels or covering labels a decision on `target` changes: the model's
+/// [`crate::model::touches_cluster`]), with their sorted members.
 pub(super) fn affected_clusters(
     conn: &Connection,
     target: &[i64],
