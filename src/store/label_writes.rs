@@ -697,7 +697,8 @@ mod tests {
     /// One step of a generated session.
     #[derive(Debug, Clone)]
     enum Op {
-        /// coder, kind (confirm, reject, split, unsure, tag, untag, note), documents.
+        /// coder, kind (confirm, reject, split, unsure, tag, untag, note, cut, cleared
+        /// note), documents.
         Decide(bool, u8, Vec<usize>),
         /// Undo the last decision in force of the coder (stack order).
         Undo(bool),
@@ -709,7 +710,7 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            4 => (any::<bool>(), 0u8..7, proptest::collection::btree_set(0usize..8, 1..6))
+            4 => (any::<bool>(), 0u8..9, proptest::collection::btree_set(0usize..8, 1..6))
                 .prop_map(|(c, k, d)| Op::Decide(c, k, d.into_iter().collect())),
             2 => any::<bool>().prop_map(Op::Undo),
             1 => any::<bool>().prop_map(Op::Redo),
@@ -752,7 +753,19 @@ mod tests {
                         3 => ("unsure", json!({})),
                         4 => ("tag", json!({"tag": format!("t{}", target.len() % 2)})),
                         5 => ("untag", json!({"tag": "t1"})),
-                        _ => ("note", json!({"note": format!("n{}", target[0])})),
+                        6 => ("note", json!({"note": format!("n{}", target[0])})),
+                        // The typed decisions the session records, in their stored form.
+                        7 => {
+                            let cut = Decision::Cut {
+                                groups: vec![
+                                    target[..target.len() / 2].to_vec(),
+                                    target[target.len() / 2..].to_vec(),
+                                ],
+                                bridge: (target[0], target[target.len() - 1]),
+                            };
+                            (cut.action(), cut.payload())
+                        }
+                        _ => ("note", Decision::Note(None).payload()),
                     };
                     let c = coder(*c);
                     done.entry(c).or_default().push(next);
