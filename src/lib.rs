@@ -11,6 +11,7 @@ pub mod detect;
 pub mod extract;
 pub mod ingest;
 pub mod learn;
+pub mod model;
 pub mod review;
 pub mod sig;
 pub mod store;

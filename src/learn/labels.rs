@@ -19,7 +19,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::cluster::union_find::UnionFind;
-use crate::store::{LabelSet, LabelStatus};
+use crate::model::{LabelSet, LabelStatus};
 
 /// One pair's verdict from one coder's set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

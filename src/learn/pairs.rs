@@ -29,8 +29,9 @@ use serde::Serialize;
 
 use crate::cluster::union_find::UnionFind;
 use crate::learn::labels::{label_gold, merge_labels, Conflict, DocIndex, MergedLabels};
+use crate::model::LabelSet;
 use crate::sig::imatch::SplitMix64;
-use crate::store::{LabelSet, Store};
+use crate::store::Store;
 
 /// Where a training pair comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -439,7 +440,7 @@ pub fn training_pairs(store: &Store, opts: &PairOptions) -> Result<TrainingSet> 
 mod tests {
     use super::*;
     use crate::learn::labels::tests::{set, split};
-    use crate::store::LabelStatus;
+    use crate::model::LabelStatus;
     use proptest::prelude::*;
 
     fn no_avoid() -> HashSet<(i64, i64)> {

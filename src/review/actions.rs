@@ -5,6 +5,7 @@
 use anyhow::Result;
 
 use super::session::{Mode, Session};
+use crate::model::Decision;
 
 /// One command a key can trigger.
 pub struct Action {
@@ -40,9 +41,9 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "open", modes: QC, description: "open the cluster / compare the anchor with the current member", hint: true, run: |s| s.open() },
     Action { name: "select", modes: QC, description: "select or unselect the current cluster / member", hint: true, run: |s| { s.toggle_select(); Ok(()) } },
     Action { name: "select-all", modes: QC, description: "select every cluster in the filter / every member", hint: false, run: |s| s.select_all() },
-    Action { name: "confirm", modes: BROWSE, description: "confirm: all members are near-duplicates (the selection, or the current cluster or pair)", hint: true, run: |s| s.decide("confirm") },
-    Action { name: "reject", modes: BROWSE, description: "reject: not near-duplicates (the cluster, or the pair in the pair view)", hint: true, run: |s| s.decide("reject") },
-    Action { name: "unsure", modes: BROWSE, description: "mark unsure", hint: false, run: |s| s.decide("unsure") },
+    Action { name: "confirm", modes: BROWSE, description: "confirm: all members are near-duplicates (the selection, or the current cluster or pair)", hint: true, run: |s| s.decide(Decision::Confirm) },
+    Action { name: "reject", modes: BROWSE, description: "reject: not near-duplicates (the cluster, or the pair in the pair view)", hint: true, run: |s| s.decide(Decision::Reject) },
+    Action { name: "unsure", modes: BROWSE, description: "mark unsure", hint: false, run: |s| s.decide(Decision::Unsure) },
     Action { name: "split", modes: CP, description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
     Action { name: "split-groups", modes: CP, description: "split into the groups made with the digit keys (members in no group form one more)", hint: false, run: |s| s.split_groups() },
     Action { name: "group-new", modes: CP, description: "put the current (or the selected) members into a new group of the split", hint: false, run: |s| s.assign_new_group() },

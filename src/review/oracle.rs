@@ -1,7 +1,7 @@
 //! A scripted coder for tests, benchmarks and learning curves: given a gold clustering, it
 //! labels proposed clusters (a detector run's, the review queue's, or the gold clusters
-//! themselves) through the same store calls the workbench makes (`record_decision` with
-//! the actions and payloads of `Session::decide` and `Session::split`), so everything
+//! themselves) through the same store calls the workbench makes (the typed decisions of
+//! `Session::decide` and `Session::split`), so everything
 //! downstream of the decision log sees exactly what a human coder would leave.
 //!
 //! The verdict on a proposed set: **confirm** when every member is in one gold cluster,
@@ -12,12 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use crate::model::{Decision, LabelStatus, QueueFilter, QueueSort};
+use crate::sig::imatch::SplitMix64;
+use crate::store::Store;
 use anyhow::Result;
 use serde::Serialize;
-use serde_json::json;
-
-use crate::sig::imatch::SplitMix64;
-use crate::store::{LabelStatus, QueueFilter, QueueSort, Store};
 
 /// What the oracle decides about a document set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +25,19 @@ pub enum Verdict {
     Reject,
     /// The gold groups, each sorted, ordered by smallest member.
     Split(Vec<Vec<i64>>),
+}
+
+impl Verdict {
+    /// The decision the workbench records for this verdict.
+    pub fn decision(&self) -> Decision {
+        match self {
+            Verdict::Confirm => Decision::Confirm,
+            Verdict::Reject => Decision::Reject,
+            Verdict::Split(groups) => Decision::Split {
+                groups: groups.clone(),
+            },
+        }
+    }
 }
 
 /// Which sets to label.
@@ -174,24 +186,11 @@ impl Oracle {
                 report.skipped_labeled += 1;
                 continue;
             }
-            match &verdict {
-                Verdict::Confirm => {
-                    store.record_decision(&self.coder, "confirm", &set, json!({}))?;
-                    report.confirmed += 1;
-                }
-                Verdict::Reject => {
-                    store.record_decision(&self.coder, "reject", &set, json!({}))?;
-                    report.rejected += 1;
-                }
-                Verdict::Split(groups) => {
-                    store.record_decision(
-                        &self.coder,
-                        "split",
-                        &set,
-                        json!({ "groups": groups }),
-                    )?;
-                    report.split += 1;
-                }
+            store.decide(&self.coder, &verdict.decision(), &set)?;
+            match verdict {
+                Verdict::Confirm => report.confirmed += 1,
+                Verdict::Reject => report.rejected += 1,
+                Verdict::Split(_) => report.split += 1,
             }
             mine.extend(set.iter().copied());
             self.labeled.extend(set);
@@ -277,6 +276,7 @@ impl Oracle {
 mod tests {
     use super::*;
     use crate::store::ClusterRow;
+    use serde_json::json;
 
     /// Documents u0..u7; gold: {0,1,2} {3,4} {5} {6} {7}.
     fn setup() -> (tempfile::TempDir, Store, Vec<i64>, Oracle) {

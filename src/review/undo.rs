@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::store::DecisionRow;
+use crate::model::DecisionRow;
 
 /// Stacks of decision rows: `undo` holds decisions in force (newest last), `redo` holds the
 /// undo rows that can be redone (newest last).
@@ -17,7 +17,7 @@ pub struct UndoStack {
 }
 
 fn batch_of(d: &DecisionRow) -> Option<&str> {
-    d.payload.get("batch").and_then(|b| b.as_str())
+    d.batch()
 }
 
 impl UndoStack {

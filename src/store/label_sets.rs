@@ -1,4 +1,4 @@
-//! The coders' current verdicts as labeled document sets, for export and evaluation: every
+//! The coders' current verdicts as labeled document sets (the model's [`LabelSet`]), for export and evaluation: every
 //! (coder, document set) whose label is confirmed, split, rejected or unsure, with the groups
 //! of a split and the id of the decision that set the verdict (so callers can replay the
 //! verdicts in the order they were made). Read from the derived `labels` table and the
@@ -10,36 +10,10 @@ use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::review::{active_decisions, parse_key, parse_tags, target_key};
-use super::{LabelStatus, Store};
-
-/// One coder's current verdict on one document set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LabelSet {
-    pub coder: String,
-    /// The document ids, sorted.
-    pub members: Vec<i64>,
-    /// Confirmed, Split, Rejected or Unsure (never Unreviewed).
-    pub status: LabelStatus,
-    /// For a split: the groups as recorded (a member in no group stands alone). Empty
-    /// otherwise.
-    pub groups: Vec<Vec<i64>>,
-    pub tags: Vec<String>,
-    /// The decision-log id of the confirm/split/reject/unsure row in force. Pair labels of
-    /// one coder follow the latest such decision covering the pair.
-    pub decision: i64,
-}
-
-/// The status actions of the log and the status each one sets.
-fn status_of_action(action: &str) -> Option<LabelStatus> {
-    match action {
-        "confirm" => Some(LabelStatus::Confirmed),
-        "split" => Some(LabelStatus::Split),
-        "reject" => Some(LabelStatus::Rejected),
-        "unsure" => Some(LabelStatus::Unsure),
-        _ => None,
-    }
-}
+use super::decision_log::parse_tags;
+use super::review::{parse_key, target_key};
+use super::Store;
+use crate::model::{active_decisions, normalized_groups, LabelSet, LabelStatus};
 
 impl Store {
     /// Every labeled document set of `coder` (or of every coder), ordered by coder and then
@@ -55,12 +29,11 @@ impl Store {
             let log = self.decision_log(&coder)?;
             let mut verdict: HashMap<String, (i64, LabelStatus, Vec<Vec<i64>>)> = HashMap::new();
             for d in active_decisions(&log) {
-                if let Some(status) = status_of_action(&d.action) {
-                    let groups = if status == LabelStatus::Split {
-                        serde_json::from_value(d.payload["groups"].clone()).unwrap_or_default()
-                    } else {
-                        Vec::new()
-                    };
+                let Some(decision) = d.decision() else {
+                    continue;
+                };
+                if let Some(status) = decision.verdict() {
+                    let groups = normalized_groups(decision.groups());
                     verdict.insert(target_key(&d.target), (d.id, status, groups));
                 }
             }
@@ -87,15 +60,6 @@ impl Store {
                 if logged != status {
                     continue;
                 }
-                let mut groups: Vec<Vec<i64>> = groups
-                    .into_iter()
-                    .map(|mut g| {
-                        g.sort_unstable();
-                        g.dedup();
-                        g
-                    })
-                    .collect();
-                groups.retain(|g| !g.is_empty());
                 sets.push(LabelSet {
                     coder: coder.clone(),
                     members: parse_key(&target),

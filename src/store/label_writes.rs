@@ -19,39 +19,16 @@ use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde_json::{json, Value};
 
-use super::review::{
-    active_decisions, affected_clusters, compute_cluster_status, parse_key, row_to_decision,
-    target_key, write_cluster_status, StatusRow, DECISION_ACTIONS, DECISION_COLUMNS,
+use super::decision_log::{row_to_decision, DECISION_COLUMNS};
+use super::review::{parse_key, target_key};
+use super::review_status::{affected_clusters, compute_cluster_status, write_cluster_status};
+use super::Store;
+use crate::model::{
+    label_of, last_verdict, ClusterReview, Decision, DecisionRow, Label, LogEntry, PairRule,
 };
-use super::{DecisionRow, Label, LabelStatus, Store};
 
 /// Pair labels written per transaction by a stepwise job (a few milliseconds of writing).
 pub const PAIR_CHUNK: usize = 2048;
-
-/// One row to append to the decision log.
-#[derive(Debug, Clone, PartialEq)]
-pub enum LogEntry {
-    /// A decision (confirm, split, reject, unsure, tag, untag, note) on a document set.
-    Decision {
-        action: String,
-        target: Vec<i64>,
-        payload: Value,
-    },
-    /// Undo the decision row with this id.
-    Undo(i64),
-    /// Redo the undo row with this id.
-    Redo(i64),
-}
-
-impl LogEntry {
-    pub fn decision(action: &str, target: &[i64], payload: Value) -> LogEntry {
-        LogEntry::Decision {
-            action: action.to_string(),
-            target: target.to_vec(),
-            payload,
-        }
-    }
-}
 
 /// A log row just appended, with the label of its document set after it (what the derived
 /// `labels` row will say once written).
@@ -59,55 +36,6 @@ impl LogEntry {
 pub struct Appended {
     pub row: DecisionRow,
     pub label: Label,
-}
-
-/// The status actions and the verdicts they record.
-fn verdict_status(action: &str) -> Option<LabelStatus> {
-    match action {
-        "confirm" => Some(LabelStatus::Confirmed),
-        "reject" => Some(LabelStatus::Rejected),
-        "unsure" => Some(LabelStatus::Unsure),
-        "split" => Some(LabelStatus::Split),
-        _ => None,
-    }
-}
-
-/// One decision's effect on the label of its own document set.
-fn apply_to_label(label: &mut Label, d: &DecisionRow) {
-    if let Some(status) = verdict_status(&d.action) {
-        label.status = status;
-        return;
-    }
-    match d.action.as_str() {
-        "tag" => {
-            if let Some(t) = d.payload["tag"].as_str() {
-                if !label.tags.iter().any(|x| x == t) {
-                    label.tags.push(t.to_string());
-                    label.tags.sort();
-                }
-            }
-        }
-        "untag" => {
-            if let Some(t) = d.payload["tag"].as_str() {
-                label.tags.retain(|x| x != t);
-            }
-        }
-        "note" => label.note = d.payload["note"].as_str().map(str::to_string),
-        _ => {}
-    }
-}
-
-/// The label of a document set from the log rows naming exactly that set (decisions, and
-/// the undo and redo rows, which name the set of the row they reverse), in id order, with
-/// the id of the last decision in force; None when no decision on the set is in force.
-pub(super) fn label_of(rows: &[DecisionRow]) -> Option<(Label, i64)> {
-    let active = active_decisions(rows);
-    let last = active.last()?.id;
-    let mut label = Label::default();
-    for d in active {
-        apply_to_label(&mut label, d);
-    }
-    Some((label, last))
 }
 
 /// The log rows of `coder` naming the set `key`, up to row `through`, in order.
@@ -125,57 +53,32 @@ fn target_rows(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// A status decision in force over a document set: the pair label it gives two members.
+/// A verdict in force over a document set, with what it says of each pair of it.
 struct Verdict {
     id: i64,
-    status: LabelStatus,
     members: Vec<i64>,
-    /// For a split: the group of each member named in a group.
-    group: HashMap<i64, usize>,
+    rule: PairRule,
 }
 
 impl Verdict {
-    fn of(d: &DecisionRow) -> Option<Verdict> {
-        let status = verdict_status(&d.action)?;
-        let mut group = HashMap::new();
-        if status == LabelStatus::Split {
-            let groups: Vec<Vec<i64>> =
-                serde_json::from_value(d.payload["groups"].clone()).unwrap_or_default();
-            for (g, members) in groups.iter().enumerate() {
-                for m in members {
-                    group.insert(*m, g);
-                }
-            }
-        }
+    fn of(row: &DecisionRow, decision: &Decision) -> Option<Verdict> {
         Some(Verdict {
-            id: d.id,
-            status,
-            members: parse_key(&target_key(&d.target)),
-            group,
+            id: row.id,
+            members: parse_key(&target_key(&row.target)),
+            rule: decision.pair_rule()?,
         })
     }
 
-    /// The label of the pair (a, b) of members: a split says "same" within a group and
-    /// "different" across groups (a member in no group stands alone).
     fn label(&self, a: i64, b: i64) -> &'static str {
-        match self.status {
-            LabelStatus::Confirmed => "same",
-            LabelStatus::Rejected => "different",
-            LabelStatus::Split => match (self.group.get(&a), self.group.get(&b)) {
-                (Some(x), Some(y)) if x == y => "same",
-                _ => "different",
-            },
-            _ => "unsure",
-        }
+        self.rule.label(a, b).as_str()
     }
 }
 
-/// The last status decision in force among the rows of one document set.
+/// The last verdict in force among the rows of one document set.
 fn verdict_of(rows: &[DecisionRow]) -> Option<Verdict> {
-    active_decisions(rows)
-        .into_iter()
-        .rev()
-        .find_map(Verdict::of)
+    let (id, decision) = last_verdict(rows)?;
+    let row = rows.iter().find(|r| r.id == id)?;
+    Verdict::of(row, &decision)
 }
 
 /// No verdict covers the pair: its pair label is deleted.
@@ -273,7 +176,7 @@ pub struct LabelJob {
     pairs: Option<PairPlan>,
     /// Queue clusters touched: (run, cluster, sorted members).
     clusters: Vec<(i64, i64, Vec<i64>)>,
-    statuses: Vec<(i64, i64, Option<StatusRow>)>,
+    statuses: Vec<(i64, i64, Option<ClusterReview>)>,
     stage: Stage,
     /// `label_docs` rows written so far.
     docs_done: usize,
@@ -471,13 +374,16 @@ fn plan(conn: &Connection, row: DecisionRow) -> Result<LabelJob> {
         "redo" => reversed(row.undoes).and_then(|u| reversed(u.undoes)),
         _ => Some(&row),
     };
-    let pairs = match decision.map(|d| verdict_status(&d.action).is_some()) {
-        Some(true) if row.action == "undo" || row.action == "redo" => {
+    let verdict = decision
+        .and_then(DecisionRow::decision)
+        .filter(|d| d.verdict().is_some());
+    let pairs = match verdict {
+        Some(_) if row.action == "undo" || row.action == "redo" => {
             Some(paint(conn, &row.coder, &key, &ids, row.id, &rows)?)
         }
         // A new verdict is the latest over every pair of its set.
-        Some(true) => Verdict::of(&row).map(|v| PairPlan::new(ids.clone(), vec![v], None)),
-        _ => None,
+        Some(v) => Verdict::of(&row, &v).map(|v| PairPlan::new(ids.clone(), vec![v], None)),
+        None => None,
     };
     let clusters = affected_clusters(conn, &ids)?;
     Ok(LabelJob {
@@ -545,10 +451,10 @@ fn paint(
     Ok(PairPlan::new(ids.to_vec(), verdicts, Some(cover)))
 }
 
-fn check_decision(action: &str, target: &[i64]) -> Result<()> {
-    if !DECISION_ACTIONS.contains(&action) {
-        bail!("unknown decision action {action}");
-    }
+/// Refuses an entry that decides nothing: an action that is not a decision, a tag without a
+/// tag, an empty set.
+fn check_decision(action: &str, payload: &Value, target: &[i64]) -> Result<()> {
+    Decision::from_stored(action, payload)?;
     if target.is_empty() {
         bail!("a decision needs at least one document");
     }
@@ -592,13 +498,12 @@ impl Store {
                     target,
                     payload,
                 } => {
-                    check_decision(&action, &target)?;
+                    check_decision(&action, &payload, &target)?;
                     (action, target_key(&target), payload, None)
                 }
                 LogEntry::Undo(id) => {
                     let undone = decision_in(&tx, id)?;
-                    if undone.coder != coder || !DECISION_ACTIONS.contains(&undone.action.as_str())
-                    {
+                    if undone.coder != coder || !undone.is_decision() {
                         bail!("decision {id} is not a decision of {coder} that can be undone");
                     }
                     (
@@ -754,8 +659,9 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::review::reference;
+    use super::super::decision_log::reference;
     use super::*;
+    use crate::model::{agreement_of, Agreement, LabelStatus, Labels};
     use crate::store::ClusterRow;
     use proptest::prelude::*;
 
@@ -791,7 +697,8 @@ mod tests {
     /// One step of a generated session.
     #[derive(Debug, Clone)]
     enum Op {
-        /// coder, kind (confirm, reject, split, unsure, tag, untag, note), documents.
+        /// coder, kind (confirm, reject, split, unsure, tag, untag, note, cut, cleared
+        /// note), documents.
         Decide(bool, u8, Vec<usize>),
         /// Undo the last decision in force of the coder (stack order).
         Undo(bool),
@@ -803,7 +710,7 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            4 => (any::<bool>(), 0u8..7, proptest::collection::btree_set(0usize..8, 1..6))
+            4 => (any::<bool>(), 0u8..9, proptest::collection::btree_set(0usize..8, 1..6))
                 .prop_map(|(c, k, d)| Op::Decide(c, k, d.into_iter().collect())),
             2 => any::<bool>().prop_map(Op::Undo),
             1 => any::<bool>().prop_map(Op::Redo),
@@ -846,7 +753,19 @@ mod tests {
                         3 => ("unsure", json!({})),
                         4 => ("tag", json!({"tag": format!("t{}", target.len() % 2)})),
                         5 => ("untag", json!({"tag": "t1"})),
-                        _ => ("note", json!({"note": format!("n{}", target[0])})),
+                        6 => ("note", json!({"note": format!("n{}", target[0])})),
+                        // The typed decisions the session records, in their stored form.
+                        7 => {
+                            let cut = Decision::Cut {
+                                groups: vec![
+                                    target[..target.len() / 2].to_vec(),
+                                    target[target.len() / 2..].to_vec(),
+                                ],
+                                bridge: (target[0], target[target.len() - 1]),
+                            };
+                            (cut.action(), cut.payload())
+                        }
+                        _ => ("note", Decision::Note(None).payload()),
                     };
                     let c = coder(*c);
                     done.entry(c).or_default().push(next);
@@ -918,6 +837,50 @@ mod tests {
         (log(s), s.derived_label_rows().unwrap())
     }
 
+    /// What the model's pure rules say the derived rows are, from the log alone, in the
+    /// text form of [`Store::derived_label_rows`].
+    fn model_rows(s: &Store) -> Vec<String> {
+        let clusters = s.review_queue_clusters().unwrap();
+        let tags = |t: &[String]| serde_json::to_string(t).unwrap();
+        let mut out = Vec::new();
+        for c in ["ann", "bob"] {
+            let labels = Labels::replay(&s.decision_log(c).unwrap());
+            for (key, (ids, l, id)) in &labels.sets {
+                let note = l.note.clone().unwrap_or_default();
+                let (status, t) = (l.status.as_str(), tags(&l.tags));
+                out.push(format!("label|{c}|{key}|{status}|{t}|{note}|{id}"));
+                out.extend(ids.iter().map(|d| format!("doc|{c}|{d}|{key}")));
+            }
+            for ((a, b), (l, id)) in &labels.pairs {
+                out.push(format!("pair|{c}|{a}|{b}|{}|{id}", l.as_str()));
+            }
+            for (run, cluster, members) in &clusters {
+                if let Some(r) = labels.cluster_review(members) {
+                    out.push(format!(
+                        "status|{c}|{run}|{cluster}|{}|{}|{}|{}|{}",
+                        r.status.as_str(),
+                        r.labeled,
+                        r.pairs,
+                        tags(&r.tags),
+                        r.note.unwrap_or_default()
+                    ));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Kappa of ann and bob from the model's pair labels.
+    fn model_agreement(s: &Store) -> Agreement {
+        let ann = Labels::replay(&s.decision_log("ann").unwrap()).pairs;
+        let bob = Labels::replay(&s.decision_log("bob").unwrap()).pairs;
+        let shared = ann
+            .iter()
+            .filter_map(|(pair, (a, _))| bob.get(pair).map(|(b, _)| (*a, *b)));
+        agreement_of("ann", "bob", shared)
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(40))]
         /// Appending the log and writing the labels afterwards — row by row, all at the
@@ -933,6 +896,13 @@ mod tests {
             let sc = script(&ops, &ids);
             run_reference(&mut reference_db, &sc);
             let want = state(&reference_db);
+            // The model's pure rules, applied to the same log, give the same labels, pair
+            // labels and statuses, and the same kappa.
+            prop_assert_eq!(&model_rows(&reference_db), &want.1);
+            prop_assert_eq!(
+                reference_db.agreement("ann", "bob").unwrap(),
+                model_agreement(&reference_db)
+            );
 
             // Each row written as it is appended.
             let (mut s, _) = store(&dir, "each.db", 8);
@@ -1076,7 +1046,7 @@ mod tests {
 /// old_path` (confirms and undoes the largest cluster of the queue as coder "old").
 #[cfg(test)]
 mod bench {
-    use super::super::review::reference;
+    use super::super::decision_log::reference;
     use super::*;
     use crate::store::{QueueFilter, QueueSort};
     use std::time::Instant;

@@ -1,23 +1,31 @@
 //! The project database: the only module that uses rusqlite. One SQLite file per project
 //! (bundled SQLite, WAL mode), a versioned schema with forward-only migrations, batched
-//! writes from a single writer, and paged reads for the commands and the review UI.
+//! writes from a single writer, and paged reads for the commands and the review UI. It
+//! persists the review model's types (`crate::model`) and defines none of them.
 
+mod decision_log;
 mod detections;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
 mod queries;
 mod review;
+mod review_queue;
+mod review_status;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
 pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
-pub use label_sets::{DocBrief, LabelSet};
-pub use label_writes::{Appended, LabelJob, LogEntry, PAIR_CHUNK};
+pub use label_sets::DocBrief;
+pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
-pub use review::{
-    derive_status, Agreement, ClusterMember, ClusterReview, DecisionRow, Label, LabelStatus,
-    PageAt, PairEvidence, Progress, QueueFilter, QueueRow, QueueSort, ReviewDoc,
+pub use review::{ClusterMember, PairEvidence, ReviewDoc};
+pub use review_queue::PageAt;
+// The review model's types, defined in `crate::model` and persisted here; re-exported
+// under their old paths so callers written against the store keep working.
+pub use crate::model::{
+    derive_status, Agreement, ClusterReview, DecisionRow, Label, LabelSet, LabelStatus, LogEntry,
+    Progress, QueueFilter, QueueRow, QueueSort,
 };
 pub use schema::SCHEMA_VERSION;
 

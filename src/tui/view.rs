@@ -8,10 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
+use crate::model::LabelStatus;
 use crate::review::{
     evidence_summary, sanitize_line, DocPane, HighlightKind, Mode, Session, Viewport, ACTIONS,
 };
-use crate::store::{LabelStatus, TextKind};
+use crate::store::TextKind;
 
 use super::keymap::Keymap;
 

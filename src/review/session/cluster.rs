@@ -1,0 +1,220 @@
+//! The cluster screen: opening a cluster from the queue, the anchor and the member it is
+//! compared with, and the groups of a split being prepared (nothing is recorded until the
+//! split is committed, see `decisions`).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use anyhow::Result;
+
+use super::{Mode, Session};
+use crate::model::QueueRow;
+use crate::review::sanitize::sanitize_line;
+use crate::store::{ClusterMember, TextKind};
+
+/// The cluster screen's state.
+#[derive(Debug, Clone)]
+pub struct ClusterView {
+    pub row: QueueRow,
+    pub members: Vec<ClusterMember>,
+    pub cursor: usize,
+    pub top: usize,
+    pub anchor: usize,
+    pub selected: BTreeSet<i64>,
+    /// Members put into groups 1..=9 for a split into several groups (the others form one
+    /// more group, "the rest"); nothing is recorded until the split is committed.
+    pub groups: BTreeMap<i64, u8>,
+    pub bridge: Option<(i64, i64, f64)>,
+    pub note: Option<String>,
+    /// The start of each member's text, for the side-by-side preview (loaded on demand).
+    pub previews: HashMap<i64, String>,
+}
+
+impl Session {
+    /// Opens the current cluster (queue) or the pair anchor/current member (cluster).
+    pub fn open(&mut self) -> Result<()> {
+        match self.mode() {
+            Mode::Queue => {
+                let Some(row) = self.current_row()? else {
+                    return Ok(());
+                };
+                self.open_cluster(row)
+            }
+            Mode::Cluster => {
+                let Some(c) = &self.cluster else {
+                    return Ok(());
+                };
+                let mut other = c.cursor;
+                if other == c.anchor {
+                    other = (c.anchor + 1) % c.members.len().max(1);
+                }
+                if other == c.anchor {
+                    self.message = "a cluster of one document has no pair".into();
+                    return Ok(());
+                }
+                if let Some(c) = &mut self.cluster {
+                    c.cursor = other;
+                }
+                self.open_pair(TextKind::Visible)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
+        let members: Vec<ClusterMember> = self
+            .store
+            .cluster_members(row.run_id, row.cluster)?
+            .into_iter()
+            .map(|mut m| {
+                m.url = sanitize_line(&m.url);
+                m.title = sanitize_line(&m.title);
+                m
+            })
+            .collect();
+        let bridge = self.store.cluster_bridge(row.run_id, row.cluster)?;
+        self.cluster = Some(ClusterView {
+            row,
+            members,
+            cursor: 1,
+            top: 0,
+            anchor: 0,
+            selected: BTreeSet::new(),
+            groups: BTreeMap::new(),
+            bridge,
+            note: None,
+            previews: HashMap::new(),
+        });
+        // Only the open cluster's own status: the queue is unchanged.
+        self.refresh_open_cluster()?;
+        if let Some(c) = &mut self.cluster {
+            c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
+        }
+        self.pair = None;
+        self.push(Mode::Cluster);
+        if self.cluster.as_ref().is_some_and(|c| c.members.len() > 2) {
+            self.message =
+                "split into several groups: 1-9 put members into a group, S splits".into();
+        }
+        Ok(())
+    }
+
+    /// Compares the anchor with the next (or previous) member.
+    pub fn step_member(&mut self, delta: i64) -> Result<()> {
+        let Some(c) = &mut self.cluster else {
+            return Ok(());
+        };
+        let n = c.members.len() as i64;
+        if n < 2 {
+            return Ok(());
+        }
+        let mut i = c.cursor as i64;
+        loop {
+            i = (i + delta).rem_euclid(n);
+            if i as usize != c.anchor {
+                break;
+            }
+        }
+        c.cursor = i as usize;
+        let kind = self.pair.as_ref().map_or(TextKind::Visible, |p| p.text);
+        self.open_pair(kind)
+    }
+
+    pub fn set_anchor(&mut self) {
+        if let Some(c) = &mut self.cluster {
+            c.anchor = c.cursor;
+            self.message = format!("anchor: document {}", c.members[c.anchor].id);
+        }
+    }
+
+    /// The members an action on the open cluster applies to: the selected members (cluster
+    /// screen), else the current member (the compared one in the pair view).
+    pub(super) fn acted_members(&self) -> Vec<i64> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        if self.mode() == Mode::Cluster && !c.selected.is_empty() {
+            return c.selected.iter().copied().collect();
+        }
+        c.members.get(c.cursor).map(|m| m.id).into_iter().collect()
+    }
+
+    /// Puts the current (or the selected) members into group `group` (1..=9) of the split
+    /// being prepared; 0 takes them back to the rest. Records nothing until
+    /// [`Session::split_groups`].
+    pub fn assign_group(&mut self, group: u8) -> Result<()> {
+        let ids = self.acted_members();
+        let Some(c) = &mut self.cluster else {
+            return Ok(());
+        };
+        for id in &ids {
+            if group == 0 {
+                c.groups.remove(id);
+            } else {
+                c.groups.insert(*id, group);
+            }
+        }
+        c.selected.clear();
+        let what = match ids.as_slice() {
+            [one] => format!("document {one}"),
+            many => format!("{} documents", many.len()),
+        };
+        self.message = if group == 0 {
+            format!("{what} back to the rest · {}", self.groups_summary())
+        } else {
+            format!("{what} → group {group} · {}", self.groups_summary())
+        };
+        Ok(())
+    }
+
+    /// Puts the current (or the selected) members into the lowest group number not in use.
+    pub fn assign_new_group(&mut self) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let used: BTreeSet<u8> = c.groups.values().copied().collect();
+        match (1..=9).find(|g| !used.contains(g)) {
+            Some(g) => self.assign_group(g),
+            None => {
+                self.message = "all nine groups are in use".into();
+                Ok(())
+            }
+        }
+    }
+
+    /// The split being prepared: groups 1..=9 in order, then the members in no group.
+    pub fn prepared_groups(&self) -> Vec<Vec<i64>> {
+        let Some(c) = &self.cluster else {
+            return Vec::new();
+        };
+        let mut by_group: BTreeMap<u8, Vec<i64>> = BTreeMap::new();
+        let mut rest = Vec::new();
+        for m in &c.members {
+            match c.groups.get(&m.id) {
+                Some(g) => by_group.entry(*g).or_default().push(m.id),
+                None => rest.push(m.id),
+            }
+        }
+        let mut out: Vec<Vec<i64>> = by_group.into_values().collect();
+        if !rest.is_empty() {
+            out.push(rest);
+        }
+        out
+    }
+
+    /// The prepared groups in words: "1: 2 · 2: 1 · rest: 4".
+    pub fn groups_summary(&self) -> String {
+        let Some(c) = &self.cluster else {
+            return String::new();
+        };
+        let mut counts: BTreeMap<u8, usize> = BTreeMap::new();
+        for g in c.groups.values() {
+            *counts.entry(*g).or_default() += 1;
+        }
+        let mut parts: Vec<String> = counts.iter().map(|(g, n)| format!("{g}: {n}")).collect();
+        let rest = c.members.len() - c.groups.len().min(c.members.len());
+        if rest > 0 {
+            parts.push(format!("rest: {rest}"));
+        }
+        format!("groups {}", parts.join(" · "))
+    }
+}

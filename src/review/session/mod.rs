@@ -1,0 +1,267 @@
+//! A review session: everything the workbench shows and does, without a terminal. The
+//! terminal UI only maps keys to named actions (`review::actions`) and draws this state.
+//! One concern per file, each a part of [`Session`]:
+//! - `navigation`: the queue (paged from the store by rank), the cursor and scrolling of
+//!   every screen, the selection, the queue's filters and order;
+//! - `cluster`: the open cluster with its anchor, comparison member and the groups of a
+//!   split being prepared;
+//! - `pair`: the pair view (sanitized texts, highlight spans, wrap cache — prepared by the
+//!   background worker) and the evidence line;
+//! - `decisions`: decisions as typed [`crate::model::Decision`]s, undo and redo;
+//! - `prompt`: the one-line prompt for tags, notes, search and the tag filter;
+//! - `saving`: decisions committed whose labels the writer thread is still writing;
+//! - `work`: the background worker's results.
+
+mod cluster;
+mod decisions;
+mod navigation;
+mod pair;
+mod prompt;
+mod saving;
+mod work;
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Result;
+
+pub use cluster::ClusterView;
+pub use pair::{evidence_summary, DocPane, PairView};
+
+use super::background::{SharedEvidence, Worker};
+use super::evidence::EvidenceProvider;
+use super::undo::UndoStack;
+use super::writer::LabelWriter;
+use crate::model::{Progress, QueueFilter, QueueRow, QueueSort};
+use crate::store::Store;
+use saving::Saving;
+
+/// Queue rows fetched per query.
+pub const PAGE_ROWS: u64 = 100;
+
+/// Characters of each member shown in the cluster screen's preview.
+pub const PREVIEW_CHARS: usize = 3000;
+
+/// A text up to this long is wrapped for a new width on the UI thread (well under a
+/// millisecond); a longer one on the background worker, the old lines drawn meanwhile.
+pub const SYNC_WRAP_BYTES: usize = 64 * 1024;
+
+/// Wrapped widths kept per document (a resize back and forth draws from the cache).
+const WRAPS_KEPT: usize = 3;
+
+/// The screens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    Queue,
+    Cluster,
+    Pair,
+    Help,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Queue => "queue",
+            Mode::Cluster => "cluster",
+            Mode::Pair => "pair",
+            Mode::Help => "help",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Mode> {
+        [Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help]
+            .into_iter()
+            .find(|m| m.name() == s)
+    }
+}
+
+/// What the one-line prompt is asking for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    Tag,
+    Note,
+    Search,
+    /// Show only clusters with this tag.
+    TagFilter,
+}
+
+impl InputKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            InputKind::Tag => "tag",
+            InputKind::Note => "note",
+            InputKind::Search => "search",
+            InputKind::TagFilter => "only tag",
+        }
+    }
+}
+
+/// The open prompt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Input {
+    pub kind: InputKind,
+    pub text: String,
+    /// Existing tags that start with the text (tag prompt only).
+    pub completions: Vec<String>,
+}
+
+/// How much room the terminal gives each view (set by the UI before keys and drawing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Viewport {
+    pub queue_rows: usize,
+    pub member_rows: usize,
+    pub pane_width: usize,
+    pub pane_height: usize,
+    pub diff_width: usize,
+}
+
+/// The work done off the UI thread for the pair view.
+struct Background {
+    worker: Worker,
+    /// A provider set by `set_evidence_provider` instead of the detectors' explanations.
+    evidence: Option<SharedEvidence>,
+}
+
+/// A review session of one coder.
+pub struct Session {
+    store: Store,
+    pub coder: String,
+    pub blind: bool,
+    background: Background,
+    pub filter: QueueFilter,
+    pub sort: QueueSort,
+    pub queue_len: u64,
+    pub cursor: u64,
+    pub top: u64,
+    /// The loaded queue pages, by page number.
+    pages: HashMap<u64, Vec<QueueRow>>,
+    /// Selected clusters: (run, cluster) → members.
+    pub selection: BTreeMap<(i64, i64), Vec<i64>>,
+    pub stack: Vec<Mode>,
+    pub cluster: Option<ClusterView>,
+    pub pair: Option<PairView>,
+    pub input: Option<Input>,
+    pub message: String,
+    pub progress: Vec<Progress>,
+    pub viewport: Viewport,
+    pub quit: bool,
+    /// First line shown on the help screen.
+    pub help_scroll: usize,
+    /// The methods with a run, for the method filter.
+    methods: Vec<String>,
+    undo: UndoStack,
+    batch_counter: u64,
+    saves: Saving,
+}
+
+impl Session {
+    /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
+    /// the log and puts the cursor on the first unreviewed cluster.
+    pub fn new(mut store: Store, coder: &str, blind: bool) -> Result<Session> {
+        // Labels a killed session left unwritten (`Store::open` writes them too).
+        store.materialize_pending()?;
+        store.refresh_review_queue()?;
+        // The label writer's commits copy the log back; a key's never does.
+        store.set_wal_autocheckpoint(0)?;
+        let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
+        methods.sort();
+        methods.dedup();
+        let undo = UndoStack::from_log(&store.decision_log(coder)?);
+        let worker = Worker::new(store.path().to_path_buf());
+        let writer = LabelWriter::new(store.path().to_path_buf());
+        let mut s = Session {
+            store,
+            coder: coder.to_string(),
+            blind,
+            background: Background {
+                worker,
+                evidence: None,
+            },
+            filter: QueueFilter::default(),
+            sort: QueueSort::default(),
+            queue_len: 0,
+            cursor: 0,
+            top: 0,
+            pages: HashMap::new(),
+            selection: BTreeMap::new(),
+            stack: vec![Mode::Queue],
+            cluster: None,
+            pair: None,
+            input: None,
+            message: String::new(),
+            progress: Vec::new(),
+            viewport: Viewport {
+                queue_rows: 20,
+                member_rows: 10,
+                pane_width: 40,
+                pane_height: 20,
+                diff_width: 80,
+            },
+            quit: false,
+            help_scroll: 0,
+            methods,
+            undo,
+            batch_counter: 0,
+            saves: Saving::new(writer),
+        };
+        s.reload_queue()?;
+        s.cursor = s
+            .store
+            .first_unreviewed(&s.coder, &s.filter, s.sort)?
+            .unwrap_or(0);
+        s.message = if s.queue_len == 0 {
+            "no clusters to review: run `spotcheck detect` first".into()
+        } else {
+            format!("resumed at the first unreviewed cluster ({})", s.cursor + 1)
+        };
+        Ok(s)
+    }
+
+    /// Replaces the detectors' explanations with another provider (it runs on the
+    /// background worker, hence `Send + Sync`).
+    pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider + Send + Sync>) {
+        self.background.evidence = Some(std::sync::Arc::from(p));
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn mode(&self) -> Mode {
+        *self.stack.last().unwrap_or(&Mode::Queue)
+    }
+
+    pub fn push(&mut self, m: Mode) {
+        if m == Mode::Help {
+            self.help_scroll = 0;
+        }
+        if self.mode() != m {
+            self.stack.push(m);
+        }
+    }
+
+    pub fn back(&mut self) {
+        if self.stack.len() > 1 {
+            self.stack.pop();
+        }
+        match self.mode() {
+            Mode::Queue => {
+                self.cluster = None;
+                self.pair = None;
+            }
+            Mode::Cluster => self.pair = None,
+            _ => {}
+        }
+    }
+
+    /// Runs a named action of the action table.
+    pub fn run_action(&mut self, name: &str) -> Result<()> {
+        match crate::review::actions::action(name) {
+            Some(a) if a.modes.contains(&self.mode()) => (a.run)(self),
+            Some(_) => Ok(()),
+            None => {
+                self.message = format!("unknown action {name}");
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,356 @@
+//! Navigation: the queue (paged from the store by rank, only the pages with visible rows
+//! loaded), the cursor and scrolling of every screen, the selection of clusters or members,
+//! and the queue's filters and order.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use anyhow::Result;
+
+use super::{Mode, Session, Viewport, PAGE_ROWS, PREVIEW_CHARS};
+use crate::model::{set_key, LabelStatus, QueueFilter, QueueRow, QueueSort};
+use crate::review::background::Job;
+use crate::review::sanitize::{sanitize, sanitize_line};
+use crate::store::PageAt;
+
+fn clean_row(mut r: QueueRow) -> QueueRow {
+    r.title = sanitize_line(&r.title);
+    r.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+    r.method = sanitize_line(&r.method);
+    r
+}
+
+impl Session {
+    pub(super) fn reload_queue(&mut self) -> Result<()> {
+        self.pages.clear();
+        self.queue_len = self.store.queue_len(&self.coder, &self.filter)?;
+        self.progress = self.store.review_progress(&self.coder)?;
+        if self.cursor >= self.queue_len {
+            self.cursor = self.queue_len.saturating_sub(1);
+        }
+        Ok(())
+    }
+
+    /// Loads queue page `page` unless it is loaded: next to a loaded page it continues from
+    /// that page's first or last rank (an index walk of one page); a jump reads from the
+    /// nearer end of the queue.
+    pub(super) fn ensure_page(&mut self, page: u64) -> Result<()> {
+        if self.pages.contains_key(&page) {
+            return Ok(());
+        }
+        let start = page * PAGE_ROWS;
+        let end = (start + PAGE_ROWS).min(self.queue_len);
+        let after = page
+            .checked_sub(1)
+            .and_then(|p| self.pages.get(&p))
+            .filter(|rows| rows.len() as u64 == PAGE_ROWS)
+            .and_then(|rows| rows.last());
+        let before = self.pages.get(&(page + 1)).and_then(|rows| rows.first());
+        let at = match (after, before) {
+            (Some(r), _) => PageAt::After(r.rank),
+            (None, Some(r)) => PageAt::Before(r.rank),
+            _ if start > self.queue_len / 2 => PageAt::FromEnd(self.queue_len - end),
+            _ => PageAt::Offset(start),
+        };
+        let rows = if start < end {
+            self.store
+                .queue_rows(&self.coder, &self.filter, self.sort, at, end - start)?
+        } else {
+            Vec::new()
+        };
+        self.pages
+            .insert(page, rows.into_iter().map(clean_row).collect());
+        Ok(())
+    }
+
+    /// How many queue pages are loaded (the queue is virtualized: only pages with visible
+    /// rows are read).
+    pub fn loaded_pages(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The queue row at `pos`, if its page is loaded (with the decisions still being saved
+    /// shown).
+    pub fn row_at(&self, pos: u64) -> Option<Cow<'_, QueueRow>> {
+        let r = self
+            .pages
+            .get(&(pos / PAGE_ROWS))
+            .and_then(|p| p.get((pos % PAGE_ROWS) as usize))?;
+        if self.saves.optimistic.is_empty() {
+            return Some(Cow::Borrowed(r));
+        }
+        match self.saves.optimistic.get(&set_key(&r.members)) {
+            None => Some(Cow::Borrowed(r)),
+            Some(o) => {
+                let mut r = r.clone();
+                o.apply(&mut r);
+                Some(Cow::Owned(r))
+            }
+        }
+    }
+
+    pub(super) fn current_row(&mut self) -> Result<Option<QueueRow>> {
+        if self.queue_len == 0 {
+            return Ok(None);
+        }
+        self.ensure_page(self.cursor / PAGE_ROWS)?;
+        Ok(self.row_at(self.cursor).map(Cow::into_owned))
+    }
+
+    /// Positions of the visible queue rows.
+    pub fn visible_range(&self) -> Range<u64> {
+        self.top..(self.top + self.viewport.queue_rows as u64).min(self.queue_len)
+    }
+
+    /// Scrolls so the cursors are visible, then loads only the pages the visible rows need
+    /// and wraps the pair view's documents for the pane width. Call before drawing.
+    pub fn prepare(&mut self, viewport: Viewport) -> Result<()> {
+        self.viewport = viewport;
+        self.poll_background();
+        let h = viewport.queue_rows.max(1) as u64;
+        if self.cursor < self.top {
+            self.top = self.cursor;
+        } else if self.cursor >= self.top + h {
+            self.top = self.cursor + 1 - h;
+        }
+        if self.top + h > self.queue_len {
+            self.top = self.queue_len.saturating_sub(h);
+        }
+        let r = self.visible_range();
+        if !r.is_empty() {
+            for page in r.start / PAGE_ROWS..=(r.end - 1) / PAGE_ROWS {
+                self.ensure_page(page)?;
+            }
+        }
+        if let Some(c) = &mut self.cluster {
+            for i in [c.anchor, c.cursor] {
+                if let Some(m) = c.members.get(i) {
+                    if let std::collections::hash_map::Entry::Vacant(e) = c.previews.entry(m.id) {
+                        let text = self.store.document_preview(m.id, PREVIEW_CHARS)?;
+                        e.insert(sanitize(&text));
+                    }
+                }
+            }
+            let h = viewport.member_rows.max(1);
+            if c.cursor < c.top {
+                c.top = c.cursor;
+            } else if c.cursor >= c.top + h {
+                c.top = c.cursor + 1 - h;
+            }
+        }
+        if let Some(p) = &mut self.pair {
+            let (pw, dw) = (viewport.pane_width.max(1), viewport.diff_width.max(1));
+            if p.job.is_none() {
+                let texts = p.rewrap(pw, dw);
+                let pending = p.wrap_job.is_some_and(|(_, a, b)| (a, b) == (pw, dw));
+                if !texts.is_empty() && !pending {
+                    let id = self.background.worker.submit(Job::Wrap {
+                        generation: p.generation,
+                        texts,
+                    });
+                    p.wrap_job = Some((id, pw, dw));
+                }
+            }
+            let lines = if p.show_diff {
+                p.diff.as_ref().map_or(0, |d| d.lines().len())
+            } else {
+                p.left.lines().len().max(p.right.lines().len())
+            };
+            p.scroll = p
+                .scroll
+                .min(lines.saturating_sub(viewport.pane_height.max(1)));
+        }
+        Ok(())
+    }
+
+    pub fn page_len(&self) -> usize {
+        match self.mode() {
+            Mode::Cluster => self.viewport.member_rows,
+            Mode::Pair => self.viewport.pane_height,
+            _ => self.viewport.queue_rows,
+        }
+        .max(1)
+    }
+
+    /// Moves the cursor of the current screen (scrolls in the pair view).
+    pub fn move_by(&mut self, delta: i64) -> Result<()> {
+        let clamp = |v: i64, len: i64| v.clamp(0, (len - 1).max(0));
+        match self.mode() {
+            Mode::Help => {
+                self.help_scroll = (self.help_scroll as i64 + delta.clamp(-(1 << 40), 1 << 40))
+                    .clamp(0, crate::review::actions::ACTIONS.len() as i64 - 1)
+                    as usize;
+            }
+            Mode::Queue => {
+                self.cursor = clamp(
+                    self.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
+                    self.queue_len as i64,
+                ) as u64;
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    c.cursor = clamp(
+                        c.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
+                        c.members.len() as i64,
+                    ) as usize;
+                }
+            }
+            Mode::Pair => {
+                if let Some(p) = &mut self.pair {
+                    // Clamped to the document length in `prepare`.
+                    p.scroll = (p.scroll as i64 + delta.clamp(-(1 << 40), 1 << 40)).max(0) as usize;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn toggle_select(&mut self) {
+        match self.mode() {
+            Mode::Queue => {
+                if let Some(r) = self.row_at(self.cursor).map(Cow::into_owned) {
+                    let k = (r.run_id, r.cluster);
+                    if self.selection.remove(&k).is_none() {
+                        self.selection.insert(k, r.members);
+                    }
+                    let _ = self.move_by(1);
+                }
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    let id = c.members[c.cursor].id;
+                    if !c.selected.remove(&id) {
+                        c.selected.insert(id);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Selects every cluster the filter keeps (or every member of the open cluster); a
+    /// second press clears the selection.
+    pub fn select_all(&mut self) -> Result<()> {
+        match self.mode() {
+            Mode::Queue => {
+                if !self.selection.is_empty() {
+                    self.selection.clear();
+                    self.message = "selection cleared".into();
+                    return Ok(());
+                }
+                let mut at = PageAt::Offset(0);
+                loop {
+                    let rows =
+                        self.store
+                            .queue_rows(&self.coder, &self.filter, self.sort, at, 1000)?;
+                    let Some(last) = rows.last() else {
+                        break;
+                    };
+                    at = PageAt::After(last.rank);
+                    for r in rows {
+                        self.selection.insert((r.run_id, r.cluster), r.members);
+                    }
+                }
+                self.message = format!("{} clusters selected", self.selection.len());
+            }
+            Mode::Cluster => {
+                if let Some(c) = &mut self.cluster {
+                    if c.selected.len() == c.members.len() {
+                        c.selected.clear();
+                    } else {
+                        c.selected = c.members.iter().map(|m| m.id).collect();
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    pub fn cycle_method(&mut self) -> Result<()> {
+        let next = match &self.filter.method {
+            None => self.methods.first().cloned(),
+            Some(m) => {
+                let i = self.methods.iter().position(|x| x == m);
+                i.and_then(|i| self.methods.get(i + 1).cloned())
+            }
+        };
+        self.filter.method = next;
+        self.after_filter_change()
+    }
+
+    pub fn cycle_status(&mut self) -> Result<()> {
+        self.filter.status = match self.filter.status {
+            None => Some(LabelStatus::ALL[0]),
+            Some(s) => {
+                let i = LabelStatus::ALL.iter().position(|x| *x == s).unwrap_or(0);
+                LabelStatus::ALL.get(i + 1).copied()
+            }
+        };
+        self.after_filter_change()
+    }
+
+    /// Cycles the smallest cluster size shown: any, 3, 5, 10, 50.
+    pub fn cycle_min_size(&mut self) -> Result<()> {
+        const STEPS: [Option<i64>; 5] = [None, Some(3), Some(5), Some(10), Some(50)];
+        let i = STEPS
+            .iter()
+            .position(|x| *x == self.filter.min_size)
+            .unwrap_or(0);
+        self.filter.min_size = STEPS[(i + 1) % STEPS.len()];
+        self.after_filter_change()
+    }
+
+    pub fn toggle_disagree(&mut self) -> Result<()> {
+        self.filter.disagree_only = !self.filter.disagree_only;
+        self.after_filter_change()
+    }
+
+    pub fn cycle_sort(&mut self) -> Result<()> {
+        let i = QueueSort::ALL
+            .iter()
+            .position(|x| *x == self.sort)
+            .unwrap_or(0);
+        self.sort = QueueSort::ALL[(i + 1) % QueueSort::ALL.len()];
+        self.after_filter_change()
+    }
+
+    pub fn clear_filter(&mut self) -> Result<()> {
+        self.filter = QueueFilter::default();
+        self.after_filter_change()
+    }
+
+    pub(super) fn after_filter_change(&mut self) -> Result<()> {
+        self.cursor = 0;
+        self.top = 0;
+        self.reload_queue()?;
+        self.message = format!("{} clusters · {}", self.queue_len, self.filter_summary());
+        Ok(())
+    }
+
+    /// The active filters and order, in words.
+    pub fn filter_summary(&self) -> String {
+        let f = &self.filter;
+        let mut parts = Vec::new();
+        if let Some(m) = &f.method {
+            parts.push(format!("method={m}"));
+        }
+        if let Some(s) = f.status {
+            parts.push(format!("status={}", s.as_str()));
+        }
+        if let Some(n) = f.min_size {
+            parts.push(format!("size>={n}"));
+        }
+        if let Some(t) = &f.tag {
+            parts.push(format!("tag={}", sanitize_line(t)));
+        }
+        if let Some(s) = &f.search {
+            parts.push(format!("search=\"{}\"", sanitize_line(s)));
+        }
+        if f.disagree_only {
+            parts.push("detectors disagree".into());
+        }
+        parts.push(format!("sort: {}", self.sort.name()));
+        parts.join(", ")
+    }
+}

@@ -1,0 +1,332 @@
+//! The pair view: two documents side by side (or their word diff) with the evidence of each
+//! detector, read, sanitized, compared and wrapped off the UI thread; each pane keeps its
+//! lines wrapped for the last few widths.
+
+use std::ops::Range;
+
+use anyhow::Result;
+
+use super::{Mode, Session, SYNC_WRAP_BYTES, WRAPS_KEPT};
+use crate::review::background::SharedEvidence;
+use crate::review::background::{Job, Pane, PreparedText};
+use crate::review::evidence::{DetectorEvidence, Highlight};
+use crate::review::sanitize::sanitize_line;
+use crate::review::wrap::wrap;
+use crate::store::{PairEvidence, TextKind};
+
+/// One document in the pair view: sanitized text, its highlights, its lines wrapped for the
+/// last few widths, and the width whose lines are shown.
+#[derive(Debug, Clone)]
+pub struct DocPane {
+    pub doc_id: i64,
+    pub url: String,
+    pub title: String,
+    pub text: String,
+    pub highlights: Vec<Highlight>,
+    /// Newest first.
+    wraps: Vec<(usize, Vec<Range<usize>>)>,
+    shown: Option<usize>,
+}
+
+impl DocPane {
+    pub(super) fn new(doc_id: i64, url: &str, title: &str, text: String) -> DocPane {
+        DocPane {
+            doc_id,
+            url: sanitize_line(url),
+            title: sanitize_line(title),
+            text,
+            highlights: Vec::new(),
+            wraps: Vec::new(),
+            shown: None,
+        }
+    }
+
+    /// Shows the lines wrapped for `width` if they are cached; false if they are not.
+    pub fn show(&mut self, width: usize) -> bool {
+        if self.wraps.iter().any(|(w, _)| *w == width) {
+            self.shown = Some(width);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The width whose lines are shown.
+    pub fn shown_width(&self) -> Option<usize> {
+        self.shown
+    }
+
+    /// Caches lines wrapped for `width` (without showing them).
+    pub(super) fn keep(&mut self, width: usize, lines: Vec<Range<usize>>) {
+        self.wraps.retain(|(w, _)| *w != width);
+        self.wraps.insert(0, (width, lines));
+        // Never drop the lines shown.
+        let shown = self.shown;
+        let mut kept = 0;
+        self.wraps.retain(|(w, _)| {
+            kept += 1;
+            kept <= WRAPS_KEPT || Some(*w) == shown
+        });
+    }
+
+    /// Wraps the text for `width` (here, on the calling thread) unless it is cached, and
+    /// shows it.
+    pub fn ensure_wrapped(&mut self, width: usize) {
+        if !self.show(width) {
+            self.keep(width, wrap(&self.text, width));
+            self.shown = Some(width);
+        }
+    }
+
+    /// Takes the text, spans and wrapped lines the background worker prepared.
+    pub(super) fn fill(&mut self, p: PreparedText) {
+        self.text = p.text;
+        self.highlights = p.highlights;
+        self.wraps = vec![(p.width, p.lines)];
+        self.shown = Some(p.width);
+    }
+
+    /// The lines shown (empty until the text is wrapped).
+    pub fn lines(&self) -> &[Range<usize>] {
+        self.wraps
+            .iter()
+            .find(|(w, _)| Some(*w) == self.shown)
+            .map_or(&[], |(_, l)| l.as_slice())
+    }
+
+    /// The highlights overlapping `range`, found by binary search (spans are sorted).
+    pub fn highlights_in(&self, range: &Range<usize>) -> &[Highlight] {
+        let first = self.highlights.partition_point(|h| h.end <= range.start);
+        let last = self.highlights.partition_point(|h| h.start < range.end);
+        &self.highlights[first..last.max(first)]
+    }
+}
+
+/// The pair view's state. The documents are read, compared and wrapped off the UI thread:
+/// until that is done the panes are empty and `job` names the pending work.
+#[derive(Debug, Clone)]
+pub struct PairView {
+    pub left: DocPane,
+    pub right: DocPane,
+    pub diff: Option<DocPane>,
+    pub show_diff: bool,
+    pub text: TextKind,
+    pub scroll: usize,
+    pub evidence: Vec<PairEvidence>,
+    /// The background job preparing both documents, while it runs.
+    pub job: Option<u64>,
+    /// The background job computing the word diff, while it runs.
+    pub diff_job: Option<u64>,
+    /// The job that opened this view (wrap results name it, so a late one for another
+    /// pair is dropped).
+    pub generation: u64,
+    /// The background job wrapping long documents for a new width, while it runs, with
+    /// the pane and diff widths it wraps for.
+    pub wrap_job: Option<(u64, usize, usize)>,
+}
+
+impl PairView {
+    /// Whether the documents are still being prepared.
+    pub fn loading(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Whether the word diff is wanted but not computed yet.
+    pub fn diff_loading(&self) -> bool {
+        self.show_diff && self.diff.is_none()
+    }
+
+    pub(super) fn pane_mut(&mut self, pane: Pane) -> Option<&mut DocPane> {
+        match pane {
+            Pane::Left => Some(&mut self.left),
+            Pane::Right => Some(&mut self.right),
+            Pane::Diff => self.diff.as_mut(),
+        }
+    }
+
+    /// Shows each pane wrapped for its width: from the cache, wrapped here when short, or
+    /// else handed to the worker (the returned texts; the old lines are drawn meanwhile).
+    pub(super) fn rewrap(
+        &mut self,
+        pane_width: usize,
+        diff_width: usize,
+    ) -> Vec<(Pane, String, usize)> {
+        let mut texts = Vec::new();
+        for (pane, width) in [
+            (Pane::Left, pane_width),
+            (Pane::Right, pane_width),
+            (Pane::Diff, diff_width),
+        ] {
+            let Some(d) = self.pane_mut(pane) else {
+                continue;
+            };
+            if d.show(width) {
+                continue;
+            }
+            if d.text.len() <= SYNC_WRAP_BYTES || d.shown.is_none() {
+                d.ensure_wrapped(width);
+            } else {
+                texts.push((pane, d.text.clone(), width));
+            }
+        }
+        texts
+    }
+}
+
+/// The evidence line of a pair, as the pair view shows it.
+pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
+    if evidence.is_empty() {
+        return "no detector run".into();
+    }
+    evidence
+        .iter()
+        .map(|e| match (&e.score, &e.detail) {
+            (None, _) => format!("{}: not paired", e.method),
+            (Some(s), Some(d)) if e.method == "andd" => {
+                format!("andd: {s:.2}, {}", sanitize_line(d))
+            }
+            (Some(s), Some(d)) => format!("{}: {s:.2} ({})", e.method, sanitize_line(d)),
+            (Some(s), None) if e.method == "spotsigs" => format!("spotsigs: Jaccard {s:.2}"),
+            (Some(s), None) => format!("{}: {s:.2}", e.method),
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
+impl Session {
+    /// What explains the pair: each method under the parameters of its run that shows the
+    /// pair (the open cluster's run for its method, the latest run for the others), so the
+    /// highlights are the evidence those runs used, not the defaults'.
+    fn pair_explanation(&self, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
+        if let Some(custom) = &self.background.evidence {
+            return Ok(custom.clone());
+        }
+        let open_run = self.cluster.as_ref().map(|c| (&c.row.method, c.row.run_id));
+        let mut runs = Vec::new();
+        for e in evidence {
+            let (run, detail) = match open_run {
+                Some((m, id)) if *m == e.method && id != e.run_id => (id, None),
+                _ => (e.run_id, e.detail.clone()),
+            };
+            let params = self.store.resolve_run(&e.method, Some(run))?.params;
+            runs.push((e.method.clone(), params, detail));
+        }
+        Ok(std::sync::Arc::new(DetectorEvidence::for_runs(runs)))
+    }
+
+    /// Opens the pair view on the anchor and the current member: the evidence line at once,
+    /// the documents (read, sanitized, compared, wrapped) from the background worker.
+    pub(super) fn open_pair(&mut self, kind: TextKind) -> Result<()> {
+        let Some(c) = &self.cluster else {
+            return Ok(());
+        };
+        let (ma, mb) = (&c.members[c.anchor], &c.members[c.cursor]);
+        let left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
+        let right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        let (a, b) = (ma.id, mb.id);
+        let evidence = if self.blind {
+            Vec::new()
+        } else {
+            self.store.pair_evidence(a, b)?
+        };
+        let explanation = if self.blind {
+            None
+        } else {
+            Some(self.pair_explanation(&evidence)?)
+        };
+        let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
+        let job = self.background.worker.submit(Job::Pair {
+            a,
+            b,
+            kind,
+            width: self.viewport.pane_width.max(1),
+            evidence: explanation,
+        });
+        self.pair = Some(PairView {
+            left,
+            right,
+            diff: None,
+            show_diff,
+            text: kind,
+            scroll: 0,
+            evidence,
+            job: Some(job),
+            diff_job: None,
+            generation: job,
+            wrap_job: None,
+        });
+        self.push(Mode::Pair);
+        Ok(())
+    }
+
+    /// Shows or hides the word diff (computed in the background once the documents are).
+    pub fn toggle_diff(&mut self) {
+        if let Some(p) = &mut self.pair {
+            p.show_diff = !p.show_diff;
+            p.scroll = 0;
+            if p.show_diff && p.diff.is_none() && p.job.is_none() && p.diff_job.is_none() {
+                p.diff_job = Some(self.background.worker.submit(Job::Diff {
+                    left: p.left.text.clone(),
+                    right: p.right.text.clone(),
+                    width: self.viewport.diff_width.max(1),
+                }));
+            }
+        }
+    }
+
+    pub fn toggle_text(&mut self) -> Result<()> {
+        let Some(p) = &self.pair else {
+            return Ok(());
+        };
+        let next = match p.text {
+            TextKind::Visible => TextKind::Main,
+            TextKind::Main => TextKind::Visible,
+        };
+        self.open_pair(next)?;
+        self.message = match next {
+            TextKind::Main => "showing main-content text".into(),
+            TextKind::Visible => "showing visible text".into(),
+        };
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_summary_names_each_method() {
+        let e = vec![
+            PairEvidence {
+                method: "imatch".into(),
+                run_id: 2,
+                score: Some(1.0),
+                detail: Some("7 of 11 lexicons agree".into()),
+            },
+            PairEvidence {
+                method: "spotsigs".into(),
+                run_id: 1,
+                score: Some(0.912),
+                detail: None,
+            },
+            PairEvidence {
+                method: "cooper".into(),
+                run_id: 3,
+                score: None,
+                detail: None,
+            },
+            PairEvidence {
+                method: "andd".into(),
+                run_id: 4,
+                score: Some(0.973),
+                detail: Some("top k-grams: ecam, pci host".into()),
+            },
+        ];
+        assert_eq!(
+            evidence_summary(&e),
+            "imatch: 1.00 (7 of 11 lexicons agree) · spotsigs: Jaccard 0.91 · cooper: not paired \
+             · andd: 0.97, top k-grams: ecam, pci host"
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! The one-line prompt: a tag (with completion from the tags in use), a note, a search or
+//! a tag filter; submitting it records the tag or note, or filters the queue.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+
+use super::{Input, InputKind, Mode, Session};
+use crate::model::Decision;
+use crate::review::sanitize::sanitize_line;
+
+impl Session {
+    pub fn start_input(&mut self, kind: InputKind) {
+        let text = match kind {
+            InputKind::Search => self.filter.search.clone().unwrap_or_default(),
+            InputKind::TagFilter => self.filter.tag.clone().unwrap_or_default(),
+            _ => String::new(),
+        };
+        self.input = Some(Input {
+            kind,
+            text,
+            completions: Vec::new(),
+        });
+        self.update_completions();
+    }
+
+    pub(super) fn update_completions(&mut self) {
+        let tags = match &self.input {
+            Some(i) if matches!(i.kind, InputKind::Tag | InputKind::TagFilter) => {
+                let mut tags: BTreeSet<String> = self
+                    .store
+                    .all_tags()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect();
+                // Tags still being saved complete too.
+                for o in self.saves.optimistic.values() {
+                    tags.extend(o.after.tags.iter().cloned());
+                }
+                tags.into_iter().collect::<Vec<_>>()
+            }
+            _ => return,
+        };
+        if let Some(i) = &mut self.input {
+            i.completions = tags
+                .into_iter()
+                .map(|t| sanitize_line(&t))
+                .filter(|t| t.starts_with(&i.text) && *t != i.text)
+                .collect();
+        }
+    }
+
+    pub fn input_char(&mut self, c: char) {
+        if let Some(i) = &mut self.input {
+            if !c.is_control() {
+                i.text.push(c);
+            }
+        }
+        self.update_completions();
+    }
+
+    pub fn input_backspace(&mut self) {
+        if let Some(i) = &mut self.input {
+            i.text.pop();
+        }
+        self.update_completions();
+    }
+
+    /// Completes the tag to the first existing tag that extends it.
+    pub fn input_complete(&mut self) {
+        if let Some(i) = &mut self.input {
+            if let Some(first) = i.completions.first() {
+                i.text = first.clone();
+            }
+        }
+        self.update_completions();
+    }
+
+    pub fn input_cancel(&mut self) {
+        self.input = None;
+    }
+
+    pub fn input_submit(&mut self) -> Result<()> {
+        let Some(input) = self.input.take() else {
+            return Ok(());
+        };
+        let text = input.text.trim().to_string();
+        match input.kind {
+            InputKind::Search => {
+                self.filter.search = (!text.is_empty()).then_some(text);
+                self.cursor = 0;
+                self.reload_queue()?;
+                self.message = format!("{} clusters match", self.queue_len);
+            }
+            InputKind::TagFilter => {
+                self.filter.tag = (!text.is_empty()).then_some(text);
+                self.after_filter_change()?;
+            }
+            InputKind::Tag if text.is_empty() => {}
+            InputKind::Tag => {
+                let targets = self.targets_for_label()?;
+                let n = self.record(&Decision::Tag(text.clone()), targets)?;
+                if self.mode() == Mode::Queue {
+                    self.selection.clear();
+                }
+                self.message = format!("tagged {n} cluster(s) \"{text}\"");
+            }
+            InputKind::Note => {
+                let targets = self.targets_for_label()?;
+                self.record(&Decision::Note(Some(text)), targets)?;
+                self.message = "note saved".into();
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,131 @@
+//! Background work: results of the worker that prepares the pair view's documents, and
+//! the label writer's reports (`saving`) — polled before each frame, or waited for by
+//! tests and scripts that need the finished frame.
+
+use super::{DocPane, Session};
+use crate::review::background::{Done, Job, Output};
+
+impl Session {
+    /// Takes the results the background worker has finished; true if the screen changed.
+    pub fn poll_background(&mut self) -> bool {
+        let mut changed = false;
+        while let Some(done) = self.background.worker.try_result() {
+            changed |= self.apply_result(done);
+        }
+        let mut saved = Vec::new();
+        while let Some(s) = self.saves.writer.try_result() {
+            saved.push(s);
+        }
+        if !saved.is_empty() {
+            self.apply_saved(saved);
+            changed = true;
+        }
+        changed
+    }
+
+    /// Whether work for the screen is still running off the UI thread (the UI polls for it
+    /// and redraws when it lands).
+    pub fn busy(&self) -> bool {
+        !self.saves.pending.is_empty()
+            || self
+                .pair
+                .as_ref()
+                .is_some_and(|p| p.job.is_some() || p.diff_job.is_some() || p.wrap_job.is_some())
+    }
+
+    /// Holds the background work back (true) or releases it (false), so a test can look at
+    /// the frames drawn while it is pending. Waiting while held would never return.
+    #[doc(hidden)]
+    pub fn hold_background(&mut self, held: bool) {
+        self.background.worker.hold(held);
+    }
+
+    /// Waits until the background work for the screen is done and applied (tests,
+    /// benchmarks and scripts that need the finished frame).
+    pub fn wait_background(&mut self) {
+        while !self.saves.pending.is_empty() {
+            match self.saves.writer.wait_result() {
+                Some(s) => self.apply_saved(vec![s]),
+                None => {
+                    self.saves.pending.clear();
+                    self.message = "the label writer stopped".into();
+                }
+            }
+        }
+        while self.busy() {
+            match self.background.worker.wait_result() {
+                Some(done) => {
+                    self.apply_result(done);
+                }
+                None => {
+                    if let Some(p) = &mut self.pair {
+                        p.job = None;
+                        p.diff_job = None;
+                        p.wrap_job = None;
+                    }
+                    self.message = "the background worker stopped".into();
+                }
+            }
+        }
+    }
+
+    /// Applies one result if it belongs to the open pair view (a result for a pair the
+    /// coder has left is dropped). Returns whether it was applied.
+    pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
+        let Some(p) = &mut self.pair else {
+            return false;
+        };
+        if p.job == Some(id) {
+            p.job = None;
+            match result {
+                Ok(Output::Pair { left, right }) => {
+                    p.left.fill(left);
+                    p.right.fill(right);
+                }
+                Ok(Output::Diff(_) | Output::Wrapped { .. }) => {}
+                Err(e) => self.message = format!("cannot show the pair: {e:#}"),
+            }
+            if p.show_diff && p.diff.is_none() {
+                p.diff_job = Some(self.background.worker.submit(Job::Diff {
+                    left: p.left.text.clone(),
+                    right: p.right.text.clone(),
+                    width: self.viewport.diff_width.max(1),
+                }));
+            }
+            true
+        } else if p.diff_job == Some(id) {
+            p.diff_job = None;
+            match result {
+                Ok(Output::Diff(text)) => {
+                    let mut d = DocPane::new(p.right.doc_id, "", "word diff", String::new());
+                    d.fill(text);
+                    p.diff = Some(d);
+                }
+                Ok(Output::Pair { .. } | Output::Wrapped { .. }) => {}
+                Err(e) => self.message = format!("cannot compute the diff: {e:#}"),
+            }
+            true
+        } else {
+            let ours = p.wrap_job.is_some_and(|(w, _, _)| w == id);
+            if ours {
+                p.wrap_job = None;
+            }
+            match result {
+                // An older wrap of this view still fills the cache.
+                Ok(Output::Wrapped { generation, lines }) if generation == p.generation => {
+                    for (pane, width, l) in lines {
+                        if let Some(d) = p.pane_mut(pane) {
+                            d.keep(width, l);
+                        }
+                    }
+                    true
+                }
+                Err(e) if ours => {
+                    self.message = format!("cannot wrap the documents: {e:#}");
+                    true
+                }
+                _ => ours,
+            }
+        }
+    }
+}
