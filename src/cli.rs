@@ -103,34 +103,15 @@ pub struct ReviewArgs {
     pub keymap: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MethodArg {
-    Spotsigs,
-    Imatch,
-    Cooper,
-    Andd,
-    All,
-}
-
-impl MethodArg {
-    pub fn name(self) -> &'static str {
-        match self {
-            MethodArg::Spotsigs => "spotsigs",
-            MethodArg::Imatch => "imatch",
-            MethodArg::Cooper => "cooper",
-            MethodArg::Andd => "andd",
-            MethodArg::All => "all",
-        }
-    }
-}
-
 #[derive(Debug, Args)]
 pub struct RunSelect {
     #[command(flatten)]
     pub db: DbArg,
-    /// Which method's latest finished run to show.
-    #[arg(long, value_enum)]
-    pub method: MethodArg,
+    /// Which method's latest finished run to show (a name from the method table).
+    #[arg(long, value_name = "METHOD", value_parser = clap::builder::PossibleValuesParser::new(
+        crate::detect::METHODS.iter().map(|m| m.name()).collect::<Vec<_>>()
+    ))]
+    pub method: String,
     /// Show this run instead of the latest (`spotcheck runs` lists them).
     #[arg(long, value_name = "ID")]
     pub run: Option<i64>,

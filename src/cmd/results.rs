@@ -7,19 +7,12 @@ use std::process::ExitCode;
 use anyhow::Result;
 
 use super::{tsv_cell, write_json_line};
-use crate::cli::{ListFormat, MethodArg, RunSelect, RunsArgs, SigsArgs};
+use crate::cli::{ListFormat, RunSelect, RunsArgs, SigsArgs};
 use crate::store::Store;
-
-fn single_method(m: MethodArg) -> Result<&'static str> {
-    if m == MethodArg::All {
-        anyhow::bail!("name one method (spotsigs, imatch, cooper or andd), not `all`");
-    }
-    Ok(m.name())
-}
 
 pub fn pairs(a: &RunSelect) -> Result<ExitCode> {
     let store = Store::open_existing(&a.db.db)?;
-    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+    let run = store.resolve_run(&a.method, a.run)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "a\tb\tscore\tdetail")?;
@@ -49,7 +42,7 @@ pub fn pairs(a: &RunSelect) -> Result<ExitCode> {
 
 pub fn clusters(a: &RunSelect) -> Result<ExitCode> {
     let store = Store::open_existing(&a.db.db)?;
-    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+    let run = store.resolve_run(&a.method, a.run)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "cluster\turl")?;
