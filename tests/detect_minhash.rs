@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 use spotcheck::detect::minhash::{intersection_union, jaccard, shingle_set, Shingle};
+use spotcheck::review::{DetectorEvidence, EvidenceProvider, Highlight, HighlightKind};
 use spotcheck::store::Store;
 
 mod common;
@@ -125,6 +126,31 @@ fn detect_pairs_and_sigs_with_minhash() {
         assert!(pairs.iter().any(|p| (p.0, p.1) == (a, b)), "{pairs:?}");
     }
     assert_eq!(pairs.len(), 4, "{pairs:?}");
+
+    // The review explains a pair with the run's own shingles (2 words, not the default 5):
+    // the shared passages are highlighted in both texts, and no changed word is.
+    let (ta, tb) = (&docs[0].1, &docs[1].1);
+    let evidence = |params: serde_json::Value| {
+        DetectorEvidence::for_runs(vec![("minhash".into(), params, None)])
+    };
+    let (l, r) = evidence(run.params.clone()).highlights(ta, tb);
+    for (hs, text) in [(&l, ta), (&r, tb)] {
+        let shingles: Vec<&Highlight> = hs
+            .iter()
+            .filter(|h| h.kind == HighlightKind::SpotSig)
+            .collect();
+        assert!(!shingles.is_empty());
+        assert!(
+            shingles
+                .iter()
+                .all(|h| !text[h.start..h.end].contains("changed")),
+            "{shingles:?}"
+        );
+    }
+    // Every 9 consecutive words of the second release hold a changed word: under 9-word
+    // shingles nothing of it is shared, under the run's 2-word shingles most of it is.
+    let (_, r9) = evidence(serde_json::json!({"shingle_size": 9})).highlights(ta, tb);
+    assert!(r9.is_empty(), "{r9:?}");
     drop(store);
 
     let (code, out, err) = spotcheck(&["pairs", "--db", db, "--method", "minhash"]);
