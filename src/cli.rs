@@ -160,6 +160,9 @@ pub enum TextArg {
     Visible,
     /// The readability main content (visible text where none was found).
     Main,
+    /// The content text: site-template blocks removed, or per-page extraction on sites
+    /// with few pages (computed at ingest; visible text in a database without it).
+    Content,
 }
 
 fn parse_range(s: &str) -> Result<(f64, f64), String> {

@@ -196,6 +196,7 @@ fn text_kind(t: TextArg) -> TextKind {
     match t {
         TextArg::Visible => TextKind::Visible,
         TextArg::Main => TextKind::Main,
+        TextArg::Content => TextKind::Content,
     }
 }
 

@@ -24,10 +24,13 @@ use serde::Serialize;
 use sha1::{Digest, Sha1};
 
 use crate::cli::IngestArgs;
+use crate::extract::content::ContentRule;
 use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
 use crate::sig::imatch::to_hex as hex;
-use crate::store::{NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp};
+use crate::store::{
+    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp,
+};
 
 /// Records (or bytes of payload) per batch: large enough to keep both cores busy, small
 /// enough to bound memory.
@@ -56,6 +59,10 @@ pub struct IngestSummary {
     /// Documents in the database whose visible text equals an earlier document's.
     pub exact_duplicates: u64,
     pub revisits: RevisitResolution,
+    /// The content-text pass over the database (after this run's pages are in).
+    pub content: ContentUpdate,
+    /// Seconds of that pass (part of `seconds`).
+    pub content_seconds: f64,
     /// Errors found in this run (damaged records, pages that could not be extracted).
     pub errors: u64,
     pub seconds: f64,
@@ -72,7 +79,8 @@ impl IngestSummary {
         format!(
             "ingested {} files ({} already present, skipped), {:.1} MB in {:.1}s; records: {}; \
              documents added {}; exact duplicates {}; revisits resolved {} (not pages {}, \
-             unresolved {}); errors {}",
+             unresolved {}); content texts {} (template removed {}, per page {}, visible {}; \
+             {:.1}s); errors {}",
             self.sources_read,
             self.sources_skipped,
             self.bytes_read as f64 / 1e6,
@@ -87,6 +95,11 @@ impl IngestSummary {
             self.revisits.resolved,
             self.revisits.not_a_document,
             self.revisits.unresolved,
+            self.content.documents,
+            self.content.template,
+            self.content.per_page,
+            self.content.visible,
+            self.content_seconds,
             self.errors
         )
     }
@@ -218,6 +231,13 @@ pub fn ingest_inputs(
         summary.revisits = store.resolve_revisits()?;
         store.recompute_dup_groups()?;
         summary.exact_duplicates = store.exact_duplicate_count()?;
+        // The content text needs every page of a site: it is made once they are all in,
+        // from the stored visible texts (no page is parsed again).
+        bar.set_message("content texts");
+        let content_started = Instant::now();
+        summary.content =
+            store.update_content_texts(&ContentRule::default(), summary.documents_added > 0)?;
+        summary.content_seconds = content_started.elapsed().as_secs_f64();
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         Ok(summary)

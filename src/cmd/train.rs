@@ -45,6 +45,7 @@ pub fn run(a: &TrainArgs) -> Result<ExitCode> {
     };
     let text = match a.text {
         Some(TextArg::Visible) => TextKind::Visible,
+        Some(TextArg::Content) => TextKind::Content,
         _ => TextKind::Main,
     };
     let out = a
@@ -141,10 +142,10 @@ pub fn run(a: &TrainArgs) -> Result<ExitCode> {
 
 /// The stored text a model reads.
 pub fn text_kind_of(name: &str) -> TextKind {
-    if name == "visible" {
-        TextKind::Visible
-    } else {
-        TextKind::Main
+    match name {
+        "visible" => TextKind::Visible,
+        "content" => TextKind::Content,
+        _ => TextKind::Main,
     }
 }
 
@@ -152,6 +153,7 @@ pub fn text_name(kind: TextKind) -> &'static str {
     match kind {
         TextKind::Visible => "visible",
         TextKind::Main => "main",
+        TextKind::Content => "content",
     }
 }
 

@@ -42,6 +42,8 @@ pub struct DocText {
 pub enum TextKind {
     Visible,
     Main,
+    /// The content text of `extract::content` (the visible text where none is stored).
+    Content,
 }
 
 impl Store {
@@ -282,7 +284,8 @@ impl Store {
 
     /// Streams documents with the chosen text in id order, in chunks of `chunk` documents
     /// (so a caller can sign each chunk in parallel without holding every text). Documents
-    /// without a main-content text are given their visible text when `Main` is asked for.
+    /// without a main-content (or content) text are given their visible text when `Main` (or
+    /// `Content`) is asked for.
     pub fn for_each_text_chunk(
         &self,
         kind: TextKind,
@@ -292,6 +295,7 @@ impl Store {
         let col = match kind {
             TextKind::Visible => "visible_text",
             TextKind::Main => "coalesce(main_text, visible_text)",
+            TextKind::Content => "coalesce(content_text, visible_text)",
         };
         let mut st = self.conn().prepare(&format!(
             "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"

@@ -376,3 +376,115 @@ impl Store {
         Ok(())
     }
 }
+
+/// What the content-text pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ContentUpdate {
+    /// Documents whose content text was computed.
+    pub documents: u64,
+    /// …with site-template blocks removed (sites with enough pages).
+    pub template: u64,
+    /// …by the per-page extraction (sites with too few pages).
+    pub per_page: u64,
+    /// …where the per-page extraction found only a stub: the visible text.
+    pub visible: u64,
+    /// Rows whose stored content text changed.
+    pub changed: u64,
+}
+
+/// Documents read, computed and written per step of the content pass.
+const CONTENT_CHUNK: usize = 2048;
+
+impl Store {
+    /// Computes every document's content text (`extract::content`) and stores the ones that
+    /// changed, when documents were added since the last pass (`force`) or the stored texts
+    /// follow another rule. Two streaming reads of the visible texts: the first counts each
+    /// site's blocks (a hash per block, a count per site), the second computes the texts in
+    /// parallel, a chunk at a time, and writes the changed ones in one transaction. The cost
+    /// is one read of the database's texts, not a parse of any page.
+    pub fn update_content_texts(
+        &mut self,
+        rule: &crate::extract::content::ContentRule,
+        force: bool,
+    ) -> Result<ContentUpdate> {
+        use crate::extract::content::{self, ContentWay, SiteBlocks};
+        use rayon::prelude::*;
+        use std::collections::HashMap;
+
+        let rule_json = serde_json::to_string(rule)?;
+        if !force && self.meta("content_rule")?.as_deref() == Some(rule_json.as_str()) {
+            return Ok(ContentUpdate::default());
+        }
+        let mut sites: HashMap<String, SiteBlocks> = HashMap::new();
+        {
+            let mut st = self
+                .conn()
+                .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
+            let mut rows = st.query([])?;
+            while let Some(r) = rows.next()? {
+                let url: String = r.get(0)?;
+                // Borrowed straight from SQLite: no copy of the text.
+                let text = r.get_ref(1)?.as_str().unwrap_or_default();
+                sites
+                    .entry(content::site_key(&url).to_string())
+                    .or_default()
+                    .add_page(&content::distinct_blocks(text));
+            }
+        }
+        let stopwords = content::function_words();
+        let mut done = ContentUpdate::default();
+        let tx = self.conn.savepoint()?;
+        {
+            let mut update =
+                tx.prepare_cached("UPDATE documents SET content_text = ?2 WHERE id = ?1")?;
+            let mut st = tx
+                .prepare("SELECT id, url, visible_text, content_text FROM documents ORDER BY id")?;
+            let mut rows = st.query([])?;
+            let mut chunk: Vec<(i64, String, String, Option<String>)> =
+                Vec::with_capacity(CONTENT_CHUNK);
+            let mut flush = |chunk: &mut Vec<(i64, String, String, Option<String>)>,
+                             done: &mut ContentUpdate|
+             -> Result<()> {
+                let computed: Vec<(i64, Option<String>, bool, ContentWay)> = chunk
+                    .par_iter()
+                    .map(|(id, url, visible, stored)| {
+                        let site = sites.get(content::site_key(url));
+                        let (text, way) = content::content_text(visible, site, rule, stopwords);
+                        // NULL stands for "the visible text": most of a small site's pages.
+                        let new = (text != *visible).then_some(text);
+                        let changed = new != *stored;
+                        (*id, new, changed, way)
+                    })
+                    .collect();
+                for (id, new, changed, way) in computed {
+                    done.documents += 1;
+                    match way {
+                        ContentWay::Template => done.template += 1,
+                        ContentWay::PerPage => done.per_page += 1,
+                        ContentWay::Visible => done.visible += 1,
+                    }
+                    if changed {
+                        update.execute(params![id, new])?;
+                        done.changed += 1;
+                    }
+                }
+                chunk.clear();
+                Ok(())
+            };
+            while let Some(r) = rows.next()? {
+                chunk.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
+                if chunk.len() >= CONTENT_CHUNK {
+                    flush(&mut chunk, &mut done)?;
+                }
+            }
+            flush(&mut chunk, &mut done)?;
+        }
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('content_rule', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [&rule_json],
+        )?;
+        tx.commit()?;
+        Ok(done)
+    }
+}

@@ -11,7 +11,9 @@ mod review;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
-pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
+pub use ingest_writes::{
+    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
+};
 pub use label_sets::{DocBrief, LabelSet};
 pub use label_writes::{Appended, LabelJob, LogEntry, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};

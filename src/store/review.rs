@@ -240,6 +240,8 @@ pub struct ReviewDoc {
     pub title: String,
     pub visible_text: String,
     pub main_text: Option<String>,
+    /// The content text (`extract::content`); `None`: the same as the visible text.
+    pub content_text: Option<String>,
     pub dup_group: Option<i64>,
 }
 
@@ -782,7 +784,7 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, url, title, visible_text, main_text, dup_group
+                "SELECT id, url, title, visible_text, main_text, dup_group, content_text
                  FROM documents WHERE id = ?1",
                 [id],
                 |r| {
@@ -793,6 +795,7 @@ impl Store {
                         visible_text: r.get(3)?,
                         main_text: r.get(4)?,
                         dup_group: r.get(5)?,
+                        content_text: r.get(6)?,
                     })
                 },
             )

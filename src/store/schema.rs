@@ -249,6 +249,14 @@ const MIGRATIONS: &[&str] = &[
     INSERT OR REPLACE INTO meta(key, value)
         SELECT 'labels_through', coalesce(max(id), 0) FROM decisions;
     "#,
+    // v6: the content text the detectors read by default (`extract::content`): written by
+    // the ingest post-pass once a site's pages are in. NULL: the same as the visible text
+    // (or not computed yet: `meta.content_rule` names the rule the stored texts follow, and
+    // the next ingest computes them when it differs, as after this migration).
+    r#"
+    ALTER TABLE documents ADD COLUMN content_text TEXT;
+    DELETE FROM meta WHERE key = 'content_rule';
+    "#,
 ];
 
 /// The schema version this build writes.
