@@ -10,7 +10,7 @@
 //! Channels between the stages hold at most two batches, so memory stays bounded by a few
 //! batches however large the crawl. Record order, and so document ids, are deterministic.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,7 +24,7 @@ use serde::Serialize;
 use sha1::{Digest, Sha1};
 
 use crate::cli::IngestArgs;
-use crate::extract::content::ContentRule;
+use crate::extract::content::{self, ContentRule, SiteBlocks};
 use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
 use crate::sig::imatch::to_hex as hex;
@@ -207,6 +207,9 @@ pub fn ingest_inputs(
         ProgressBar::hidden()
     };
 
+    // Into an empty database, the writer's block counts of this run's pages are all the
+    // counts the content pass needs.
+    let fresh = store.stats_documents()? == 0;
     let db_path = store.path().to_path_buf();
     let (raw_tx, raw_rx) = bounded::<Stage>(2);
     let (out_tx, out_rx) = bounded::<Stage>(2);
@@ -218,7 +221,7 @@ pub fn ingest_inputs(
         let reader = scope
             .spawn(move || read_stage(&db_path, &inputs_owned, &reader_opts, &raw_tx, &reader_bar));
         let extractor = scope.spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract));
-        let mut summary = write_stage(store, &out_rx, &bar)?;
+        let (mut summary, counts) = write_stage(store, &out_rx, &bar)?;
         let (skipped, bytes) = reader
             .join()
             .map_err(|_| anyhow!("the reader thread panicked"))??;
@@ -235,8 +238,13 @@ pub fn ingest_inputs(
         // from the stored visible texts (no page is parsed again).
         bar.set_message("content texts");
         let content_started = Instant::now();
-        summary.content =
-            store.update_content_texts(&ContentRule::default(), summary.documents_added > 0)?;
+        // Revisit copies are added after the writer counted: then the pass counts itself.
+        let counts = (fresh && summary.revisits.resolved == 0).then_some(counts);
+        summary.content = store.update_content_texts(
+            &ContentRule::default(),
+            summary.documents_added > 0,
+            counts,
+        )?;
         summary.content_seconds = content_started.elapsed().as_secs_f64();
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -602,6 +610,7 @@ fn prepare(
                     None => hex(&Sha1::digest(body)),
                 }),
                 text_hash,
+                blocks: content::distinct_blocks(&x.visible_text),
                 visible_text: x.visible_text,
                 main_text: x.main_text,
             }));
@@ -627,20 +636,21 @@ fn write_stage(
     store: &mut Store,
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
-) -> Result<IngestSummary> {
+) -> Result<(IngestSummary, HashMap<String, SiteBlocks>)> {
     let mut writer = Writer {
         store,
         bar,
         summary: IngestSummary::default(),
         ids: BTreeMap::new(),
         pending: 0,
+        sites: HashMap::new(),
     };
     writer.store.begin_bulk()?;
     for stage in rx {
         writer.write(stage)?;
     }
     writer.store.commit_bulk()?;
-    Ok(writer.summary)
+    Ok((writer.summary, writer.sites))
 }
 
 struct Writer<'a> {
@@ -650,6 +660,8 @@ struct Writer<'a> {
     ids: BTreeMap<usize, i64>,
     /// Writes in the open shared transaction.
     pending: usize,
+    /// The block counts of the pages written, per site (see `ingest_inputs`).
+    sites: HashMap<String, SiteBlocks>,
 }
 
 impl Writer<'_> {
@@ -702,8 +714,14 @@ impl Writer<'_> {
                         WriteOp::Document(d) => d.source_id = id,
                         WriteOp::Error { source_id, .. } => *source_id = Some(id),
                     }
-                    if matches!(op, WriteOp::Error { .. }) {
-                        self.summary.errors += 1;
+                    match op {
+                        WriteOp::Error { .. } => self.summary.errors += 1,
+                        WriteOp::Document(d) => self
+                            .sites
+                            .entry(content::site_key(&d.url).to_string())
+                            .or_default()
+                            .add_page(&std::mem::take(&mut d.blocks)),
+                        WriteOp::Capture(_) => {}
                     }
                 }
                 self.summary.documents_added += self.store.write_batch(&ops)?;

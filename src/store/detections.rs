@@ -295,7 +295,10 @@ impl Store {
         let col = match kind {
             TextKind::Visible => "visible_text",
             TextKind::Main => "coalesce(main_text, visible_text)",
-            TextKind::Content => "coalesce(content_text, visible_text)",
+            TextKind::Content => {
+                "coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = documents.id),
+                          visible_text)"
+            }
         };
         let mut st = self.conn().prepare(&format!(
             "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"

@@ -784,7 +784,8 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, url, title, visible_text, main_text, dup_group, content_text
+                "SELECT id, url, title, visible_text, main_text, dup_group,
+                   (SELECT c.text FROM content_texts c WHERE c.doc_id = documents.id)
                  FROM documents WHERE id = ?1",
                 [id],
                 |r| {
