@@ -216,6 +216,9 @@ const STOPWORDS_HIGH: f64 = 0.32;
 /// languages: its blocks are classed by length alone (jusText's language-independent mode).
 const LANGUAGE_DENSITY: f64 = 0.2;
 
+/// Longest run of short blocks that the context rule may keep between good ones.
+const MAX_SHORT_RUN: usize = 2;
+
 /// Characters of a block in a script without spaces that make it prose (about a
 /// sentence), and under which it is short.
 const UNSPACED_GOOD: usize = 50;
@@ -321,11 +324,30 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
         }
         Class::Bad
     };
+    // A run of more than MAX_SHORT_RUN short blocks is a list (a menu, teasers, tags),
+    // not a heading or a caption inside the article: jusText tells those apart by their
+    // link density, which the visible text does not keep.
+    let mut short_run = vec![0usize; class.len()];
+    let mut i = 0;
+    while i < class.len() {
+        let mut j = i;
+        while j < class.len() && class[j] == Class::Short {
+            j += 1;
+        }
+        for r in &mut short_run[i..j] {
+            *r = j - i;
+        }
+        i = j.max(i + 1);
+    }
     let original = class.clone();
     for i in 0..class.len() {
         let (prev, next) = (nearest(&original, i, -1), nearest(&original, i, 1));
         class[i] = match original[i] {
-            Class::Short if prev == Class::Good && next == Class::Good => Class::Good,
+            Class::Short
+                if prev == Class::Good && next == Class::Good && short_run[i] <= MAX_SHORT_RUN =>
+            {
+                Class::Good
+            }
             Class::NearGood if prev == Class::Good || next == Class::Good => Class::Good,
             Class::Good => Class::Good,
             _ => Class::Bad,
