@@ -141,19 +141,6 @@ pub fn function_words() -> &'static WordList {
     })
 }
 
-/// Whether `c` belongs to a script written without spaces between words (Chinese,
-/// Japanese, Thai, Lao, Khmer, Myanmar), where a block's length in characters says what
-/// its word count says elsewhere.
-fn unspaced(c: char) -> bool {
-    matches!(c as u32,
-        0x0E00..=0x0EFF // Thai, Lao
-        | 0x1000..=0x109F // Myanmar
-        | 0x1780..=0x17FF // Khmer
-        | 0x3040..=0x30FF // Hiragana, Katakana
-        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF // CJK ideographs
-    )
-}
-
 /// The content text of a page with visible text `visible` on a site with `site` counts.
 pub fn content_text(
     visible: &str,
@@ -247,7 +234,10 @@ fn measure(block: &str, stopwords: &WordList) -> Block {
         }
     }
     let chars = block.chars().filter(|c| !c.is_whitespace()).count();
-    let unspaced_chars = block.chars().filter(|&c| unspaced(c)).count();
+    let unspaced_chars = block
+        .chars()
+        .filter(|&c| crate::text::unspaced_script(c))
+        .count();
     let unspaced = unspaced_chars * 2 >= chars.max(1);
     Block {
         chars: block.chars().count(),
