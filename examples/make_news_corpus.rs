@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use spotcheck::extract::charset;
+use spotcheck::extract::{self, charset, ExtractOptions};
 use spotcheck::text::WordList;
 
 /// A paragraph counts as article body when its text has at least this many characters.
@@ -142,6 +142,28 @@ fn paragraphs(html: &str, low: &str) -> Vec<(usize, usize, String)> {
     out
 }
 
+/// Visible text of an HTML page, as ingest stores it.
+fn visible(html: &str) -> String {
+    let opts = ExtractOptions {
+        main_content: false,
+        ..ExtractOptions::default()
+    };
+    extract::extract(html.as_bytes(), Some("utf-8"), false, &opts)
+        .map(|x| x.visible_text)
+        .unwrap_or_default()
+}
+
+/// Whether the paragraph text `para` (as [`strip_tags`] gives it) is visible in `html`.
+fn shows(html: &str, para: &str) -> bool {
+    // Compared without white space: `strip_tags` puts a space where an inline tag was.
+    let squeeze = |s: String| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let probe: String = squeeze(visible(&format!("<p>{para}</p>")))
+        .chars()
+        .take(40)
+        .collect();
+    !probe.is_empty() && squeeze(visible(html)).contains(&probe)
+}
+
 /// The inner range of the first `<tag …>…</tag>` element.
 fn element_inner(low: &str, tag: &str) -> Option<(usize, usize)> {
     let open = format!("<{tag}");
@@ -199,6 +221,11 @@ fn load_pages(news: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
                     .iter()
                     .any(|(_, _, t)| t.to_lowercase().contains("lorem ipsum"))
             {
+                continue;
+            }
+            // The body must be what a reader sees: some pages keep their article in a
+            // hidden element or a script and draw it later; their copies would be empty.
+            if !shows(&html, &body[0].2) || !shows(&html, &body[body.len() - 1].2) {
                 continue;
             }
             let headline = element_inner(&low, "title")
