@@ -254,10 +254,11 @@ const MIGRATIONS: &[&str] = &[
     // (or not computed yet: `meta.content_rule` names the rule the stored texts follow, and
     // the next ingest computes them when it differs, as after this migration). A table of
     // its own, not a column of `documents`: rewriting a document row rewrites its long
-    // visible text too, which made the pass three times slower.
+    // visible text too, which made the pass three times slower. Derived data, rewritten by
+    // every pass: no foreign key, so nothing that removes documents has to know about it.
     r#"
     CREATE TABLE content_texts (
-        doc_id INTEGER PRIMARY KEY REFERENCES documents(id),
+        doc_id INTEGER PRIMARY KEY,             -- documents.id
         text   TEXT NOT NULL
     );
     DELETE FROM meta WHERE key = 'content_rule';
