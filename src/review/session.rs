@@ -19,7 +19,7 @@ use anyhow::Result;
 use serde_json::{json, Value};
 
 use super::background::{Done, Job, Output, Pane, PreparedText, SharedEvidence, Worker};
-use super::evidence::{andd_grams, DetectorEvidence, EvidenceProvider, Highlight};
+use super::evidence::{DetectorEvidence, EvidenceProvider, Highlight};
 use super::sanitize::{sanitize, sanitize_line};
 use super::undo::UndoStack;
 use super::wrap::wrap;
@@ -333,7 +333,8 @@ pub struct Session {
     store: Store,
     pub coder: String,
     pub blind: bool,
-    evidence: SharedEvidence,
+    /// A provider set by `set_evidence_provider` instead of the detectors' explanations.
+    evidence: Option<SharedEvidence>,
     worker: Worker,
     pub filter: QueueFilter,
     pub sort: QueueSort,
@@ -411,7 +412,7 @@ impl Session {
             store,
             coder: coder.to_string(),
             blind,
-            evidence: std::sync::Arc::new(DetectorEvidence::default()),
+            evidence: None,
             worker,
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
@@ -456,10 +457,30 @@ impl Session {
         Ok(s)
     }
 
-    /// Replaces the stand-in evidence with a detector's own explanation (it runs on the
+    /// Replaces the detectors' explanations with another provider (it runs on the
     /// background worker, hence `Send + Sync`).
     pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider + Send + Sync>) {
-        self.evidence = std::sync::Arc::from(p);
+        self.evidence = Some(std::sync::Arc::from(p));
+    }
+
+    /// What explains the pair: each method under the parameters of its run that shows the
+    /// pair (the open cluster's run for its method, the latest run for the others), so the
+    /// highlights are the evidence those runs used, not the defaults'.
+    fn pair_explanation(&self, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
+        if let Some(custom) = &self.evidence {
+            return Ok(custom.clone());
+        }
+        let open_run = self.cluster.as_ref().map(|c| (&c.row.method, c.row.run_id));
+        let mut runs = Vec::new();
+        for e in evidence {
+            let (run, detail) = match open_run {
+                Some((m, id)) if *m == e.method && id != e.run_id => (id, None),
+                _ => (e.run_id, e.detail.clone()),
+            };
+            let params = self.store.resolve_run(&e.method, Some(run))?.params;
+            runs.push((e.method.clone(), params, detail));
+        }
+        Ok(std::sync::Arc::new(DetectorEvidence::for_runs(runs)))
     }
 
     // ---------------------------------------------------------------- background work
@@ -959,22 +980,18 @@ impl Session {
         } else {
             self.store.pair_evidence(a, b)?
         };
-        // ANDD's evidence: the k-grams the model weighs most in this pair (highlighted by
-        // the worker, first, so they win over the same words as lexicon terms).
-        let andd_grams: Vec<String> = evidence
-            .iter()
-            .filter(|e| e.method == "andd")
-            .filter_map(|e| e.detail.as_deref())
-            .flat_map(andd_grams)
-            .collect();
+        let explanation = if self.blind {
+            None
+        } else {
+            Some(self.pair_explanation(&evidence)?)
+        };
         let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
         let job = self.worker.submit(Job::Pair {
             a,
             b,
             kind,
             width: self.viewport.pane_width.max(1),
-            evidence: (!self.blind).then(|| self.evidence.clone()),
-            andd_grams,
+            evidence: explanation,
         });
         self.pair = Some(PairView {
             left,
