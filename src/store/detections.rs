@@ -37,7 +37,7 @@ pub struct DocText {
     pub dup_group: Option<i64>,
 }
 
-/// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"`).
+/// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"` / `"Content"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TextKind {
     Visible,
