@@ -353,7 +353,7 @@ fn place(template: &Page, paras: &[String], headline: &str) -> String {
     let low = lower(html);
     let mut cuts: Vec<(usize, usize, String)> = Vec::new();
     let body: String = paras.iter().fold(String::new(), |mut s, p| {
-        let _ = write!(s, "<p>{p}</p>\n");
+        let _ = writeln!(s, "<p>{p}</p>");
         s
     });
     for (i, &(a, b)) in template.body_spans.iter().enumerate() {
