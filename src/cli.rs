@@ -159,6 +159,9 @@ pub enum TextArg {
     Visible,
     /// The readability main content (visible text where none was found).
     Main,
+    /// The content text: site-template blocks removed, or per-page extraction on sites
+    /// with few pages (computed at ingest; visible text in a database without it).
+    Content,
 }
 
 impl TextArg {
@@ -167,6 +170,7 @@ impl TextArg {
         match self {
             TextArg::Visible => crate::store::TextKind::Visible,
             TextArg::Main => crate::store::TextKind::Main,
+            TextArg::Content => crate::store::TextKind::Content,
         }
     }
 }
@@ -548,6 +552,7 @@ impl TrainArgs {
             // The model reads the main text unless told otherwise.
             text: match self.text {
                 Some(TextArg::Visible) => TextKind::Visible,
+                Some(TextArg::Content) => TextKind::Content,
                 _ => TextKind::Main,
             },
             coder: self.coder.clone(),

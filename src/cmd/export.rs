@@ -65,9 +65,9 @@ pub struct ExportConfig {
 pub fn run(a: &ExportConfig) -> Result<ExitCode> {
     let store = Store::open_existing(&a.db)?;
     check_coder(&store, a.coder.as_deref())?;
-    let main_text = matches!(a.text, Some(TextKind::Main));
+    let text = a.text.unwrap_or(TextKind::Visible);
     let summary = match a.format {
-        ExportFormat::AnddJsonl => export_andd(&store, a, main_text)?,
+        ExportFormat::AnddJsonl => export_andd(&store, a, text)?,
         ExportFormat::GoldTsv | ExportFormat::GoldDirs => {
             let gold = label_gold_for_store(&store, a.coder.as_deref())?;
             if gold.clusters.is_empty() {
@@ -76,10 +76,7 @@ pub fn run(a: &ExportConfig) -> Result<ExitCode> {
             let (summary, conflicts) = if a.format == ExportFormat::GoldTsv {
                 (export_gold_tsv(&store, a, &gold)?, &gold.conflicts)
             } else {
-                (
-                    export_gold_dirs(&store, a, &gold, main_text)?,
-                    &gold.conflicts,
-                )
+                (export_gold_dirs(&store, a, &gold, text)?, &gold.conflicts)
             };
             report_conflicts(&store, a, conflicts)?;
             summary
@@ -329,7 +326,7 @@ struct PairLine<'a> {
     text_b: Option<&'a str>,
 }
 
-fn export_andd(store: &Store, a: &ExportConfig, main_text: bool) -> Result<Summary> {
+fn export_andd(store: &Store, a: &ExportConfig, text: TextKind) -> Result<Summary> {
     let defaults = PairOptions::default();
     let opts = PairOptions {
         coder: a.coder.clone(),
@@ -354,7 +351,7 @@ fn export_andd(store: &Store, a: &ExportConfig, main_text: bool) -> Result<Summa
     let mut texts: HashMap<i64, String> = HashMap::new();
     if !a.no_text {
         for &id in &ids {
-            texts.insert(id, store.doc_text(id, main_text)?.unwrap_or_default());
+            texts.insert(id, store.doc_text(id, text)?.unwrap_or_default());
         }
     }
     let mut out = Output::create(&a.out, a.force)?;
@@ -656,7 +653,7 @@ fn export_gold_dirs(
     store: &Store,
     a: &ExportConfig,
     gold: &LabelGold,
-    main_text: bool,
+    text_kind: TextKind,
 ) -> Result<Summary> {
     let dest = &a.out;
     if dest.exists() {
@@ -690,7 +687,7 @@ fn export_gold_dirs(
             fs::create_dir(&dir)?;
         }
         let name = page_file_name(url, *id, used.entry(*cluster).or_default());
-        let text = store.doc_text(*id, main_text)?.unwrap_or_default();
+        let text = store.doc_text(*id, text_kind)?.unwrap_or_default();
         fs::write(dir.join(&name), text)
             .with_context(|| format!("cannot write {}/{folder}/{name}", dest.display()))?;
         index.push_str(&format!("{folder}/{name}\t{folder}\n"));
@@ -714,7 +711,11 @@ fn export_gold_dirs(
          {name}/gold.tsv for `spotcheck ingest {name}` + `eval`, {name}/urls.tsv for the \
          original URLs; labels of {})\n{}",
         cluster_line(gold),
-        if main_text { "main-content" } else { "visible" },
+        match text_kind {
+            TextKind::Visible => "visible",
+            TextKind::Main => "main-content",
+            TextKind::Content => "content",
+        },
         coders_text(&gold.coders),
         gold_notes(gold, &rows)
     );

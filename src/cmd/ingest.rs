@@ -10,7 +10,7 @@
 //! Channels between the stages hold at most two batches, so memory stays bounded by a few
 //! batches however large the crawl. Record order, and so document ids, are deterministic.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -23,10 +23,13 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha1::{Digest, Sha1};
 
+use crate::extract::content::{self, ContentRule, SiteBlocks};
 use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
 use crate::sig::imatch::to_hex as hex;
-use crate::store::{NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp};
+use crate::store::{
+    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp,
+};
 
 /// Records (or bytes of payload) per batch: large enough to keep both cores busy, small
 /// enough to bound memory.
@@ -55,6 +58,10 @@ pub struct IngestSummary {
     /// Documents in the database whose visible text equals an earlier document's.
     pub exact_duplicates: u64,
     pub revisits: RevisitResolution,
+    /// The content-text pass over the database (after this run's pages are in).
+    pub content: ContentUpdate,
+    /// Seconds of that pass (part of `seconds`).
+    pub content_seconds: f64,
     /// Errors found in this run (damaged records, pages that could not be extracted).
     pub errors: u64,
     pub seconds: f64,
@@ -71,7 +78,8 @@ impl IngestSummary {
         format!(
             "ingested {} files ({} already present, skipped), {:.1} MB in {:.1}s; records: {}; \
              documents added {}; exact duplicates {}; revisits resolved {} (not pages {}, \
-             unresolved {}); errors {}",
+             unresolved {}); content texts {} (template removed {}, per page {}, visible {}; \
+             {:.1}s); errors {}",
             self.sources_read,
             self.sources_skipped,
             self.bytes_read as f64 / 1e6,
@@ -86,6 +94,11 @@ impl IngestSummary {
             self.revisits.resolved,
             self.revisits.not_a_document,
             self.revisits.unresolved,
+            self.content.documents,
+            self.content.template,
+            self.content.per_page,
+            self.content.visible,
+            self.content_seconds,
             self.errors
         )
     }
@@ -207,6 +220,9 @@ pub fn ingest_inputs(
         ProgressBar::hidden()
     };
 
+    // Into an empty database, the writer's block counts of this run's pages are all the
+    // counts the content pass needs.
+    let fresh = store.stats_documents()? == 0;
     let db_path = store.path().to_path_buf();
     let (raw_tx, raw_rx) = bounded::<Stage>(2);
     let (out_tx, out_rx) = bounded::<Stage>(2);
@@ -218,7 +234,7 @@ pub fn ingest_inputs(
         let reader = scope
             .spawn(move || read_stage(&db_path, &inputs_owned, &reader_opts, &raw_tx, &reader_bar));
         let extractor = scope.spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract));
-        let mut summary = write_stage(store, &out_rx, &bar)?;
+        let (mut summary, counts) = write_stage(store, &out_rx, &bar)?;
         let (skipped, bytes) = reader
             .join()
             .map_err(|_| anyhow!("the reader thread panicked"))??;
@@ -231,6 +247,18 @@ pub fn ingest_inputs(
         summary.revisits = store.resolve_revisits()?;
         store.recompute_dup_groups()?;
         summary.exact_duplicates = store.exact_duplicate_count()?;
+        // The content text needs every page of a site: it is made once they are all in,
+        // from the stored visible texts (no page is parsed again).
+        bar.set_message("content texts");
+        let content_started = Instant::now();
+        // Revisit copies are added after the writer counted: then the pass counts itself.
+        let counts = (fresh && summary.revisits.resolved == 0).then_some(counts);
+        summary.content = store.update_content_texts(
+            &ContentRule::default(),
+            summary.documents_added > 0,
+            counts,
+        )?;
+        summary.content_seconds = content_started.elapsed().as_secs_f64();
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
         Ok(summary)
@@ -595,6 +623,7 @@ fn prepare(
                     None => hex(&Sha1::digest(body)),
                 }),
                 text_hash,
+                blocks: content::distinct_blocks(&x.visible_text),
                 visible_text: x.visible_text,
                 main_text: x.main_text,
             }));
@@ -620,20 +649,21 @@ fn write_stage(
     store: &mut Store,
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
-) -> Result<IngestSummary> {
+) -> Result<(IngestSummary, HashMap<String, SiteBlocks>)> {
     let mut writer = Writer {
         store,
         bar,
         summary: IngestSummary::default(),
         ids: BTreeMap::new(),
         pending: 0,
+        sites: HashMap::new(),
     };
     writer.store.begin_bulk()?;
     for stage in rx {
         writer.write(stage)?;
     }
     writer.store.commit_bulk()?;
-    Ok(writer.summary)
+    Ok((writer.summary, writer.sites))
 }
 
 struct Writer<'a> {
@@ -643,6 +673,8 @@ struct Writer<'a> {
     ids: BTreeMap<usize, i64>,
     /// Writes in the open shared transaction.
     pending: usize,
+    /// The block counts of the pages written, per site (see `ingest_inputs`).
+    sites: HashMap<String, SiteBlocks>,
 }
 
 impl Writer<'_> {
@@ -695,8 +727,14 @@ impl Writer<'_> {
                         WriteOp::Document(d) => d.source_id = id,
                         WriteOp::Error { source_id, .. } => *source_id = Some(id),
                     }
-                    if matches!(op, WriteOp::Error { .. }) {
-                        self.summary.errors += 1;
+                    match op {
+                        WriteOp::Error { .. } => self.summary.errors += 1,
+                        WriteOp::Document(d) => self
+                            .sites
+                            .entry(content::site_key(&d.url).to_string())
+                            .or_default()
+                            .add_page(&std::mem::take(&mut d.blocks)),
+                        WriteOp::Capture(_) => {}
                     }
                 }
                 self.summary.documents_added += self.store.write_batch(&ops)?;

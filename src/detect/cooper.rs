@@ -33,7 +33,7 @@ impl Default for CooperSettings {
             size_pct: p.size_tolerance_pct,
             delta_pct: p.delta_pct,
             min_idf: p.min_idf,
-            text: TextKind::Main,
+            text: TextKind::Content,
         }
     }
 }

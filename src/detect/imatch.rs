@@ -64,7 +64,7 @@ impl Default for IMatchSettings {
             // Measured on debian-docs: 0.2 separates template pages that share their
             // mid-frequency terms (the papers' long-document rule, tightened).
             min_coverage: 0.2,
-            text: TextKind::Visible,
+            text: TextKind::Content,
             max_pair_bucket: BucketOptions::default().max_pair_bucket,
             min_agree: 1,
             // Measured on debian-docs (BENCHMARKS.md): bags that never drop terms rarer

@@ -82,8 +82,9 @@ impl Default for MinHashSettings {
             shingle: Shingle::Word,
             shingle_size: 5,
             seed: DEFAULT_SEED,
-            // The peers run MinHash on extracted main content (datatrove after trafilatura).
-            text: TextKind::Main,
+            // The peers run MinHash on extracted content (datatrove after trafilatura); here
+            // that is the content text every detector reads by default.
+            text: TextKind::Content,
         }
     }
 }

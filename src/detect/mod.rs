@@ -278,7 +278,7 @@ pub fn params_markdown() -> String {
     );
     let _ = writeln!(
         s,
-        "| `--text visible\\|main` | all | {} | | the stored text the detectors read |",
+        "| `--text visible\\|main\\|content` | all | {} | | the stored text the detectors read |",
         md_cell(&default_texts())
     );
     for m in METHODS {

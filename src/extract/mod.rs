@@ -3,10 +3,15 @@
 //! readability-style extractor, and the title. Hostile pages are capped in size and work,
 //! and a panic in a parser becomes an error for that page, never a crash.
 //!
+//! The content text the detectors read by default (site-template blocks removed across a
+//! site's pages, a per-page extraction where a site has too few) is made from the stored
+//! visible texts after a site's pages are in: see [`content`].
+//!
 //! The texts are stored as they are produced here; every span a detector reports is a byte
 //! range in these stored texts, so the review UI can highlight words without re-parsing.
 
 pub mod charset;
+pub mod content;
 pub mod lines;
 pub mod main_content;
 pub mod scan;

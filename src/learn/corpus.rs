@@ -18,10 +18,10 @@ const CHUNK: usize = 2048;
 
 /// The stored text a model reads.
 pub fn text_kind_of(name: &str) -> TextKind {
-    if name == "visible" {
-        TextKind::Visible
-    } else {
-        TextKind::Main
+    match name {
+        "visible" => TextKind::Visible,
+        "content" => TextKind::Content,
+        _ => TextKind::Main,
     }
 }
 
@@ -30,6 +30,7 @@ pub fn text_name(kind: TextKind) -> &'static str {
     match kind {
         TextKind::Visible => "visible",
         TextKind::Main => "main",
+        TextKind::Content => "content",
     }
 }
 

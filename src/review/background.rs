@@ -250,6 +250,7 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                     Some(d) => sanitize(match kind {
                         TextKind::Main => d.main_text.as_deref().unwrap_or(&d.visible_text),
                         TextKind::Visible => &d.visible_text,
+                        TextKind::Content => d.content_text.as_deref().unwrap_or(&d.visible_text),
                     }),
                 })
             };

@@ -37,11 +37,26 @@ pub struct DocText {
     pub dup_group: Option<i64>,
 }
 
-/// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"`).
+/// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"` / `"Content"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TextKind {
     Visible,
     Main,
+    /// The content text of `extract::content` (the visible text where none is stored).
+    Content,
+}
+
+/// The SQL expression over `documents` that reads one stored text: the main-content and
+/// content texts fall back to the visible text where a document has none.
+pub(crate) fn text_column(kind: TextKind) -> &'static str {
+    match kind {
+        TextKind::Visible => "visible_text",
+        TextKind::Main => "coalesce(main_text, visible_text)",
+        TextKind::Content => {
+            "coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = documents.id),
+                      visible_text)"
+        }
+    }
 }
 
 impl Store {
@@ -282,17 +297,15 @@ impl Store {
 
     /// Streams documents with the chosen text in id order, in chunks of `chunk` documents
     /// (so a caller can sign each chunk in parallel without holding every text). Documents
-    /// without a main-content text are given their visible text when `Main` is asked for.
+    /// without a main-content (or content) text are given their visible text when `Main` (or
+    /// `Content`) is asked for.
     pub fn for_each_text_chunk(
         &self,
         kind: TextKind,
         chunk: usize,
         mut f: impl FnMut(Vec<DocText>) -> Result<()>,
     ) -> Result<()> {
-        let col = match kind {
-            TextKind::Visible => "visible_text",
-            TextKind::Main => "coalesce(main_text, visible_text)",
-        };
+        let col = text_column(kind);
         let mut st = self.conn().prepare(&format!(
             "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"
         ))?;

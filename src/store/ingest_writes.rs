@@ -56,6 +56,10 @@ pub struct NewDocument {
     pub text_hash: String,
     pub visible_text: String,
     pub main_text: Option<String>,
+    /// The distinct block hashes of `visible_text` (`extract::content::distinct_blocks`),
+    /// made in the parallel extraction so the content pass need not read the texts twice;
+    /// not stored.
+    pub blocks: Vec<u64>,
 }
 
 /// One write of a batch.
@@ -374,5 +378,161 @@ impl Store {
             )
             .context("cannot compute exact-duplicate groups")?;
         Ok(())
+    }
+}
+
+/// What the content-text pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct ContentUpdate {
+    /// Seconds reading the visible texts and counting each site's blocks (pass 1).
+    pub count_seconds: f64,
+    /// Seconds reading them again and computing the content texts (pass 2).
+    pub compute_seconds: f64,
+    /// Seconds writing the changed texts and committing.
+    pub write_seconds: f64,
+    /// Documents whose content text was computed.
+    pub documents: u64,
+    /// …with site-template blocks removed (sites with enough pages).
+    pub template: u64,
+    /// …by the per-page extraction (sites with too few pages).
+    pub per_page: u64,
+    /// …where the per-page extraction found only a stub: the visible text.
+    pub visible: u64,
+    /// Rows whose stored content text changed.
+    pub changed: u64,
+}
+
+/// Documents read, computed and written per step of the content pass.
+const CONTENT_CHUNK: usize = 2048;
+
+impl Store {
+    /// Computes every document's content text (`extract::content`) and stores the ones that
+    /// changed, when documents were added since the last pass (`force`) or the stored texts
+    /// follow another rule. Two streaming reads of the visible texts: the first counts each
+    /// site's blocks (a hash per block, a count per site), the second computes the texts;
+    /// both work in parallel a chunk at a time, and the changed texts are written in one
+    /// transaction (to `content_texts`, no row for a text equal to the visible one). The
+    /// cost is two reads of the database's visible texts, never a parse of a page.
+    pub fn update_content_texts(
+        &mut self,
+        rule: &crate::extract::content::ContentRule,
+        force: bool,
+        known_counts: Option<
+            std::collections::HashMap<String, crate::extract::content::SiteBlocks>,
+        >,
+    ) -> Result<ContentUpdate> {
+        use crate::extract::content::{self, ContentWay, SiteBlocks};
+        use rayon::prelude::*;
+        use std::collections::HashMap;
+
+        let rule_json = serde_json::to_string(rule)?;
+        if !force && self.meta("content_rule")?.as_deref() == Some(rule_json.as_str()) {
+            return Ok(ContentUpdate::default());
+        }
+        // Pass 1 (unless the caller counted every stored page already, as an ingest into an
+        // empty database does): each page's distinct blocks, hashed in parallel a chunk at
+        // a time, counted per site.
+        let started = std::time::Instant::now();
+        let counted = known_counts.is_some();
+        let mut sites: HashMap<String, SiteBlocks> = known_counts.unwrap_or_default();
+        if !counted {
+            let mut count = |chunk: &mut Vec<(String, String)>| {
+                let hashed: Vec<Vec<u64>> = chunk
+                    .par_iter()
+                    .map(|(_, text)| content::distinct_blocks(text))
+                    .collect();
+                for ((url, _), blocks) in chunk.iter().zip(hashed) {
+                    sites
+                        .entry(content::site_key(url).to_string())
+                        .or_default()
+                        .add_page(&blocks);
+                }
+                chunk.clear();
+            };
+            let mut st = self
+                .conn()
+                .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
+            let mut rows = st.query([])?;
+            let mut chunk = Vec::with_capacity(CONTENT_CHUNK);
+            while let Some(r) = rows.next()? {
+                chunk.push((r.get(0)?, r.get(1)?));
+                if chunk.len() >= CONTENT_CHUNK {
+                    count(&mut chunk);
+                }
+            }
+            count(&mut chunk);
+        }
+        // Pass 2: the texts, computed in parallel; only changed rows are written.
+        let stopwords = content::function_words();
+        let mut done = ContentUpdate {
+            count_seconds: started.elapsed().as_secs_f64(),
+            ..ContentUpdate::default()
+        };
+        let started = std::time::Instant::now();
+        let mut writing = std::time::Duration::ZERO;
+        let tx = self.conn.savepoint()?;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT OR REPLACE INTO content_texts(doc_id, text) VALUES (?1, ?2)",
+            )?;
+            let mut remove = tx.prepare_cached("DELETE FROM content_texts WHERE doc_id = ?1")?;
+            let mut st = tx.prepare(
+                "SELECT d.id, d.url, d.visible_text, c.text
+                 FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id ORDER BY d.id",
+            )?;
+            let mut rows = st.query([])?;
+            type Row = (i64, String, String, Option<String>);
+            let mut chunk: Vec<Row> = Vec::with_capacity(CONTENT_CHUNK);
+            let mut flush = |chunk: &mut Vec<Row>, done: &mut ContentUpdate| -> Result<()> {
+                let computed: Vec<(i64, Option<String>, bool, ContentWay)> = chunk
+                    .par_iter()
+                    .map(|(id, url, visible, stored)| {
+                        let site = sites.get(content::site_key(url));
+                        let (text, way) = content::content_text(visible, site, rule, stopwords);
+                        // No row stands for "the visible text".
+                        let new = (text != *visible).then_some(text);
+                        let changed = new != *stored;
+                        (*id, new, changed, way)
+                    })
+                    .collect();
+                for (id, new, changed, way) in computed {
+                    done.documents += 1;
+                    match way {
+                        ContentWay::Template => done.template += 1,
+                        ContentWay::PerPage => done.per_page += 1,
+                        ContentWay::Visible => done.visible += 1,
+                    }
+                    if changed {
+                        let write = std::time::Instant::now();
+                        match new {
+                            Some(text) => put.execute(params![id, text])?,
+                            None => remove.execute([id])?,
+                        };
+                        writing += write.elapsed();
+                        done.changed += 1;
+                    }
+                }
+                chunk.clear();
+                Ok(())
+            };
+            while let Some(r) = rows.next()? {
+                chunk.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
+                if chunk.len() >= CONTENT_CHUNK {
+                    flush(&mut chunk, &mut done)?;
+                }
+            }
+            flush(&mut chunk, &mut done)?;
+        }
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('content_rule', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [&rule_json],
+        )?;
+        let commit = std::time::Instant::now();
+        tx.commit()?;
+        writing += commit.elapsed();
+        done.write_seconds = writing.as_secs_f64();
+        done.compute_seconds = started.elapsed().as_secs_f64() - done.write_seconds;
+        Ok(done)
     }
 }

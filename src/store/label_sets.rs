@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::decision_log::parse_tags;
 use super::review::{parse_key, target_key};
-use super::Store;
+use super::{Store, TextKind};
 use crate::model::{active_decisions, normalized_groups, LabelSet, LabelStatus};
 
 impl Store {
@@ -142,17 +142,16 @@ impl Store {
         Ok(out)
     }
 
-    /// The visible text (or the main-content text, falling back to the visible text) of
-    /// one document.
-    pub fn doc_text(&self, id: i64, main: bool) -> Result<Option<String>> {
-        let sql = if main {
-            "SELECT coalesce(main_text, visible_text) FROM documents WHERE id = ?1"
-        } else {
-            "SELECT visible_text FROM documents WHERE id = ?1"
-        };
+    /// One stored text of one document (main-content and content texts fall back to the
+    /// visible text where the document has none).
+    pub fn doc_text(&self, id: i64, kind: TextKind) -> Result<Option<String>> {
+        let sql = format!(
+            "SELECT {} FROM documents WHERE id = ?1",
+            super::detections::text_column(kind)
+        );
         Ok(self
             .conn()
-            .prepare_cached(sql)?
+            .prepare_cached(&sql)?
             .query_row([id], |r| r.get(0))
             .optional()?)
     }

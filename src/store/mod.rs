@@ -15,7 +15,9 @@ mod review_status;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
-pub use ingest_writes::{NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp};
+pub use ingest_writes::{
+    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
+};
 pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};

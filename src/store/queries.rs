@@ -50,6 +50,14 @@ fn reason_kind(reason: &str) -> &str {
 }
 
 impl Store {
+    /// How many documents the database holds.
+    pub fn stats_documents(&self) -> Result<u64> {
+        Ok(self
+            .conn()
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get::<_, i64>(0))?
+            as u64)
+    }
+
     /// Documents whose visible text equals an earlier document's.
     pub fn exact_duplicate_count(&self) -> Result<u64> {
         Ok(self.conn().query_row(

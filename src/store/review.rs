@@ -34,6 +34,8 @@ pub struct ReviewDoc {
     pub title: String,
     pub visible_text: String,
     pub main_text: Option<String>,
+    /// The content text (`extract::content`); `None`: the same as the visible text.
+    pub content_text: Option<String>,
     pub dup_group: Option<i64>,
 }
 
@@ -104,7 +106,8 @@ impl Store {
         Ok(self
             .conn()
             .query_row(
-                "SELECT id, url, title, visible_text, main_text, dup_group
+                "SELECT id, url, title, visible_text, main_text, dup_group,
+                   (SELECT c.text FROM content_texts c WHERE c.doc_id = documents.id)
                  FROM documents WHERE id = ?1",
                 [id],
                 |r| {
@@ -115,6 +118,7 @@ impl Store {
                         visible_text: r.get(3)?,
                         main_text: r.get(4)?,
                         dup_group: r.get(5)?,
+                        content_text: r.get(6)?,
                     })
                 },
             )

@@ -249,6 +249,20 @@ const MIGRATIONS: &[&str] = &[
     INSERT OR REPLACE INTO meta(key, value)
         SELECT 'labels_through', coalesce(max(id), 0) FROM decisions;
     "#,
+    // v6: the content text the detectors read by default (`extract::content`): written by
+    // the ingest post-pass once a site's pages are in. No row: the same as the visible text
+    // (or not computed yet: `meta.content_rule` names the rule the stored texts follow, and
+    // the next ingest computes them when it differs, as after this migration). A table of
+    // its own, not a column of `documents`: rewriting a document row rewrites its long
+    // visible text too, which made the pass three times slower. Derived data, rewritten by
+    // every pass: no foreign key, so nothing that removes documents has to know about it.
+    r#"
+    CREATE TABLE content_texts (
+        doc_id INTEGER PRIMARY KEY,             -- documents.id
+        text   TEXT NOT NULL
+    );
+    DELETE FROM meta WHERE key = 'content_rule';
+    "#,
 ];
 
 /// The schema version this build writes.

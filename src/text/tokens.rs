@@ -4,7 +4,9 @@
 //! two alphanumerics stays inside the word, so `don't` is one token and can match the
 //! stopword list (a tokenizer that splits on `'` never matches such stopwords, a known bug
 //! of public SpotSigs ports). Words are lowercased; the curly apostrophe is normalized to
-//! `'`.
+//! `'`. In scripts written without spaces (Chinese, Japanese, Thai: see
+//! [`super::unspaced_script`]) every character is a token: a run of them is a sentence,
+//! not a word, and a detector needs units it can compare.
 
 /// One word of a text: its normalized form and where it stands in the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,8 +34,12 @@ pub fn tokenize(text: &str) -> Vec<Token> {
         let mut end = start + c.len_utf8();
         let mut norm = String::new();
         push_lower(&mut norm, c);
+        if super::unspaced_script(c) {
+            out.push(Token { norm, start, end });
+            continue;
+        }
         while let Some(&(i, c)) = chars.peek() {
-            if c.is_alphanumeric() {
+            if c.is_alphanumeric() && !super::unspaced_script(c) {
                 push_lower(&mut norm, c);
                 end = i + c.len_utf8();
                 chars.next();
@@ -97,6 +103,14 @@ mod tests {
             );
         }
         assert_eq!(tokenize(text)[1].start, "Ünïcode  ".len());
+    }
+
+    #[test]
+    fn unspaced_scripts_are_split_into_characters() {
+        assert_eq!(words("新闻ABC的 news"), ["新", "闻", "abc", "的", "news"]);
+        let text = "在法国留学";
+        let spans: Vec<(usize, usize)> = tokenize(text).iter().map(|t| (t.start, t.end)).collect();
+        assert_eq!(spans, [(0, 3), (3, 6), (6, 9), (9, 12), (12, 15)]);
     }
 
     #[test]

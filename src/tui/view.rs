@@ -451,6 +451,7 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
     let text = match p.text {
         TextKind::Visible => "visible text",
         TextKind::Main => "main text",
+        TextKind::Content => "content text",
     };
     let evidence = if s.blind {
         "blind mode: scores and evidence hidden".to_string()

@@ -1,5 +1,5 @@
-//! Tests of `src/extract`: visible and main text on real news pages, property tests, extraction
-//! benchmarks.
+//! Tests of `src/extract`: visible and main text on real news pages, the content text on
+//! fixtures written for it, property tests, extraction benchmarks.
 //! One test crate per source area (`cargo test --test extract`); each file below is one
 //! concern, named after what it tests.
 
@@ -7,5 +7,6 @@
 mod common;
 
 mod bench;
+mod content;
 mod news;
 mod proptest;

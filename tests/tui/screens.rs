@@ -123,7 +123,10 @@ fn diff_view_marks_insertions_and_deletions() {
 fn text_toggle_switches_to_main_content() {
     let f = fixture();
     let mut s = f.session("ann");
+    // `v` cycles visible → content → main.
     let t = text_of(&press(&mut s, &["Enter", "Enter", "v"]));
+    assert!(t.contains("content text"), "{t}");
+    let t = text_of(&press(&mut s, &["v"]));
     assert!(t.contains("main text"), "{t}");
     assert!(
         !t.contains("Daily Courier: subscribe"),

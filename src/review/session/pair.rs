@@ -279,13 +279,15 @@ impl Session {
             return Ok(());
         };
         let next = match p.text {
-            TextKind::Visible => TextKind::Main,
+            TextKind::Visible => TextKind::Content,
+            TextKind::Content => TextKind::Main,
             TextKind::Main => TextKind::Visible,
         };
         self.open_pair(next)?;
         self.message = match next {
             TextKind::Main => "showing main-content text".into(),
             TextKind::Visible => "showing visible text".into(),
+            TextKind::Content => "showing content text (site template removed)".into(),
         };
         Ok(())
     }

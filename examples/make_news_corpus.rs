@@ -1,0 +1,574 @@
+//! Builds the users' own case from real article pages: one wire story on several sites,
+//! each copy inside its own site's template and edited on the way (issue 14).
+//!
+//! Reads the pages of `../shared/corpus/news/{newspaper,readability}` (never copied into the
+//! project: this builder reads them from there), finds each page's article body (its long
+//! `<p>` paragraphs), and places a story's body into the template of other sites' pages:
+//! the template's own long paragraphs give way to the story's, its `<title>` and first
+//! `<h1>` get the story's headline; everything else of the template stays (navigation,
+//! teasers, captions and short paragraphs of the template's own story: the noise a real
+//! syndicated copy sits in). Each syndicated copy gets the edits syndication makes, drawn
+//! from a seeded generator: truncation, a dateline, a trailer "(Reporting by …)", a
+//! rewritten headline, a "related" paragraph, a few changed words. Pages of one site that
+//! carry different stories are the same-template, different-story negatives.
+//!
+//! Two layouts, written side by side:
+//! - `OUT/whole/`: whole sites. Every site (host) holds its own pages and the syndicated
+//!   copies placed into its template, so each site contributes several pages.
+//! - `OUT/single/`: one page per site, as a collection gathered by search would be. Each
+//!   story is on its own site (the original page) and on a few other sites, each used once.
+//!
+//! Each layout has `html/<site>/<page>.html`, `gold.tsv` (`url<TAB>cluster`, the URL as
+//! `spotcheck ingest --db DB OUT/whole/html` names it) and `stories.tsv` (`cluster<TAB>
+//! language<TAB>copies<TAB>origin`; language is `en`, or `other` when under 15% of the
+//! story's words are English stopwords: the non-English stories).
+//!
+//! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
+//! [--stories N] [--copies N]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! The same inputs and seed give byte-identical output.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use spotcheck::extract::{self, charset, ExtractOptions};
+use spotcheck::text::WordList;
+
+/// A paragraph counts as article body when its text has at least this many characters.
+const MIN_BODY_PARAGRAPH: usize = 80;
+/// A page is a usable story (and template) with at least this many body paragraphs.
+const MIN_BODY_PARAGRAPHS: usize = 4;
+
+/// splitmix64: small, seeded, and the same everywhere (no crate needed for a corpus tool).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            (self.next() % n as u64) as usize
+        }
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i + 1);
+            v.swap(i, j);
+        }
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len())]
+    }
+}
+
+/// One real page and what the builder found in it.
+struct Page {
+    /// The site it belongs to (host for `newspaper/`, fixture name for `readability/`).
+    site: String,
+    /// File name without extension, for the output name.
+    name: String,
+    html: String,
+    /// Byte ranges of the body paragraphs (whole `<p …>…</p>` elements).
+    body_spans: Vec<(usize, usize)>,
+    /// The text of those paragraphs (tags removed, white space collapsed).
+    body: Vec<String>,
+    headline: String,
+}
+
+/// ASCII-lowercased copy: byte offsets stay those of the original.
+fn lower(s: &str) -> String {
+    s.to_ascii_lowercase()
+}
+
+/// Text of an HTML fragment: tags removed, white space collapsed (entities stay as written,
+/// which is how the page had them).
+fn strip_tags(fragment: &str) -> String {
+    let mut out = String::with_capacity(fragment.len());
+    let mut in_tag = false;
+    for c in fragment.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' if in_tag => {
+                in_tag = false;
+                out.push(' ');
+            }
+            _ if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whole `<p>` elements: (start of `<p`, end after `</p>`, inner text).
+fn paragraphs(html: &str, low: &str) -> Vec<(usize, usize, String)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(i) = low[at..].find("<p") {
+        let start = at + i;
+        let after = low.as_bytes().get(start + 2).copied();
+        if !matches!(after, Some(b'>' | b' ' | b'\n' | b'\t' | b'\r')) {
+            at = start + 2;
+            continue;
+        }
+        let Some(open_end) = low[start..].find('>').map(|j| start + j + 1) else {
+            break;
+        };
+        let Some(close) = low[open_end..].find("</p>").map(|j| open_end + j) else {
+            break;
+        };
+        // A paragraph that contains another `<p` was never closed: skip to the inner one.
+        if let Some(inner) = low[open_end..close].find("<p") {
+            at = open_end + inner;
+            continue;
+        }
+        let end = close + 4;
+        out.push((start, end, strip_tags(&html[open_end..close])));
+        at = end;
+    }
+    out
+}
+
+/// Visible text of an HTML page, as ingest stores it.
+fn visible(html: &str) -> String {
+    let opts = ExtractOptions {
+        main_content: false,
+        ..ExtractOptions::default()
+    };
+    extract::extract(html.as_bytes(), Some("utf-8"), false, &opts)
+        .map(|x| x.visible_text)
+        .unwrap_or_default()
+}
+
+/// Whether the paragraph text `para` (as [`strip_tags`] gives it) is visible in `html`.
+fn shows(html: &str, para: &str) -> bool {
+    // Compared without white space: `strip_tags` puts a space where an inline tag was.
+    let squeeze = |s: String| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let probe: String = squeeze(visible(&format!("<p>{para}</p>")))
+        .chars()
+        .take(40)
+        .collect();
+    !probe.is_empty() && squeeze(visible(html)).contains(&probe)
+}
+
+/// The inner range of the first `<tag …>…</tag>` element.
+fn element_inner(low: &str, tag: &str) -> Option<(usize, usize)> {
+    let open = format!("<{tag}");
+    let mut at = 0;
+    loop {
+        let start = at + low[at..].find(&open)?;
+        let next = low.as_bytes().get(start + open.len()).copied();
+        if matches!(next, Some(b'>' | b' ' | b'\n' | b'\t' | b'\r')) {
+            let inner = start + low[start..].find('>')? + 1;
+            let close = inner + low[inner..].find(&format!("</{tag}>"))?;
+            return Some((inner, close));
+        }
+        at = start + open.len();
+    }
+}
+
+fn site_of(dir: &str, stem: &str) -> String {
+    if dir == "newspaper" {
+        // `al.com1` → `al.com`: the digits name the page of the site.
+        stem.trim_end_matches(|c: char| c.is_ascii_digit())
+            .to_string()
+    } else {
+        // `nytimes-3` → `nytimes`; fixtures without a number are sites of their own.
+        match stem.rsplit_once('-') {
+            Some((site, n)) if n.chars().all(|c| c.is_ascii_digit()) => site.to_string(),
+            _ => stem.to_string(),
+        }
+    }
+}
+
+fn load_pages(news: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
+    let mut pages = Vec::new();
+    for dir in ["newspaper", "readability"] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(news.join(dir))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "html"))
+            .collect();
+        files.sort();
+        for path in files {
+            let bytes = std::fs::read(&path)?;
+            let html = charset::decode(&bytes, None, true).text;
+            let low = lower(&html);
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let paras = paragraphs(&html, &low);
+            let body: Vec<&(usize, usize, String)> = paras
+                .iter()
+                .filter(|(_, _, t)| t.chars().count() >= MIN_BODY_PARAGRAPH)
+                .collect();
+            // Placeholder text (the fixtures' "Lorem ipsum") is one story on many pages.
+            if body.len() < MIN_BODY_PARAGRAPHS
+                || body
+                    .iter()
+                    .any(|(_, _, t)| t.to_lowercase().contains("lorem ipsum"))
+            {
+                continue;
+            }
+            // The body must be what a reader sees: some pages keep their article in a
+            // hidden element or a script and draw it later; their copies would be empty.
+            if !shows(&html, &body[0].2) || !shows(&html, &body[body.len() - 1].2) {
+                continue;
+            }
+            let headline = element_inner(&low, "title")
+                .map(|(a, b)| strip_tags(&html[a..b]))
+                .filter(|t| !t.is_empty())
+                .or_else(|| element_inner(&low, "h1").map(|(a, b)| strip_tags(&html[a..b])))
+                .unwrap_or_else(|| stem.clone());
+            pages.push(Page {
+                site: site_of(dir, &stem),
+                name: stem,
+                body_spans: body.iter().map(|(a, b, _)| (*a, *b)).collect(),
+                body: body.iter().map(|(_, _, t)| t.clone()).collect(),
+                headline,
+                html,
+            });
+        }
+    }
+    Ok(pages)
+}
+
+const CITIES: &[&str] = &[
+    "WASHINGTON",
+    "LONDON",
+    "NEW YORK",
+    "BRUSSELS",
+    "TOKYO",
+    "SAN FRANCISCO",
+    "CHICAGO",
+    "PARIS",
+    "BERLIN",
+    "SYDNEY",
+];
+const AGENCIES: &[&str] = &["(Reuters)", "(AP)", "(AFP)", "(Bloomberg)", "—"];
+const NAMES: &[&str] = &[
+    "Jane Doe",
+    "Ana Ruiz",
+    "Tom Berg",
+    "Li Wei",
+    "Sam Okafor",
+    "Maria Rossi",
+    "Ian Hale",
+    "Nora Lind",
+];
+const FILLER: &[&str] = &[
+    "reportedly",
+    "also",
+    "now",
+    "officially",
+    "recently",
+    "still",
+    "further",
+    "meanwhile",
+];
+
+/// The edits one syndicated copy gets, and the copy's paragraphs and headline.
+fn syndicate(story: &Page, related: &str, rng: &mut Rng) -> (Vec<String>, String) {
+    let mut paras = story.body.clone();
+    if rng.chance(0.4) {
+        // Truncation: the first 40-80% of the paragraphs, at least two.
+        let keep = (paras.len() as f64 * (0.4 + 0.4 * rng.unit())).ceil();
+        paras.truncate((keep as usize).max(2));
+    }
+    if rng.chance(0.6) {
+        // A few words changed: about 2 in 100 words replaced or dropped.
+        for p in &mut paras {
+            let mut words: Vec<String> = p.split(' ').map(str::to_string).collect();
+            let edits = (words.len() / 50).max(1);
+            for _ in 0..edits {
+                let i = rng.below(words.len());
+                if rng.chance(0.5) {
+                    words[i] = rng.pick(FILLER).to_string();
+                } else if words.len() > 3 {
+                    words.remove(i);
+                }
+            }
+            *p = words.join(" ");
+        }
+    }
+    if rng.chance(0.5) {
+        let dateline = format!("{} {} - ", rng.pick(CITIES), rng.pick(AGENCIES));
+        if let Some(first) = paras.first_mut() {
+            first.insert_str(0, &dateline);
+        }
+    }
+    if rng.chance(0.4) && paras.len() > 2 {
+        let at = 1 + rng.below(paras.len() - 1);
+        paras.insert(at, format!("Related: {related}"));
+    }
+    if rng.chance(0.5) {
+        paras.push(format!(
+            "(Reporting by {}; Editing by {})",
+            rng.pick(NAMES),
+            rng.pick(NAMES)
+        ));
+    }
+    let mut headline = story.headline.clone();
+    if rng.chance(0.7) {
+        // Rewritten: the site name after a separator goes, a word or two change.
+        let cut = headline
+            .split([':', '|'])
+            .next()
+            .unwrap_or(&headline)
+            .split(" - ")
+            .next()
+            .unwrap_or(&headline)
+            .trim()
+            .to_string();
+        let mut words: Vec<&str> = cut.split(' ').collect();
+        if words.len() > 4 {
+            words.remove(rng.below(words.len()));
+        }
+        headline = match rng.below(3) {
+            0 => format!("UPDATE 1-{}", words.join(" ")),
+            1 => format!("{} - report", words.join(" ")),
+            _ => words.join(" "),
+        };
+    }
+    (paras, headline)
+}
+
+/// A story's copy in `template`'s frame: the template's body paragraphs give way to
+/// `paras` (all placed where its first one was), its title and first h1 to `headline`.
+fn place(template: &Page, paras: &[String], headline: &str) -> String {
+    let html = &template.html;
+    let low = lower(html);
+    let mut cuts: Vec<(usize, usize, String)> = Vec::new();
+    let body: String = paras.iter().fold(String::new(), |mut s, p| {
+        let _ = writeln!(s, "<p>{p}</p>");
+        s
+    });
+    for (i, &(a, b)) in template.body_spans.iter().enumerate() {
+        cuts.push((a, b, if i == 0 { body.clone() } else { String::new() }));
+    }
+    if let Some((a, b)) = element_inner(&low, "title") {
+        cuts.push((a, b, headline.to_string()));
+    }
+    if let Some((a, b)) = element_inner(&low, "h1") {
+        // An h1 inside a replaced paragraph is gone with it.
+        if !cuts.iter().any(|&(x, y, _)| a < y && b > x) {
+            cuts.push((a, b, headline.to_string()));
+        }
+    }
+    cuts.sort_by_key(|c| c.0);
+    let mut out = String::with_capacity(html.len() + body.len());
+    let mut at = 0;
+    for (a, b, with) in cuts {
+        if a < at {
+            continue; // overlapping cut (a title inside a paragraph): keep the first
+        }
+        out.push_str(&html[at..a]);
+        out.push_str(&with);
+        at = b;
+    }
+    out.push_str(&html[at..]);
+    out
+}
+
+/// `en`, or `other` when under 15% of the words are English stopwords.
+fn language(page: &Page, stop: &WordList) -> &'static str {
+    let text = page.body.join(" ").to_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let stops = words.iter().filter(|w| stop.contains(w)).count();
+    if words.is_empty() || (stops as f64) < 0.15 * words.len() as f64 {
+        "other"
+    } else {
+        "en"
+    }
+}
+
+/// One output page: where it goes and which story it carries.
+struct Out {
+    site: String,
+    file: String,
+    html: String,
+    story: usize,
+}
+
+fn write_layout(
+    dir: &Path,
+    pages: &[Page],
+    stories: &[usize],
+    outs: &[Out],
+    stop: &WordList,
+) -> Result<(), Box<dyn std::error::Error>> {
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)?;
+    }
+    let mut gold = String::from("# url\tcluster  (one story in any site's frame = one cluster)\n");
+    let mut copies: BTreeMap<usize, usize> = BTreeMap::new();
+    for o in outs {
+        let path = dir.join("html").join(&o.site).join(&o.file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, &o.html)?;
+        let _ = writeln!(gold, "{}/{}\tstory{:03}", o.site, o.file, o.story);
+        *copies.entry(o.story).or_default() += 1;
+    }
+    std::fs::write(dir.join("gold.tsv"), gold)?;
+    let mut table = String::from("# cluster\tlanguage\tcopies\torigin\n");
+    for (s, &page) in stories.iter().enumerate() {
+        if let Some(n) = copies.get(&s) {
+            let p = &pages[page];
+            let _ = writeln!(
+                table,
+                "story{s:03}\t{}\t{n}\t{}/{}",
+                language(p, stop),
+                p.site,
+                p.name
+            );
+        }
+    }
+    std::fs::write(dir.join("stories.tsv"), table)?;
+    let sites: BTreeSet<&str> = outs.iter().map(|o| o.site.as_str()).collect();
+    eprintln!(
+        "{}: {} pages on {} sites, {} stories",
+        dir.display(),
+        outs.len(),
+        sites.len(),
+        copies.len()
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut positional = Vec::new();
+    let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = || it.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--seed" => seed = value()?.parse()?,
+            "--stories" => n_stories = value()?.parse()?,
+            "--copies" => n_copies = value()?.parse()?,
+            _ => positional.push(PathBuf::from(a)),
+        }
+    }
+    let [news, out] = positional.as_slice() else {
+        return Err(
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N]".into(),
+        );
+    };
+    let stop = WordList::default_stopwords();
+    let pages = load_pages(news)?;
+    let mut rng = Rng(seed);
+    // Sites and their pages (templates), in a fixed order.
+    let mut by_site: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, p) in pages.iter().enumerate() {
+        by_site.entry(&p.site).or_default().push(i);
+    }
+    let sites: Vec<&str> = by_site.keys().copied().collect();
+    // A page whose article is already another page's (the fixtures hold a few articles
+    // twice) is no story of its own: a third of its paragraphs in an earlier page's.
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut candidates = Vec::new();
+    for (i, p) in pages.iter().enumerate() {
+        let shared = p
+            .body
+            .iter()
+            .filter(|b| seen.contains_key(b.as_str()))
+            .count();
+        if shared * 3 < p.body.len() {
+            candidates.push(i);
+        }
+        for b in &p.body {
+            seen.entry(b.as_str()).or_insert(i);
+        }
+    }
+    let mut stories: Vec<usize> = candidates;
+    rng.shuffle(&mut stories);
+    stories.truncate(n_stories);
+    stories.sort_unstable();
+
+    // Whole sites: every story on its own site (the original page) and on copies - 1
+    // other sites, in one of their templates.
+    let mut whole = Vec::new();
+    let mut single_pool: Vec<Vec<Out>> = Vec::new();
+    for (s, &page) in stories.iter().enumerate() {
+        let story = &pages[page];
+        let related = &pages[*rng.pick(&stories)].headline;
+        let mut copies = vec![Out {
+            site: story.site.clone(),
+            file: format!("{}.html", story.name),
+            html: story.html.clone(),
+            story: s,
+        }];
+        let mut others: Vec<&str> = sites.iter().copied().filter(|&x| x != story.site).collect();
+        rng.shuffle(&mut others);
+        for site in others.into_iter().take(n_copies.saturating_sub(1)) {
+            let template = &pages[*rng.pick(&by_site[site])];
+            let (paras, headline) = syndicate(story, related, &mut rng);
+            copies.push(Out {
+                site: site.to_string(),
+                file: format!("syndicated-{s:03}.html"),
+                html: place(template, &paras, &headline),
+                story: s,
+            });
+        }
+        single_pool.push(
+            copies
+                .iter()
+                .map(|o| Out {
+                    site: o.site.clone(),
+                    file: o.file.clone(),
+                    html: o.html.clone(),
+                    story: o.story,
+                })
+                .collect(),
+        );
+        whole.extend(copies);
+    }
+    write_layout(&out.join("whole"), &pages, &stories, &whole, &stop)?;
+
+    // One page per site: stories in a seeded order take their copies on sites no earlier
+    // story took; a story keeps its copies only when two or more survive (its original
+    // comes first when its site is free), so every site holds exactly one page.
+    let mut order: Vec<usize> = (0..single_pool.len()).collect();
+    rng.shuffle(&mut order);
+    let mut used: BTreeSet<String> = BTreeSet::new();
+    let mut single = Vec::new();
+    for s in order {
+        let free: Vec<&Out> = single_pool[s]
+            .iter()
+            .filter(|o| !used.contains(&o.site))
+            .collect();
+        if free.len() < 2 {
+            continue;
+        }
+        for o in free {
+            used.insert(o.site.clone());
+            single.push(Out {
+                site: o.site.clone(),
+                file: o.file.clone(),
+                html: o.html.clone(),
+                story: o.story,
+            });
+        }
+    }
+    single.sort_by_key(|o| o.story);
+    write_layout(&out.join("single"), &pages, &stories, &single, &stop)?;
+    Ok(())
+}

@@ -1,0 +1,461 @@
+//! The content text: the per-document text the detectors read by default, made from the
+//! stored visible text so it costs no second parse of the page.
+//!
+//! Two ways, chosen per site (the URL's host, or a folder ingest's first path segment):
+//! - *Across pages* (a site with at least [`ContentRule::min_site_pages`] pages): the
+//!   blocks of the visible text (its lines: paragraphs, list items, table rows, headings,
+//!   menu entries) that repeat on many pages of the site are its template, whatever the
+//!   page layout, and are removed. A hash per block and a count per site is all it takes.
+//!   A block is the template's when it is on more pages of the site than
+//!   `max(min_block_pages − 1, min(max_fraction · pages, max_pages))`: on a small news site
+//!   that is "on nearly every page", on a large manual "on more than a few dozen pages",
+//!   and never "on the three releases of one page" (a page's own text repeats once per
+//!   release, which is what a detector must see).
+//! - *Within a page* (a site with too few pages to learn a template from, e.g. a news
+//!   collection gathered by search, one page per site): a jusText-like classification of
+//!   the blocks by length and stopword density with its context rule (a short block
+//!   between two good ones is good), and a stub guard: when what is kept is fewer than
+//!   [`ContentRule::min_words`] words or less than [`ContentRule::min_share`] of the page's
+//!   words (a footer or a caption taken for the article, the failure of readability-style
+//!   extractors on documentation pages), the whole visible text is used instead.
+//!
+//! Pure functions; the store's ingest post-pass ([`crate::store::Store::update_content_texts`])
+//! feeds them the site counts.
+
+use std::collections::HashMap;
+
+use crate::text::WordList;
+
+/// The parameters of the content text (stored with the database's ingest parameters).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ContentRule {
+    /// Sites with fewer pages use the per-page extraction.
+    pub min_site_pages: usize,
+    /// A block on fewer pages than this is never template (a page in a few releases).
+    pub min_block_pages: usize,
+    /// A block on more than this fraction of a site's pages is template…
+    pub max_fraction: f64,
+    /// …or on more than this many of its pages, whatever the fraction.
+    pub max_pages: usize,
+    /// Per-page extraction: fewer kept words than this is a stub.
+    pub min_words: usize,
+    /// Per-page extraction: a kept share of the page's words under this is a stub.
+    pub min_share: f64,
+}
+
+impl Default for ContentRule {
+    /// Measured on the syndication corpus and debian-docs families (BENCHMARKS.md,
+    /// "Content text").
+    fn default() -> Self {
+        ContentRule {
+            min_site_pages: 4,
+            min_block_pages: 4,
+            max_fraction: 0.2,
+            max_pages: 30,
+            min_words: 40,
+            min_share: 0.1,
+        }
+    }
+}
+
+impl ContentRule {
+    /// Pages a block may be on, on a site of `pages` pages, and still be the page's own.
+    pub fn block_limit(&self, pages: usize) -> usize {
+        let by_size = (self.max_fraction * pages as f64).min(self.max_pages as f64);
+        (by_size.floor() as usize).max(self.min_block_pages.saturating_sub(1))
+    }
+}
+
+/// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.
+pub fn site_key(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or(rest),
+        None => url.split('/').next().unwrap_or(url),
+    }
+}
+
+/// A block's hash (FNV-1a 64 of its bytes): in memory only, never stored.
+pub fn block_hash(block: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in block.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The distinct block hashes of a text (non-empty lines), sorted.
+pub fn distinct_blocks(text: &str) -> Vec<u64> {
+    let mut hashes: Vec<u64> = text
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(block_hash)
+        .collect();
+    hashes.sort_unstable();
+    hashes.dedup();
+    hashes
+}
+
+/// How many pages of one site each block is on.
+#[derive(Debug, Clone, Default)]
+pub struct SiteBlocks {
+    pub pages: usize,
+    pub blocks: HashMap<u64, u32>,
+}
+
+impl SiteBlocks {
+    /// Counts one page's distinct blocks.
+    pub fn add_page(&mut self, distinct: &[u64]) {
+        self.pages += 1;
+        for &h in distinct {
+            *self.blocks.entry(h).or_default() += 1;
+        }
+    }
+}
+
+/// Which way a document's content text was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentWay {
+    /// Site-template blocks removed across the site's pages.
+    Template,
+    /// Per-page extraction (jusText-like).
+    PerPage,
+    /// Per-page extraction found only a stub: the visible text.
+    Visible,
+}
+
+/// The words whose share in a block tells prose from menus: the English stopwords and
+/// the function words of de, fr, es, it, pt, nl, ru and ar (`assets/function-words.txt`).
+pub fn function_words() -> &'static WordList {
+    static WORDS: std::sync::OnceLock<WordList> = std::sync::OnceLock::new();
+    WORDS.get_or_init(|| {
+        let mut all = String::from(include_str!("../../assets/stopwords.txt"));
+        for line in include_str!("../../assets/function-words.txt").lines() {
+            let line = line.split('#').next().unwrap_or("");
+            for word in line.split_whitespace() {
+                all.push('\n');
+                all.push_str(word);
+            }
+        }
+        WordList::parse(&all)
+    })
+}
+
+/// The content text of a page with visible text `visible` on a site with `site` counts.
+pub fn content_text(
+    visible: &str,
+    site: Option<&SiteBlocks>,
+    rule: &ContentRule,
+    stopwords: &WordList,
+) -> (String, ContentWay) {
+    if let Some(site) = site.filter(|s| s.pages >= rule.min_site_pages) {
+        let limit = rule.block_limit(site.pages);
+        let kept = keep_lines(visible, |line| {
+            site.blocks
+                .get(&block_hash(line))
+                .is_none_or(|&n| (n as usize) <= limit)
+        });
+        return (kept, ContentWay::Template);
+    }
+    match per_page(visible, rule, stopwords) {
+        Some(text) => (text, ContentWay::PerPage),
+        None => (visible.to_string(), ContentWay::Visible),
+    }
+}
+
+/// The lines of `text` that `keep` accepts, with at most one blank line between kept
+/// paragraphs (the stored-text shape of [`super::lines`]).
+fn keep_lines(text: &str, mut keep: impl FnMut(&str) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = false;
+    for line in text.lines() {
+        if line.is_empty() {
+            blank = !out.is_empty();
+            continue;
+        }
+        if !keep(line) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank { "\n\n" } else { "\n" });
+        }
+        blank = false;
+        out.push_str(line);
+    }
+    out
+}
+
+/// jusText's block classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Good,
+    NearGood,
+    Short,
+    Bad,
+}
+
+/// jusText's thresholds (characters; stopword density).
+const LENGTH_LOW: usize = 70;
+const LENGTH_HIGH: usize = 200;
+const STOPWORDS_LOW: f64 = 0.30;
+const STOPWORDS_HIGH: f64 = 0.32;
+/// A page whose words are under this share function words is in none of the lists'
+/// languages: its blocks are classed by length alone (jusText's language-independent mode).
+const LANGUAGE_DENSITY: f64 = 0.2;
+
+/// Longest run of short blocks that the context rule may keep between good ones.
+const MAX_SHORT_RUN: usize = 2;
+
+/// Characters of a block in a script without spaces that make it prose (about a
+/// sentence), and under which it is short.
+const UNSPACED_GOOD: usize = 50;
+const UNSPACED_SHORT: usize = 20;
+
+/// A block's measures: characters, words, function words, and whether it is written
+/// without spaces (then words are estimated as characters / 2).
+#[derive(Clone, Copy)]
+struct Block {
+    chars: usize,
+    words: usize,
+    stops: usize,
+    unspaced: bool,
+}
+
+fn measure(block: &str, stopwords: &WordList) -> Block {
+    let mut words = 0;
+    let mut stops = 0;
+    for w in block.split_whitespace() {
+        words += 1;
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if stopwords.contains(&w) {
+            stops += 1;
+        }
+    }
+    let chars = block.chars().filter(|c| !c.is_whitespace()).count();
+    let unspaced_chars = block
+        .chars()
+        .filter(|&c| crate::text::unspaced_script(c))
+        .count();
+    let unspaced = unspaced_chars * 2 >= chars.max(1);
+    Block {
+        chars: block.chars().count(),
+        words: if unspaced {
+            words.max(unspaced_chars / 2)
+        } else {
+            words
+        },
+        stops,
+        unspaced,
+    }
+}
+
+/// The per-page content of `visible`, or `None` when only a stub would be kept.
+pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Option<String> {
+    let blocks: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
+    let stats: Vec<Block> = blocks.iter().map(|b| measure(b, stopwords)).collect();
+    let spaced = stats.iter().filter(|b| !b.unspaced);
+    let (spaced_words, spaced_stops) = spaced.fold((0, 0), |(w, s), b| (w + b.words, s + b.stops));
+    let total_words: usize = stats.iter().map(|b| b.words).sum();
+    let in_language =
+        spaced_words > 0 && spaced_stops as f64 >= LANGUAGE_DENSITY * spaced_words as f64;
+    let mut class: Vec<Class> = stats
+        .iter()
+        .map(|b| {
+            let Block {
+                chars,
+                words,
+                stops,
+                unspaced,
+            } = *b;
+            if unspaced {
+                return if chars >= UNSPACED_GOOD {
+                    Class::Good
+                } else if chars < UNSPACED_SHORT {
+                    Class::Short
+                } else {
+                    Class::NearGood
+                };
+            }
+            let density = if words == 0 {
+                0.0
+            } else {
+                stops as f64 / words as f64
+            };
+            let (low, high) = if in_language {
+                (STOPWORDS_LOW, STOPWORDS_HIGH)
+            } else {
+                (0.0, 0.0)
+            };
+            if chars < LENGTH_LOW {
+                Class::Short
+            } else if density >= high {
+                if chars > LENGTH_HIGH {
+                    Class::Good
+                } else {
+                    Class::NearGood
+                }
+            } else if density >= low {
+                Class::NearGood
+            } else {
+                Class::Bad
+            }
+        })
+        .collect();
+    // Context: the nearest good-or-bad block on each side (an edge counts as bad).
+    let nearest = |class: &[Class], i: usize, step: isize| -> Class {
+        let mut j = i as isize + step;
+        while j >= 0 && (j as usize) < class.len() {
+            match class[j as usize] {
+                c @ (Class::Good | Class::Bad) => return c,
+                _ => j += step,
+            }
+        }
+        Class::Bad
+    };
+    // A run of more than MAX_SHORT_RUN short blocks is a list (a menu, teasers, tags),
+    // not a heading or a caption inside the article: jusText tells those apart by their
+    // link density, which the visible text does not keep.
+    let mut short_run = vec![0usize; class.len()];
+    let mut i = 0;
+    while i < class.len() {
+        let mut j = i;
+        while j < class.len() && class[j] == Class::Short {
+            j += 1;
+        }
+        for r in &mut short_run[i..j] {
+            *r = j - i;
+        }
+        i = j.max(i + 1);
+    }
+    let original = class.clone();
+    for i in 0..class.len() {
+        let (prev, next) = (nearest(&original, i, -1), nearest(&original, i, 1));
+        class[i] = match original[i] {
+            Class::Short
+                if prev == Class::Good && next == Class::Good && short_run[i] <= MAX_SHORT_RUN =>
+            {
+                Class::Good
+            }
+            Class::NearGood if prev == Class::Good || next == Class::Good => Class::Good,
+            Class::Good => Class::Good,
+            _ => Class::Bad,
+        };
+    }
+    let kept_words: usize = stats
+        .iter()
+        .zip(&class)
+        .filter(|(_, c)| **c == Class::Good)
+        .map(|(b, _)| b.words)
+        .sum();
+    if kept_words < rule.min_words || (kept_words as f64) < rule.min_share * total_words as f64 {
+        return None;
+    }
+    let mut i = 0;
+    let kept = keep_lines(visible, |_| {
+        let good = class.get(i) == Some(&Class::Good);
+        i += 1;
+        good
+    });
+    Some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stop() -> WordList {
+        function_words().clone()
+    }
+
+    const ARTICLE: &str = "The city council voted on Tuesday to approve a new budget that \
+        will expand the bus network and repair the bridges that have been closed since the \
+        spring floods, after a debate that lasted for most of the afternoon.";
+
+    #[test]
+    fn template_blocks_are_removed_and_page_text_stays() {
+        let pages: Vec<String> = (0..6)
+            .map(|i| format!("Home\nSports\nWeather\n\nStory number {i} is here.\n{ARTICLE} {i}\n\nCopyright Example News"))
+            .collect();
+        let mut site = SiteBlocks::default();
+        for p in &pages {
+            site.add_page(&distinct_blocks(p));
+        }
+        let (text, way) = content_text(&pages[2], Some(&site), &ContentRule::default(), &stop());
+        assert_eq!(way, ContentWay::Template);
+        assert_eq!(text, format!("Story number 2 is here.\n{ARTICLE} 2"));
+    }
+
+    #[test]
+    fn a_page_in_three_releases_keeps_its_text() {
+        // A manual of 40 pages in three releases: each page's text is on three pages.
+        let mut site = SiteBlocks::default();
+        let mut pages = Vec::new();
+        for release in 0..3 {
+            for page in 0..40 {
+                pages.push(format!(
+                    "Manual v{release}\nNavigation\n\nPage {page} explains option {page}."
+                ));
+            }
+        }
+        for p in &pages {
+            site.add_page(&distinct_blocks(p));
+        }
+        let (text, _) = content_text(&pages[5], Some(&site), &ContentRule::default(), &stop());
+        assert_eq!(text, "Page 5 explains option 5.");
+    }
+
+    #[test]
+    fn a_small_site_gets_the_article_without_menus() {
+        let page = format!(
+            "Home\nSports\nWeather\n\n{ARTICLE}\n{ARTICLE}\n\nShare this\n\n{ARTICLE}\n\nAbout us\nContact"
+        );
+        let (text, way) = content_text(&page, None, &ContentRule::default(), &stop());
+        assert_eq!(way, ContentWay::PerPage);
+        assert_eq!(
+            text,
+            format!("{ARTICLE}\n{ARTICLE}\n\nShare this\n\n{ARTICLE}")
+        );
+    }
+
+    #[test]
+    fn a_footer_is_not_taken_for_the_main_text() {
+        // An API page: many short code-like lines, then one long legal sentence.
+        let mut page = String::new();
+        for i in 0..200 {
+            page.push_str(&format!(
+                "fn widget_set_value_{i}(widget: Widget, value: u32) -> bool\n"
+            ));
+        }
+        page.push_str(
+            "\nThis documentation is distributed in the hope that it will be useful, but \
+             without any warranty; see the license that came with it for the details of what \
+             you may and may not do with it.",
+        );
+        let (text, way) = content_text(&page, None, &ContentRule::default(), &stop());
+        assert_eq!(way, ContentWay::Visible);
+        assert_eq!(text, page);
+    }
+
+    #[test]
+    fn a_page_in_another_language_keeps_its_long_blocks() {
+        let es = "El consejo de la ciudad votó el martes para aprobar un nuevo presupuesto \
+            que ampliará la red de autobuses y reparará los puentes cerrados desde las \
+            inundaciones de la primavera, tras un debate que duró casi toda la tarde.";
+        let page = format!("Inicio\nDeportes\n\n{es}\n{es}\n{es}\n\nAviso legal");
+        let (text, way) = content_text(&page, None, &ContentRule::default(), &stop());
+        assert_eq!(way, ContentWay::PerPage);
+        assert_eq!(text, format!("{es}\n{es}\n{es}"));
+    }
+
+    #[test]
+    fn block_limits_follow_the_site_size() {
+        let r = ContentRule::default();
+        assert_eq!(r.block_limit(4), 3);
+        assert_eq!(r.block_limit(50), 10);
+        assert_eq!(r.block_limit(5000), 30);
+        assert_eq!(site_key("https://a.example/x/y"), "a.example");
+        assert_eq!(site_key("pkg/1.0/index.html"), "pkg");
+    }
+}
