@@ -8,6 +8,18 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cmd;
+use crate::cmd::demo::DemoConfig;
+use crate::cmd::eval::EvalConfig;
+use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
+use crate::cmd::ingest::IngestConfig;
+use crate::cmd::listing::ListConfig;
+use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
+use crate::cmd::review::ReviewConfig;
+use crate::cmd::stats::StatsConfig;
+use crate::cmd::train::TrainConfig;
+use crate::learn::andd::TrainOptions;
+use crate::sig::andd::Similarity;
+use crate::store::TextKind;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -479,25 +491,229 @@ pub enum Command {
     Demo(DemoArgs),
 }
 
+// The edge: raw flags become the plain, validated configs the commands take. Only this
+// file knows clap; a combination the flags' own parsers cannot see is refused here as a
+// usage error (exit 2) naming the flag.
+
+impl From<ListFormat> for cmd::ListFormat {
+    fn from(f: ListFormat) -> Self {
+        match f {
+            ListFormat::Jsonl => cmd::ListFormat::Jsonl,
+            ListFormat::Tsv => cmd::ListFormat::Tsv,
+        }
+    }
+}
+
+impl TextArg {
+    pub fn kind(self) -> TextKind {
+        match self {
+            TextArg::Visible => TextKind::Visible,
+            TextArg::Main => TextKind::Main,
+        }
+    }
+}
+
+impl IngestArgs {
+    pub fn config(&self) -> IngestConfig {
+        IngestConfig {
+            db: self.db.db.clone(),
+            paths: self.paths.clone(),
+            no_main: self.no_main,
+            max_page_bytes: self.max_page_bytes,
+            json: self.json,
+            quiet: self.quiet,
+        }
+    }
+}
+
+impl StatsArgs {
+    pub fn config(&self) -> StatsConfig {
+        StatsConfig {
+            db: self.db.db.clone(),
+            json: self.json,
+            sources: self.sources,
+        }
+    }
+}
+
+impl ListArgs {
+    pub fn config(&self) -> ListConfig {
+        ListConfig {
+            db: self.db.db.clone(),
+            format: self.format.into(),
+        }
+    }
+}
+
+impl ReviewArgs {
+    pub fn config(&self) -> ReviewConfig {
+        ReviewConfig {
+            db: self.db.db.clone(),
+            coder: self.coder.clone(),
+            blind: self.blind,
+            keymap: self.keymap.clone(),
+        }
+    }
+}
+
+impl RunSelect {
+    pub fn config(&self) -> Result<RunSelectConfig, String> {
+        if self.method == MethodArg::All {
+            return Err(
+                "--method: name one method (spotsigs, imatch, cooper or andd), not `all`".into(),
+            );
+        }
+        Ok(RunSelectConfig {
+            db: self.db.db.clone(),
+            method: self.method.name().to_string(),
+            run: self.run,
+            format: self.format.into(),
+        })
+    }
+}
+
+impl SigsArgs {
+    pub fn config(&self) -> SigsConfig {
+        SigsConfig {
+            db: self.db.db.clone(),
+            url: self.url.clone(),
+            format: self.format.into(),
+        }
+    }
+}
+
+impl RunsArgs {
+    pub fn config(&self) -> RunsConfig {
+        RunsConfig {
+            db: self.db.db.clone(),
+            json: self.json,
+        }
+    }
+}
+
+impl EvalArgs {
+    pub fn config(&self) -> EvalConfig {
+        EvalConfig {
+            db: self.db.db.clone(),
+            gold: self.gold.clone(),
+            coder: self.coder.clone(),
+            json: self.json,
+        }
+    }
+}
+
+impl ExportArgs {
+    /// Options that belong to another format are usage errors, not silently ignored.
+    pub fn config(&self) -> Result<ExportConfig, String> {
+        let a = self;
+        let andd_only = [
+            (
+                "--negatives-per-positive",
+                a.negatives_per_positive.is_some(),
+            ),
+            ("--test-fraction", a.test_fraction.is_some()),
+            ("--seed", a.seed.is_some()),
+            ("--no-text", a.no_text),
+        ];
+        if a.format != ExportFormat::AnddJsonl {
+            if let Some((name, _)) = andd_only.iter().find(|(_, given)| *given) {
+                return Err(format!("{name} applies to --format andd-jsonl only"));
+            }
+        }
+        if a.format == ExportFormat::GoldTsv && a.text.is_some() {
+            return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
+        }
+        if a.no_text && a.text.is_some() {
+            return Err("--no-text and --text exclude each other".into());
+        }
+        if a.format == ExportFormat::GoldDirs && a.out.as_os_str() == "-" {
+            return Err(
+                "--format gold-dirs writes a directory; --out - (standard output) is for files"
+                    .into(),
+            );
+        }
+        Ok(ExportConfig {
+            db: a.db.db.clone(),
+            format: match a.format {
+                ExportFormat::AnddJsonl => ExportFormatConfig::AnddJsonl,
+                ExportFormat::GoldTsv => ExportFormatConfig::GoldTsv,
+                ExportFormat::GoldDirs => ExportFormatConfig::GoldDirs,
+            },
+            out: a.out.clone(),
+            force: a.force,
+            coder: a.coder.clone(),
+            no_text: a.no_text,
+            text: a.text.map(TextArg::kind),
+            negatives_per_positive: a.negatives_per_positive,
+            seed: a.seed,
+            test_fraction: a.test_fraction,
+            conflicts: a.conflicts.clone(),
+            json: a.json,
+        })
+    }
+}
+
+impl TrainArgs {
+    pub fn config(&self) -> TrainConfig {
+        let defaults = TrainOptions::default();
+        TrainConfig {
+            db: self.db.db.clone(),
+            out: self.out.clone(),
+            options: TrainOptions {
+                k: self.k,
+                similarity: match self.similarity {
+                    SimilarityArg::Cosine => Similarity::Cosine,
+                    SimilarityArg::Jaccard => Similarity::Jaccard,
+                },
+                l2: self.l2.unwrap_or(defaults.l2),
+                seed: self.seed.unwrap_or(defaults.seed),
+                max_iters: self.max_iters.unwrap_or(defaults.max_iters),
+                ..defaults
+            },
+            // The model reads the main text unless told otherwise.
+            text: match self.text {
+                Some(TextArg::Visible) => TextKind::Visible,
+                _ => TextKind::Main,
+            },
+            coder: self.coder.clone(),
+            json: self.json,
+        }
+    }
+}
+
+/// Runs a command on a validated config, or reports the usage error (exit 2).
+fn with_config<C>(
+    config: Result<C, String>,
+    command: impl FnOnce(&C) -> anyhow::Result<ExitCode>,
+) -> anyhow::Result<ExitCode> {
+    match config {
+        Ok(c) => command(&c),
+        Err(message) => cmd::usage_error(&message),
+    }
+}
+
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Ingest(a) => cmd::ingest::run(&a),
-        Command::Stats(a) => cmd::stats::run(&a),
-        Command::Docs(a) => cmd::listing::docs(&a),
-        Command::Errors(a) => cmd::listing::errors(&a),
-        Command::Demo(a) => cmd::demo::run(&a),
+        Command::Ingest(a) => cmd::ingest::run(&a.config()),
+        Command::Stats(a) => cmd::stats::run(&a.config()),
+        Command::Docs(a) => cmd::listing::docs(&a.config()),
+        Command::Errors(a) => cmd::listing::errors(&a.config()),
+        Command::Demo(a) => cmd::demo::run(&DemoConfig {
+            db: a.db.clone(),
+            no_review: a.no_review,
+        }),
         Command::Detect(a) => cmd::detect::run(&a),
         Command::Lexicon(LexiconCommand::Build(a)) => cmd::detect::lexicon_build(&a),
-        Command::Pairs(a) => cmd::results::pairs(&a),
-        Command::Clusters(a) => cmd::results::clusters(&a),
-        Command::Sigs(a) => cmd::results::sigs(&a),
-        Command::Runs(a) => cmd::results::runs(&a),
-        Command::Review(a) => cmd::review::run(&a),
-        Command::Export(a) => cmd::export::run(&a),
-        Command::Eval(a) => cmd::eval::run(&a),
-        Command::Train(a) => cmd::train::run(&a),
+        Command::Pairs(a) => with_config(a.config(), cmd::results::pairs),
+        Command::Clusters(a) => with_config(a.config(), cmd::results::clusters),
+        Command::Sigs(a) => cmd::results::sigs(&a.config()),
+        Command::Runs(a) => cmd::results::runs(&a.config()),
+        Command::Review(a) => cmd::review::run(&a.config()),
+        Command::Export(a) => with_config(a.config(), cmd::export::run),
+        Command::Eval(a) => cmd::eval::run(&a.config()),
+        Command::Train(a) => cmd::train::run(&a.config()),
     };
     match result {
         Ok(code) => code,

@@ -3,7 +3,7 @@
 //! with length partitions, per-partition inverted indexes whose posting lists are sorted
 //! by descending length, signatures visited rarest first, and two early-termination
 //! bounds. "Exact" means the pair set equals [`brute_force`]'s, similarity for
-//! similarity; the proptest in `tests/spotsigs_matcher.rs` checks it.
+//! similarity; the proptest in `tests/sig/spotsigs_matcher.rs` checks it.
 //!
 //! ## Why the pruning is safe
 //! Each pair is found once, from its "larger" document `A` (order by `(length, id)`), so

@@ -9,12 +9,12 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::{DbArg, DemoArgs, ReviewArgs};
 use crate::cmd::detect::{
     detect_cooper, detect_imatch, detect_spotsigs, CooperSettings, IMatchSettings, SpotSigsSettings,
 };
 use crate::cmd::eval::{evaluate_runs, load_gold, read_gold_file, write_table};
 use crate::cmd::ingest::{ingest_paths, IngestOptions};
+use crate::cmd::review::ReviewConfig;
 use crate::review::oracle::{Oracle, OracleOptions};
 use crate::store::Store;
 
@@ -28,7 +28,15 @@ pub fn demo_crawl_dir() -> PathBuf {
         .join("demo")
 }
 
-pub fn run(a: &DemoArgs) -> Result<ExitCode> {
+/// Where the demo keeps its database and whether it ends in the review.
+#[derive(Debug, Clone, Default)]
+pub struct DemoConfig {
+    /// Keep the database here instead of a temporary file.
+    pub db: Option<PathBuf>,
+    pub no_review: bool,
+}
+
+pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let tmp = tempfile::tempdir()?;
     let db = a.db.clone().unwrap_or_else(|| tmp.path().join("demo.db"));
     println!(
@@ -69,8 +77,8 @@ pub fn run(a: &DemoArgs) -> Result<ExitCode> {
         );
         return Ok(ExitCode::SUCCESS);
     }
-    crate::cmd::review::run(&ReviewArgs {
-        db: DbArg { db },
+    crate::cmd::review::run(&ReviewConfig {
+        db,
         coder: None,
         blind: false,
         keymap: None,

@@ -5,13 +5,12 @@
 
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::cli::EvalArgs;
 use crate::learn::labels::{label_gold, merge_labels, LabelGold};
 use crate::learn::metrics::{Gold, PairScores};
 use crate::review::sanitize_line;
@@ -205,24 +204,35 @@ pub fn write_table(out: &mut impl Write, evals: &[RunEval]) -> Result<()> {
     Ok(())
 }
 
-pub fn run(a: &EvalArgs) -> Result<ExitCode> {
+/// What `eval` scores against what.
+#[derive(Debug, Clone)]
+pub struct EvalConfig {
+    pub db: PathBuf,
+    /// A gold file, or `labels` (the clustering the coders' labels imply).
+    pub gold: PathBuf,
+    /// With `labels`: only this coder's.
+    pub coder: Option<String>,
+    pub json: bool,
+}
+
+pub fn run(a: &EvalConfig) -> Result<ExitCode> {
     if a.coder.is_some() && !is_labels(&a.gold) {
         return super::usage_error("--coder applies to --gold labels only");
     }
-    let store = Store::open_existing(&a.db.db)?;
+    let store = Store::open_existing(&a.db)?;
     let loaded = load_gold(&store, &a.gold, a.coder.as_deref())?;
     if loaded.gold.is_empty() {
         if is_labels(&a.gold) {
             bail!(
                 "no labels to evaluate against in {}: confirm, split or reject clusters with \
                  `spotcheck review` first",
-                a.db.db.display()
+                a.db.display()
             );
         }
         bail!(
             "no URL of gold file {} names a document of {}",
             a.gold.display(),
-            a.db.db.display()
+            a.db.display()
         );
     }
     let evals = evaluate_runs(&store, &loaded.gold)?;

@@ -18,23 +18,54 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::cli::{ExportArgs, ExportFormat, TextArg};
 use crate::cmd::eval::{check_coder, label_gold_for_store};
 use crate::learn::labels::{Conflict, LabelGold};
 use crate::learn::pairs::{training_pairs, PairOptions, TrainingSet};
 use crate::review::sanitize_line;
+use crate::store::TextKind;
 use crate::store::{DocBrief, Store};
 
 /// Conflicts listed on stderr when no `--conflicts FILE` is given.
 const CONFLICTS_SHOWN: usize = 10;
 
-pub fn run(a: &ExportArgs) -> Result<ExitCode> {
-    if let Err(message) = check_options(a) {
-        return super::usage_error(&message);
-    }
-    let store = Store::open_existing(&a.db.db)?;
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Training pairs for ANDD, one JSON object per line.
+    AnddJsonl,
+    /// The gold clustering the labels imply, `url<TAB>cluster`.
+    GoldTsv,
+    /// One folder per gold cluster holding its pages.
+    GoldDirs,
+}
+
+/// A validated export request (options of another format are refused at the edge).
+#[derive(Debug, Clone)]
+pub struct ExportConfig {
+    pub db: PathBuf,
+    pub format: ExportFormat,
+    /// Output file (`-`: standard output) or directory (gold-dirs).
+    pub out: PathBuf,
+    /// Replace an existing output file.
+    pub force: bool,
+    /// Only this coder's labels.
+    pub coder: Option<String>,
+    /// andd-jsonl: URLs and ids only.
+    pub no_text: bool,
+    /// Which stored text to write (andd-jsonl, gold-dirs); `None`: visible.
+    pub text: Option<TextKind>,
+    pub negatives_per_positive: Option<f64>,
+    pub seed: Option<u64>,
+    pub test_fraction: Option<f64>,
+    /// Write the conflicting pairs here.
+    pub conflicts: Option<PathBuf>,
+    pub json: bool,
+}
+
+pub fn run(a: &ExportConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     check_coder(&store, a.coder.as_deref())?;
-    let main_text = matches!(a.text, Some(TextArg::Main));
+    let main_text = matches!(a.text, Some(TextKind::Main));
     let summary = match a.format {
         ExportFormat::AnddJsonl => export_andd(&store, a, main_text)?,
         ExportFormat::GoldTsv | ExportFormat::GoldDirs => {
@@ -63,38 +94,8 @@ pub fn run(a: &ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Options that belong to another format are usage errors, not silently ignored.
-fn check_options(a: &ExportArgs) -> Result<(), String> {
-    let andd_only = [
-        (
-            "--negatives-per-positive",
-            a.negatives_per_positive.is_some(),
-        ),
-        ("--test-fraction", a.test_fraction.is_some()),
-        ("--seed", a.seed.is_some()),
-        ("--no-text", a.no_text),
-    ];
-    if a.format != ExportFormat::AnddJsonl {
-        if let Some((name, _)) = andd_only.iter().find(|(_, given)| *given) {
-            return Err(format!("{name} applies to --format andd-jsonl only"));
-        }
-    }
-    if a.format == ExportFormat::GoldTsv && a.text.is_some() {
-        return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
-    }
-    if a.no_text && a.text.is_some() {
-        return Err("--no-text and --text exclude each other".into());
-    }
-    if a.format == ExportFormat::GoldDirs && a.out.as_os_str() == "-" {
-        return Err(
-            "--format gold-dirs writes a directory; --out - (standard output) is for files".into(),
-        );
-    }
-    Ok(())
-}
-
 /// The error for a database without labels to export.
-fn no_labels(store: &Store, a: &ExportArgs) -> Result<String> {
+fn no_labels(store: &Store, a: &ExportConfig) -> Result<String> {
     let who = match &a.coder {
         Some(c) => format!("coder {:?} has", sanitize_line(c)),
         None => "no coder has".to_string(),
@@ -246,7 +247,7 @@ fn check_new_file(dest: &Path, force: bool) -> Result<()> {
 
 /// Lists the pairs coders disagree on: all of them in `--conflicts FILE`, else the first
 /// few on stderr.
-fn report_conflicts(store: &Store, a: &ExportArgs, conflicts: &[Conflict]) -> Result<()> {
+fn report_conflicts(store: &Store, a: &ExportConfig, conflicts: &[Conflict]) -> Result<()> {
     let ids: Vec<i64> = conflicts
         .iter()
         .flat_map(|c| [c.a, c.b])
@@ -328,7 +329,7 @@ struct PairLine<'a> {
     text_b: Option<&'a str>,
 }
 
-fn export_andd(store: &Store, a: &ExportArgs, main_text: bool) -> Result<Summary> {
+fn export_andd(store: &Store, a: &ExportConfig, main_text: bool) -> Result<Summary> {
     let defaults = PairOptions::default();
     let opts = PairOptions {
         coder: a.coder.clone(),
@@ -588,7 +589,7 @@ fn gold_json(format: &str, out: &str, gold: &LabelGold, rows: &GoldRows) -> serd
     })
 }
 
-fn export_gold_tsv(store: &Store, a: &ExportArgs, gold: &LabelGold) -> Result<Summary> {
+fn export_gold_tsv(store: &Store, a: &ExportConfig, gold: &LabelGold) -> Result<Summary> {
     let mut rows = gold_rows(store, gold)?;
     let before = rows.rows.len();
     rows.rows.retain(|(_, _, url)| tsv_safe(url));
@@ -653,7 +654,7 @@ fn page_file_name(url: &str, id: i64, used: &mut HashSet<String>) -> String {
 
 fn export_gold_dirs(
     store: &Store,
-    a: &ExportArgs,
+    a: &ExportConfig,
     gold: &LabelGold,
     main_text: bool,
 ) -> Result<Summary> {

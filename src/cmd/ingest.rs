@@ -23,7 +23,6 @@ use rayon::prelude::*;
 use serde::Serialize;
 use sha1::{Digest, Sha1};
 
-use crate::cli::IngestArgs;
 use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
 use crate::sig::imatch::to_hex as hex;
@@ -97,9 +96,23 @@ impl IngestSummary {
     }
 }
 
-pub fn run(a: &IngestArgs) -> Result<ExitCode> {
+/// What `ingest` reads, into which database, and how it reports.
+#[derive(Debug, Clone)]
+pub struct IngestConfig {
+    pub db: PathBuf,
+    pub paths: Vec<PathBuf>,
+    /// Skip main-content extraction.
+    pub no_main: bool,
+    /// Pages larger than this (after decompression) are stored as errors.
+    pub max_page_bytes: usize,
+    pub json: bool,
+    /// Never draw a progress bar.
+    pub quiet: bool,
+}
+
+pub fn run(a: &IngestConfig) -> Result<ExitCode> {
     let inputs = ingest::expand_inputs(&a.paths)?;
-    let mut store = Store::open(&a.db.db)?;
+    let mut store = Store::open(&a.db)?;
     let opts = IngestOptions {
         extract: ExtractOptions {
             main_content: !a.no_main,
@@ -124,7 +137,7 @@ pub fn run(a: &IngestArgs) -> Result<ExitCode> {
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", "),
-            a.db.db.display()
+            a.db.display()
         );
         return Ok(ExitCode::FAILURE);
     }

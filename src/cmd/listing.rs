@@ -6,12 +6,20 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use super::{tsv_cell, write_json_line};
-use crate::cli::{ListArgs, ListFormat};
+use std::path::PathBuf;
+
+use super::{tsv_cell, write_json_line, ListFormat};
 use crate::store::Store;
 
-pub fn docs(a: &ListArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
+/// What `docs` and `errors` read and how they print it.
+#[derive(Debug, Clone)]
+pub struct ListConfig {
+    pub db: PathBuf,
+    pub format: ListFormat,
+}
+
+pub fn docs(a: &ListConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "url\ttitle\tchars\tdup_group\tsource")?;
@@ -41,8 +49,8 @@ pub fn docs(a: &ListArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn errors(a: &ListArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
+pub fn errors(a: &ListConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "source\toffset\treason")?;

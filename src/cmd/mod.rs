@@ -14,6 +14,13 @@ pub mod train;
 
 use std::io::Write;
 
+/// How a listing is printed: one JSON object per line, or tab-separated with a header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListFormat {
+    Jsonl,
+    Tsv,
+}
+
 /// Writes one line of JSON to `out`.
 pub(crate) fn write_json_line(
     out: &mut impl Write,

@@ -2,24 +2,43 @@
 //! check them from outside.
 
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use super::{tsv_cell, write_json_line};
-use crate::cli::{ListFormat, MethodArg, RunSelect, RunsArgs, SigsArgs};
+use super::{tsv_cell, write_json_line, ListFormat};
 use crate::store::Store;
 
-fn single_method(m: MethodArg) -> Result<&'static str> {
-    if m == MethodArg::All {
-        anyhow::bail!("name one method (spotsigs, imatch, cooper or andd), not `all`");
-    }
-    Ok(m.name())
+/// Which run `pairs` and `clusters` print, and how.
+#[derive(Debug, Clone)]
+pub struct RunSelectConfig {
+    pub db: PathBuf,
+    /// One method's name (never `all`): its latest finished run unless `run` names one.
+    pub method: String,
+    pub run: Option<i64>,
+    pub format: ListFormat,
 }
 
-pub fn pairs(a: &RunSelect) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
-    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+/// Which documents' signatures `sigs` prints.
+#[derive(Debug, Clone)]
+pub struct SigsConfig {
+    pub db: PathBuf,
+    /// Only these documents; all when empty.
+    pub url: Vec<String>,
+    pub format: ListFormat,
+}
+
+/// How `runs` prints.
+#[derive(Debug, Clone)]
+pub struct RunsConfig {
+    pub db: PathBuf,
+    pub json: bool,
+}
+
+pub fn pairs(a: &RunSelectConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
+    let run = store.resolve_run(&a.method, a.run)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "a\tb\tscore\tdetail")?;
@@ -47,9 +66,9 @@ pub fn pairs(a: &RunSelect) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn clusters(a: &RunSelect) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
-    let run = store.resolve_run(single_method(a.method)?, a.run)?;
+pub fn clusters(a: &RunSelectConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
+    let run = store.resolve_run(&a.method, a.run)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "cluster\turl")?;
@@ -73,8 +92,8 @@ pub fn clusters(a: &RunSelect) -> Result<ExitCode> {
 
 /// `{"url":URL,"spotsigs":{"sig":freq},"imatch":["hex",...], ...}` per document, from the
 /// latest finished run of each method that stores signatures.
-pub fn sigs(a: &SigsArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
+pub fn sigs(a: &SigsConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     let mut merged: std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>> =
         Default::default();
     let mut any = false;
@@ -92,8 +111,8 @@ pub fn sigs(a: &SigsArgs) -> Result<ExitCode> {
     if !any {
         anyhow::bail!(
             "no detector run in {}: run `spotcheck detect --db {}` first",
-            a.db.db.display(),
-            a.db.db.display()
+            a.db.display(),
+            a.db.display()
         );
     }
     let mut out = BufWriter::new(std::io::stdout().lock());
@@ -113,8 +132,8 @@ pub fn sigs(a: &SigsArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn runs(a: &RunsArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
+pub fn runs(a: &RunsConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     for r in store.runs()? {
         if a.json {

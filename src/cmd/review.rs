@@ -2,11 +2,11 @@
 //! hand it to the terminal UI.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Result};
 
-use crate::cli::ReviewArgs;
 use crate::review::Session;
 use crate::store::Store;
 use crate::tui::{self, Keymap};
@@ -19,9 +19,20 @@ pub fn default_coder() -> String {
         .unwrap_or_else(|| "coder".to_string())
 }
 
-pub fn run(a: &ReviewArgs) -> Result<ExitCode> {
+/// Who reviews which database, how.
+#[derive(Debug, Clone)]
+pub struct ReviewConfig {
+    pub db: PathBuf,
+    /// `None`: [`default_coder`].
+    pub coder: Option<String>,
+    pub blind: bool,
+    /// A keymap file merged over the bundled one.
+    pub keymap: Option<PathBuf>,
+}
+
+pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     let keys = Keymap::load(a.keymap.as_deref())?;
-    let store = Store::open_existing(&a.db.db)?;
+    let store = Store::open_existing(&a.db)?;
     let coder = a.coder.clone().unwrap_or_else(default_coder);
     if coder.trim().is_empty() {
         bail!("--coder must not be empty");

@@ -1,15 +1,24 @@
 //! `spotcheck stats`: what the database holds.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cli::StatsArgs;
 use crate::store::{Stats, Store};
 
-pub fn run(a: &StatsArgs) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db.db)?;
+/// What `stats` prints.
+#[derive(Debug, Clone)]
+pub struct StatsConfig {
+    pub db: PathBuf,
+    pub json: bool,
+    /// Also list every source file.
+    pub sources: bool,
+}
+
+pub fn run(a: &StatsConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
     let stats = store.stats()?;
     let sources = if a.sources {
         Some(store.source_summaries()?)

@@ -12,10 +12,8 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use serde_json::json;
 
-use crate::cli::{SimilarityArg, TextArg, TrainArgs};
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
-use crate::sig::andd::Similarity;
 use crate::sig::andd::{doc_terms, features, DocFeatures, DocFreqs, DocInput, DocTerms};
 use crate::store::{Store, TextKind};
 
@@ -27,30 +25,27 @@ pub fn default_model_path(db: &Path) -> PathBuf {
     db.with_extension("andd.json")
 }
 
+/// What `train` learns from, with which options, and where the model goes.
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    pub db: PathBuf,
+    /// `None`: [`default_model_path`] of the database.
+    pub out: Option<PathBuf>,
+    pub options: TrainOptions,
+    /// The stored text the model reads.
+    pub text: TextKind,
+    /// Only this coder's labels.
+    pub coder: Option<String>,
+    pub json: bool,
+}
+
 /// `spotcheck train`.
-pub fn run(a: &TrainArgs) -> Result<ExitCode> {
+pub fn run(a: &TrainConfig) -> Result<ExitCode> {
     let started = Instant::now();
-    let store = Store::open_existing(&a.db.db)?;
-    let defaults = TrainOptions::default();
-    let opts = TrainOptions {
-        k: a.k,
-        similarity: match a.similarity {
-            SimilarityArg::Cosine => Similarity::Cosine,
-            SimilarityArg::Jaccard => Similarity::Jaccard,
-        },
-        l2: a.l2.unwrap_or(defaults.l2),
-        seed: a.seed.unwrap_or(defaults.seed),
-        max_iters: a.max_iters.unwrap_or(defaults.max_iters),
-        ..defaults
-    };
-    let text = match a.text {
-        Some(TextArg::Visible) => TextKind::Visible,
-        _ => TextKind::Main,
-    };
-    let out = a
-        .out
-        .clone()
-        .unwrap_or_else(|| default_model_path(&a.db.db));
+    let store = Store::open_existing(&a.db)?;
+    let opts = a.options.clone();
+    let text = a.text;
+    let out = a.out.clone().unwrap_or_else(|| default_model_path(&a.db));
     // Every labeled pair trains the model (no held-out side); sampled negatives balance
     // the classes, seeded.
     let set = training_pairs(

@@ -19,7 +19,7 @@
 //!
 //! What it declines: pages with a NUL character (the tokenizer drops or replaces NULs
 //! differently in every state). [`super::visible::visible_text`] hands those to html5ever.
-//! The equality is tested on generated hostile markup (tests/extract_proptest.rs) and on
+//! The equality is tested on generated hostile markup (tests/extract/proptest.rs) and on
 //! every page of the real corpora (examples/scan_equality.rs).
 
 use html5ever::data::{C1_REPLACEMENTS, NAMED_ENTITIES};

@@ -73,7 +73,7 @@ const MAX_TITLE_BYTES: usize = 2048;
 const MAX_HIDDEN_STACK: usize = 256;
 
 /// Extracts the visible text of `html`: the scanner, or html5ever's tokenizer for the pages
-/// the scanner declines. Both give the same result (tests/extract_proptest.rs and
+/// the scanner declines. Both give the same result (tests/extract/proptest.rs and
 /// examples/scan_equality.rs check it).
 pub fn visible_text(html: &str, limits: VisibleLimits) -> Visible {
     match super::scan::scan_visible_text(html, limits) {

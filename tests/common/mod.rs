@@ -1,8 +1,40 @@
-//! Shared helpers of the integration tests: where the real corpus is, and whether a test
-//! may skip when it is missing (`SPOTCHECK_REQUIRE_CORPUS=1`, set by CI, forbids skipping).
+//! Shared helpers of the integration tests: where the real corpus is, whether a test may
+//! skip when it is missing (`SPOTCHECK_REQUIRE_CORPUS=1`, set by CI, forbids skipping), and
+//! the one way a test skips ([`skip`]), so every skip reaches the final summary with its
+//! reason.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::PathBuf;
+
+/// Where skips are recorded: one `crate<TAB>test<TAB>reason` line each. `.ci/run` empties
+/// it before the tests and prints it as the last part of its summary.
+pub fn skips_file() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("spotcheck-skips.tsv")
+}
+
+/// Records that the calling test skips part or all of its work, and why: said on stderr at
+/// once and appended to [`skips_file`] (the test harness names each test's thread after the
+/// test, which is how the line names the test).
+pub fn skip(reason: &str) {
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("unnamed test")
+        .to_string();
+    eprintln!("skipping {test}: {reason}");
+    let line = format!("{}\t{test}\t{reason}\n", env!("CARGO_CRATE_NAME"));
+    let appended = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(skips_file())
+        .and_then(|mut f| f.write_all(line.as_bytes()));
+    if let Err(e) = appended {
+        eprintln!(
+            "could not record the skip in {}: {e}",
+            skips_file().display()
+        );
+    }
+}
 
 /// `../shared/corpus/<rel>` if present. Without it: `None` after printing why, or a panic
 /// when the environment requires the corpus.
@@ -14,7 +46,7 @@ pub fn corpus(rel: &str) -> Option<PathBuf> {
     if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
         panic!("corpus path {} is required but missing", p.display());
     }
-    eprintln!("skipping: corpus not found at {}", p.display());
+    skip(&format!("corpus not found at {}", p.display()));
     None
 }
 
@@ -39,10 +71,10 @@ pub fn debian_docs_small() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipping: debian-docs corpus not found at {}",
+    skip(&format!(
+        "debian-docs corpus not found at {} (run .ci/run or debian-docs.sh)",
         dir.display()
-    );
+    ));
     None
 }
 

@@ -1,0 +1,279 @@
+//! Extraction on the real news pages of the shared corpus (`news/newspaper`, `news/readability`):
+//! every page extracts, has a title and visible text, most have a main text, and on a few
+//! pages we know which sentences belong to the article and which to the page frame.
+
+use std::path::{Path, PathBuf};
+
+use spotcheck::extract::{extract, ExtractOptions, Extracted};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    if dir.is_dir() {
+        return Some(dir.to_path_buf());
+    }
+    if std::env::var("SPOTCHECK_REQUIRE_CORPUS").as_deref() == Ok("1") {
+        panic!(
+            "corpus not found at {} but SPOTCHECK_REQUIRE_CORPUS=1",
+            dir.display()
+        );
+    }
+    crate::common::skip(&format!("corpus not found at {}", dir.display()));
+    None
+}
+
+fn pages(corpus: &Path, sub: &str) -> Vec<PathBuf> {
+    let dir = corpus.join("news").join(sub);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("dir entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn extract_file(path: &Path) -> Extracted {
+    let body = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    extract(&body, None, false, &ExtractOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn name(path: &Path) -> String {
+    let dir = path
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{dir}/{file}")
+}
+
+/// Pages that truly render no text at all (checked by hand).
+const EMPTY: &[&str] = &[
+    // A redirect stub.
+    "newspaper/google_meta_refresh.html",
+    // Its body is empty custom elements that JavaScript fills in.
+    "newspaper/readwrite.com1.html",
+];
+
+/// Pages that truly have neither a non-empty `<title>` nor an `<h1>` (checked by hand).
+const UNTITLED: &[&str] = &[
+    // A redirect stub: two scripts and a `<noscript>` meta refresh.
+    "newspaper/google_meta_refresh.html",
+    // A script-rendered page whose `<title></title>` is filled in by JavaScript.
+    "newspaper/readwrite.com1.html",
+    // Test fragments of the readability project: a `<body>` and nothing else.
+    "readability/005-unescape-html-entities.html",
+    "readability/ol.html",
+    "readability/reordering-paragraphs.html",
+];
+
+#[test]
+fn every_news_page_extracts_with_title_text_and_mostly_main_text() {
+    let Some(corpus) = corpus() else { return };
+    let mut total = 0;
+    let mut with_main = 0;
+    let mut without_main = Vec::new();
+    let mut untitled = Vec::new();
+    let mut no_text = Vec::new();
+    for sub in ["newspaper", "readability"] {
+        for path in pages(&corpus, sub) {
+            let x = extract_file(&path);
+            let page = name(&path);
+            total += 1;
+            if x.title.is_empty() && !UNTITLED.contains(&page.as_str()) {
+                untitled.push(page.clone());
+            }
+            if x.visible_text.is_empty() && !EMPTY.contains(&page.as_str()) {
+                no_text.push(page.clone());
+            }
+            for text in [&x.title, &x.visible_text] {
+                assert!(
+                    !text.chars().any(|c| c.is_control() && c != '\n'),
+                    "{page}: control character"
+                );
+                assert!(!text.contains("\n\n\n"), "{page}: more than one blank line");
+            }
+            match &x.main_text {
+                Some(main) => {
+                    with_main += 1;
+                    assert!(!main.chars().any(|c| c.is_control() && c != '\n'));
+                }
+                None => without_main.push(page),
+            }
+        }
+    }
+    eprintln!(
+        "news pages: {total}, with main text: {with_main} ({:.1}%); without: {without_main:?}",
+        100.0 * with_main as f64 / total as f64
+    );
+    assert!(untitled.is_empty(), "pages without a title: {untitled:?}");
+    assert!(
+        no_text.is_empty(),
+        "pages without visible text: {no_text:?}"
+    );
+    assert!(total >= 280, "expected the 287 news pages, found {total}");
+    assert!(
+        with_main * 100 >= total * 90,
+        "main text on only {with_main} of {total} pages"
+    );
+}
+
+/// Reads one corpus page; `None` (after the skip message) when the corpus is absent.
+fn page(sub_and_file: &str) -> Option<Extracted> {
+    let corpus = corpus()?;
+    Some(extract_file(&corpus.join("news").join(sub_and_file)))
+}
+
+/// The article sentences are in the main text; navigation, share buttons and scripts are not.
+/// Navigation is in the visible text (SpotSigs sees the whole page), scripts are nowhere.
+fn spot_check(x: &Extracted, title: &str, body: &[&str], navigation: &[&str], script: &[&str]) {
+    assert_eq!(x.title, title);
+    let main = x.main_text.as_deref().expect("an article");
+    for sentence in body {
+        assert!(main.contains(sentence), "main text lacks {sentence:?}");
+        assert!(
+            x.visible_text.contains(sentence),
+            "visible lacks {sentence:?}"
+        );
+    }
+    for nav in navigation {
+        assert!(!main.contains(nav), "main text has navigation {nav:?}");
+        assert!(x.visible_text.contains(nav), "visible text lacks {nav:?}");
+    }
+    for code in script {
+        assert!(!main.contains(code), "main text has script {code:?}");
+        assert!(
+            !x.visible_text.contains(code),
+            "visible text has script {code:?}"
+        );
+    }
+}
+
+#[test]
+fn cnn_article_body_without_frame() {
+    let Some(x) = page("newspaper/cnn_article.html") else {
+        return;
+    };
+    spot_check(
+        &x,
+        "After storm, forecasters see smooth sailing for Thanksgiving - CNN.com",
+        &[
+            "\"We dodged a bullet,\" said Steve Cowan, a spokesman for the Pennsylvania \
+             Department of Transportation.",
+            "That's good news for people like Latasha Abney,",
+        ],
+        &["Set edition preference", "World Sport"],
+        &["cnnCurrTime", "CNN.expandableMap", "cnn_shareconfig"],
+    );
+}
+
+#[test]
+fn chinese_article_body_without_frame() {
+    let Some(x) = page("newspaper/chinese_article.html") else {
+        return;
+    };
+    spot_check(
+        &x,
+        "港特首梁振英就住宅违建事件道歉 - BBC中文网 - 两岸三地",
+        &["香港行政长官梁振英在各方压力下就其大宅的违章建筑（僭建）问题到立法会接受质询，并向香港民众道歉。"],
+        &["直接前往内部导航", "bbc.co.uk navigation"],
+        &[],
+    );
+}
+
+#[test]
+fn arabic_article_body_without_frame() {
+    let Some(x) = page("newspaper/arabic_article.html") else {
+        return;
+    };
+    spot_check(
+        &x,
+        "معارضون يسيطرون على مخازن للصواريخ بريف دمشق - CNNArabic.com",
+        &["سيطروا على ثلاثة مستودعات للذخيرة بالقرب من بلدة قلدون في منطقة القلمون بريف دمشق."],
+        &["CNN en Español", "الصفحة الرئيسية"],
+        &[],
+    );
+}
+
+#[test]
+fn stale_meta_charset_does_not_garble_a_utf8_page() {
+    // qq.html declares gb2312 but its bytes are UTF-8 (the fixture was re-saved).
+    let Some(x) = page("readability/qq.html") else {
+        return;
+    };
+    assert_eq!(x.encoding, "UTF-8");
+    assert_eq!(
+        x.title,
+        "DeepMind新电脑已可利用记忆自学 人工智能迈上新台阶_科技_腾讯网"
+    );
+    assert!(!x.visible_text.contains('\u{fffd}'));
+}
+
+/// Re-encodes a real UTF-8 page into a legacy encoding with its charset declarations
+/// disabled; detection (or the header) must give back exactly the same texts.
+fn reencoded_roundtrip(file: &str, encoding: &'static encoding_rs::Encoding, use_header: bool) {
+    let Some(corpus) = corpus() else { return };
+    let path = corpus.join("news").join(file);
+    let original_bytes = std::fs::read(&path).expect("read page");
+    let original_html = String::from_utf8(original_bytes).expect("corpus page is UTF-8");
+    let undeclared = original_html
+        .replace("charset", "charsex")
+        .replace("CHARSET", "CHARSEX");
+    let (legacy, _, _) = encoding.encode(&undeclared);
+    assert!(
+        std::str::from_utf8(&legacy).is_err(),
+        "{file} is not pure ASCII"
+    );
+    let opts = ExtractOptions {
+        main_content: false,
+        ..ExtractOptions::default()
+    };
+    let header = use_header.then(|| encoding.name());
+    let expected = extract(undeclared.as_bytes(), None, false, &opts).expect("utf-8");
+    let got = extract(&legacy, header, false, &opts).expect("legacy");
+    assert_eq!(got.encoding, encoding.name(), "{file}");
+    assert_eq!(got.title, expected.title, "{file}");
+    assert_eq!(got.visible_text, expected.visible_text, "{file}");
+}
+
+#[test]
+fn legacy_encodings_of_real_pages_decode_back() {
+    reencoded_roundtrip("newspaper/chinese_article.html", encoding_rs::GBK, false);
+    reencoded_roundtrip(
+        "newspaper/japanese_article.html",
+        encoding_rs::SHIFT_JIS,
+        false,
+    );
+    reencoded_roundtrip("newspaper/japanese_article.html", encoding_rs::EUC_JP, true);
+    reencoded_roundtrip(
+        "newspaper/arabic_article.html",
+        encoding_rs::WINDOWS_1256,
+        true,
+    );
+    reencoded_roundtrip(
+        "newspaper/spanish_article.html",
+        encoding_rs::WINDOWS_1252,
+        false,
+    );
+}
+
+#[test]
+fn hidden_modals_and_menus_are_not_visible_text() {
+    let Some(x) = page("readability/nytimes-1.html") else {
+        return;
+    };
+    for hidden in ["Close this modal window", "My Billing Information"] {
+        assert!(
+            !x.visible_text.contains(hidden),
+            "visible text has {hidden:?}"
+        );
+    }
+    let Some(x) = page("newspaper/nypost.com2.html") else {
+        return;
+    };
+    assert!(!x.visible_text.contains("{* loginWidget *}"));
+}

@@ -1,0 +1,292 @@
+//! ANDD end to end on a small synthetic collection: train through the library on labeled
+//! pairs of some topics, detect with the model from the command line, and check the stored
+//! run, its evidence in the review session, and the refusals.
+
+use std::process::Command;
+
+use spotcheck::cmd::detect::{detect_andd, AnddSettings};
+use spotcheck::cmd::train::{load_model, save_model, train_on_pairs};
+use spotcheck::learn::andd::TrainOptions;
+use spotcheck::review::{HighlightKind, Session};
+use spotcheck::store::{Store, TextKind};
+
+use crate::common;
+
+/// A manual of `topics` pages in two releases: every page has the same navigation and
+/// footer; a page's body is its own words, and the second release changes two of them.
+fn collection(store: &mut Store, topics: usize) -> Vec<[i64; 2]> {
+    let mut ids = Vec::new();
+    for t in 0..topics {
+        let body: Vec<String> = (0..40)
+            .map(|w| format!("t{t}word{}", (w * 7 + t) % 40))
+            .collect();
+        let mut pair = [0i64; 2];
+        for (r, slot) in pair.iter_mut().enumerate() {
+            let mut words = body.clone();
+            if r == 1 {
+                words[5] = format!("changed{t}a");
+                words[17] = format!("changed{t}b");
+            }
+            let text = format!(
+                "Home Contents Search Previous Next The Manual. {} Copyright the authors. \
+                 Built with the documentation generator.",
+                words.join(" ")
+            );
+            *slot = store
+                .insert_test_document(
+                    &format!("manual/1.{r}/page{t}.html"),
+                    &format!("Page {t} — The Manual"),
+                    &text,
+                    Some(&text),
+                )
+                .unwrap();
+        }
+        ids.push(pair);
+    }
+    ids
+}
+
+#[test]
+fn train_detect_and_review_show_the_models_evidence() {
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let pages = collection(&mut store, 16);
+    // Labels on the first 8 topics: each page's two releases are the same, neighbours not.
+    let mut pairs = Vec::new();
+    for t in 0..8 {
+        pairs.push((pages[t][0], pages[t][1], true));
+        pairs.push((pages[t][0], pages[t + 1][0], false));
+        pairs.push((pages[t][1], pages[(t + 3) % 8][1], false));
+    }
+    let model = train_on_pairs(
+        &store,
+        &pairs,
+        &TrainOptions::default(),
+        TextKind::Main,
+        |_, _| {},
+    )
+    .unwrap();
+    assert!(model.training.mean_sim_positive > model.training.mean_sim_negative);
+    // Topics 0..8 in both releases, and topic 8's first release as a negative.
+    assert_eq!(model.training.documents, 17);
+    let path = db.with_file_name("model.json");
+    save_model(&model, &path).unwrap();
+    assert_eq!(load_model(&path).unwrap(), model);
+
+    // Detect through the command line, with the model's own threshold.
+    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+        .args(["detect", "--db"])
+        .arg(&db)
+        .args(["--method", "andd", "--json", "--model"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["method"], "andd");
+    let run = store.resolve_run("andd", None).unwrap();
+    let mut found = store.run_pairs(run.id).unwrap();
+    found.sort_by_key(|p| (p.0, p.1));
+    let want: Vec<(i64, i64)> = pages.iter().map(|p| (p[0], p[1])).collect();
+    let got: Vec<(i64, i64)> = found.iter().map(|p| (p.0, p.1)).collect();
+    // Every page pairs with its other release, held-out topics included, and nothing else.
+    assert_eq!(got, want);
+    assert_eq!(store.run_clusters(run.id).unwrap().len(), 16);
+    let ev = store.pair_evidence(pages[12][0], pages[12][1]).unwrap();
+    let detail = ev[0].detail.clone().unwrap();
+    assert!(detail.starts_with("top k-grams: t12word"), "{detail}");
+
+    // The review shows the top k-grams highlighted in both documents.
+    let mut s = Session::new(Store::open(&db).unwrap(), "ann", false).unwrap();
+    s.open().unwrap();
+    s.open().unwrap();
+    s.wait_background();
+    let pair = s.pair.as_ref().unwrap();
+    for pane in [&pair.left, &pair.right] {
+        let grams: Vec<&str> = pane
+            .highlights
+            .iter()
+            .filter(|h| h.kind == HighlightKind::AnddGram)
+            .map(|h| &pane.text[h.start..h.end])
+            .collect();
+        assert!(
+            !grams.is_empty() && grams.iter().all(|g| g.contains("word")),
+            "{grams:?}"
+        );
+    }
+    // Blind review hides the model's evidence.
+    let mut blind = Session::new(Store::open(&db).unwrap(), "bob", true).unwrap();
+    blind.open().unwrap();
+    blind.open().unwrap();
+    blind.wait_background();
+    assert!(blind.pair.as_ref().unwrap().left.highlights.is_empty());
+
+    // A stricter threshold through the library keeps fewer pairs; a rerun is a new run.
+    let strict = detect_andd(
+        &mut store,
+        &AnddSettings {
+            model: path.clone(),
+            threshold: Some(0.999_999),
+            lsh_bits: None,
+            lsh_bands: None,
+            min_kgrams: None,
+        },
+    )
+    .unwrap();
+    assert!(strict.run > run.id);
+    assert_eq!(strict.summary["pairs"], 0);
+    // LSH candidates find the same pairs here (they are far above the threshold).
+    let lsh = detect_andd(
+        &mut store,
+        &AnddSettings {
+            model: path,
+            threshold: None,
+            lsh_bits: Some(384),
+            lsh_bands: None,
+            min_kgrams: None,
+        },
+    )
+    .unwrap();
+    let mut lsh_pairs: Vec<(i64, i64)> = store
+        .run_pairs(lsh.run)
+        .unwrap()
+        .iter()
+        .map(|p| (p.0, p.1))
+        .collect();
+    lsh_pairs.sort_unstable();
+    assert_eq!(lsh_pairs, want);
+    let sigs = store.run_doc_sigs(lsh.run, &[]).unwrap();
+    let one = sigs.values().next().unwrap()[0].clone();
+    assert_eq!(one["lsh"].as_str().unwrap().len(), 96);
+}
+
+#[test]
+fn detect_andd_needs_a_readable_model() {
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    collection(&mut store, 2);
+    drop(store);
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+            .args(["detect", "--db"])
+            .arg(&db)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, err) = run(&["--method", "andd"]);
+    assert!(
+        !ok && err.contains("needs a model") && err.contains("spotcheck train"),
+        "{err}"
+    );
+    let bad = db.with_file_name("bad.json");
+    std::fs::write(&bad, "{\"format\": \"something else\"}").unwrap();
+    let (ok, err) = run(&["--method", "andd", "--model", bad.to_str().unwrap()]);
+    assert!(
+        !ok && err.contains("bad.json") && err.contains("not a spotcheck ANDD model"),
+        "{err}"
+    );
+    let (ok, err) = run(&["--method", "andd", "--model", "/nonexistent/m.json"]);
+    assert!(!ok && err.contains("/nonexistent/m.json"), "{err}");
+    // `all` without a model runs the three other detectors and no ANDD.
+    let (ok, err) = run(&["--method", "all"]);
+    assert!(ok, "{err}");
+    let store = Store::open(&db).unwrap();
+    let methods: Vec<String> = store
+        .runs()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.method)
+        .collect();
+    assert_eq!(methods, vec!["spotsigs", "imatch", "cooper"]);
+}
+
+#[test]
+fn train_from_oracle_labels_is_reproducible_and_refuses_too_few_labels() {
+    use spotcheck::review::oracle::{Oracle, OracleOptions};
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let pages = collection(&mut store, 12);
+    let train = |out: &std::path::Path, extra: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+            .args(["train", "--db"])
+            .arg(&db)
+            .arg("--out")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            o.status.success(),
+            String::from_utf8_lossy(&o.stdout).to_string(),
+            String::from_utf8_lossy(&o.stderr).to_string(),
+        )
+    };
+    let m1 = db.with_file_name("m1.json");
+    let (ok, _, err) = train(&m1, &[]);
+    assert!(
+        !ok && err.contains("too few labels") && err.contains("0 near-duplicate"),
+        "{err}"
+    );
+    assert!(!m1.exists());
+
+    // A scripted coder confirms the two releases of topics 0..2 only: 3 positives.
+    let gold: Vec<(String, String)> = (0..12)
+        .flat_map(|t| {
+            (0..2).map(move |r| (format!("manual/1.{r}/page{t}.html"), format!("page{t}")))
+        })
+        .collect();
+    let mut oracle = Oracle::new(&store, &gold, "oracle").unwrap();
+    let sets: Vec<Vec<i64>> = pages[..3].iter().map(|p| p.to_vec()).collect();
+    oracle
+        .label_sets(&mut store, sets, &OracleOptions::default())
+        .unwrap();
+    let (ok, _, err) = train(&m1, &[]);
+    assert!(!ok && err.contains("3 near-duplicate pair(s)"), "{err}");
+
+    // Topics 0..8 confirmed, and look-alike pairs rejected: enough of both classes.
+    let sets: Vec<Vec<i64>> = pages[3..8].iter().map(|p| p.to_vec()).collect();
+    oracle
+        .label_sets(&mut store, sets, &OracleOptions::default())
+        .unwrap();
+    let looks: Vec<(i64, i64)> = (0..6).map(|t| (pages[t][0], pages[t + 1][1])).collect();
+    oracle
+        .label_pairs(&mut store, &looks, &OracleOptions::default())
+        .unwrap();
+    let (ok, out, err) = train(&m1, &["--seed", "7"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("wrote") && out.contains("threshold"), "{out}");
+    assert!(
+        err.contains("iteration") && err.contains("objective"),
+        "{err}"
+    );
+    assert!(
+        err.contains("8 near-duplicate") && err.contains("from oracle"),
+        "{err}"
+    );
+    let model = load_model(&m1).unwrap();
+    assert_eq!(model.training.positive_pairs, 8);
+    assert_eq!(model.training.coders, vec!["oracle"]);
+    assert!(model.training.loss_final <= model.training.loss_initial);
+    // Same labels, same seed: the same file, byte for byte.
+    let m2 = db.with_file_name("m2.json");
+    assert!(train(&m2, &["--seed", "7"]).0);
+    assert_eq!(std::fs::read(&m1).unwrap(), std::fs::read(&m2).unwrap());
+    // k = 3 with the extended Jaccard trains too and records its settings.
+    let m3 = db.with_file_name("m3.json");
+    let (ok, _, err) = train(&m3, &["--k", "3", "--similarity", "jaccard", "--json"]);
+    assert!(ok, "{err}");
+    let m = load_model(&m3).unwrap();
+    assert_eq!((m.k, m.features.len()), (3, 11));
+    assert_eq!(m.similarity, spotcheck::sig::andd::Similarity::Jaccard);
+    let (ok, _, err) = train(&m3, &["--k", "2"]);
+    assert!(!ok && err.contains("k must be 1 or 3"), "{err}");
+}

@@ -1,0 +1,337 @@
+//! Persistence of review decisions across restarts and detector reruns, through the
+//! session API (what the workbench does), checked in the store.
+
+use crate::support as tui_support;
+
+use spotcheck::review::Session;
+use spotcheck::store::{ClusterRow, LabelStatus, QueueFilter, QueueSort, Store};
+use tui_support::{fixture, press, text_of};
+
+#[test]
+fn decisions_survive_a_restart_and_the_session_resumes_at_the_first_unreviewed() {
+    let f = fixture();
+    let d = f.docs.clone();
+    {
+        let mut s = f.session("ann");
+        press(&mut s, &["y", "j", "x"]);
+        // Dropped without quitting: nothing else to flush.
+    }
+    let s = f.session("ann");
+    let store = f.store();
+    assert_eq!(
+        store.label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    assert_eq!(
+        store.label("ann", &[d[2], d[5]]).unwrap().status,
+        LabelStatus::Rejected
+    );
+    // Rows 0 and 2 are decided, and row 1 (I-Match's {1,2}) is covered by the confirmed
+    // {1,2,3}: the first unreviewed is row 3.
+    assert_eq!(s.cursor, 3);
+    assert_eq!(s.undo_depth(), (2, 0));
+}
+
+#[test]
+fn undo_and_redo_work_across_restarts() {
+    let f = fixture();
+    let d = f.docs.clone();
+    press(&mut f.session("ann"), &["y"]);
+    press(&mut f.session("ann"), &["u"]);
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Unreviewed
+    );
+    let mut s = f.session("ann");
+    assert_eq!(s.undo_depth(), (0, 1));
+    press(&mut s, &["Ctrl-r"]);
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    // Another coder's undo never touches ann's decisions.
+    press(&mut f.session("bob"), &["u"]);
+    assert_eq!(f.store().decision_log("ann").unwrap().len(), 3);
+    assert!(f.store().decision_log("bob").unwrap().is_empty());
+}
+
+#[test]
+fn labels_survive_a_detector_rerun_with_other_cluster_ids() {
+    let f = fixture();
+    let d = f.docs.clone();
+    press(&mut f.session("ann"), &["y"]);
+    let mut store = Store::open(&f.db).unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({"tau": 0.4}))
+        .unwrap();
+    store
+        .write_run_clusters(
+            run,
+            &[
+                ClusterRow {
+                    members: vec![d[3], d[4]],
+                    min_score: Some(0.6),
+                    max_score: Some(0.6),
+                    weakest_bridge: None,
+                },
+                ClusterRow {
+                    members: vec![d[0], d[1], d[2]],
+                    min_score: Some(0.6),
+                    max_score: Some(0.95),
+                    weakest_bridge: None,
+                },
+            ],
+        )
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let s = f.session("ann");
+    let store = s.store();
+    let rows = store
+        .queue_page(
+            "ann",
+            &QueueFilter {
+                method: Some("spotsigs".into()),
+                ..QueueFilter::default()
+            },
+            QueueSort::SizeDesc,
+            0,
+            10,
+        )
+        .unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!((rows[0].run_id, rows[0].cluster), (run, 2));
+    assert_eq!(rows[0].status, LabelStatus::Confirmed);
+}
+
+#[test]
+fn a_rerun_cluster_with_a_new_member_shows_partly_reviewed_and_is_finished_in_the_ui() {
+    let f = fixture();
+    let d = f.docs.clone();
+    // ann confirms {1,2,3} and tags it.
+    let mut keys = vec!["y", "k", "t"];
+    keys.extend(["w", "i", "r", "e", "Enter"]);
+    press(&mut f.session("ann"), &keys);
+    // A rerun adds document 6 to the story and drops document 5 from the help pages.
+    let mut store = Store::open(&f.db).unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({"tau": 0.3}))
+        .unwrap();
+    let cluster = |members: Vec<i64>| ClusterRow {
+        members,
+        min_score: Some(0.4),
+        max_score: Some(0.9),
+        weakest_bridge: None,
+    };
+    store
+        .write_run_clusters(run, &[cluster(vec![d[0], d[1], d[2], d[5]])])
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let mut s = f.session("ann");
+    // The new cluster is the first in the queue (size 4) and not fully reviewed: the
+    // session resumes there.
+    assert_eq!(s.cursor, 0);
+    let t = text_of(&press(&mut s, &[]));
+    let row = t.lines().find(|l| l.contains("spotsigs 4")).unwrap();
+    assert!(row.contains("partly 3/6"), "{t}");
+    assert!(
+        row.contains("wire"),
+        "the tag of the confirmed set carries over: {t}"
+    );
+    let t = text_of(&press(&mut s, &["Enter"]));
+    assert!(t.contains("partly reviewed (3 of 6 pairs)"), "{t}");
+    // Confirming the whole cluster labels the three new pairs.
+    press(&mut s, &["y"]);
+    let r = s.store().cluster_review("ann", run, 1).unwrap();
+    assert_eq!(
+        (r.status, r.labeled, r.pairs),
+        (LabelStatus::Confirmed, 6, 6)
+    );
+    assert_eq!(
+        s.store().pair_label("ann", d[0], d[5]).unwrap().as_deref(),
+        Some("same")
+    );
+}
+
+#[test]
+fn two_coders_agreement_is_reported() {
+    let f = fixture();
+    // ann confirms the 3-story cluster; bob splits document 2 out of it.
+    press(&mut f.session("ann"), &["y"]);
+    press(&mut f.session("bob"), &["Enter", "s"]);
+    let a = f.store().agreement("ann", "bob").unwrap();
+    // Pairs (1,2) (1,3) (2,3): ann same,same,same; bob diff,same,diff → agree on 1 of 3.
+    // pa_same = 1, pb_same = 1/3, pe = 1/3, po = 1/3 → kappa 0.
+    assert_eq!((a.shared_pairs, a.agreed), (3, 1));
+    assert_eq!(a.kappa, Some(0.0));
+    let s = Session::new(f.store(), "carol", false).unwrap();
+    let coders: Vec<&str> = s.progress.iter().map(|p| p.coder.as_str()).collect();
+    assert_eq!(coders, vec!["ann", "bob", "carol"]);
+}
+
+/// The bundled demo crawl through the real readers and extractors, clustered by title (a
+/// stand-in detector run), renders in the workbench without a control character, the
+/// hostile page included. Skips while the readers are not merged.
+#[test]
+fn the_demo_crawl_renders_safely_in_the_workbench() {
+    use spotcheck::cmd::ingest::{ingest_paths, IngestOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"));
+    if let Err(e) = ingest_paths(&db, &[demo], &IngestOptions::default()) {
+        panic!("the bundled demo crawl must ingest: {e:#}");
+    }
+    let mut store = Store::open(&db).unwrap();
+    // One cluster per host-less file name (the same page in several releases or sites),
+    // plus one with the hostile page and the first document.
+    let mut by_name: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+    let mut first = None;
+    let mut hostile = None;
+    store
+        .for_each_document(|d| {
+            first.get_or_insert(d.id);
+            if d.url.contains("escapes") {
+                hostile = Some(d.id);
+            }
+            let name = d.url.rsplit('/').next().unwrap_or("").to_string();
+            by_name.entry(name).or_default().push(d.id);
+            Ok(())
+        })
+        .unwrap();
+    let mut clusters: Vec<ClusterRow> = by_name
+        .into_values()
+        .filter(|m| m.len() > 1)
+        .map(|members| ClusterRow {
+            members,
+            min_score: Some(0.5),
+            max_score: Some(0.9),
+            weakest_bridge: None,
+        })
+        .collect();
+    if let (Some(a), Some(h)) = (first, hostile) {
+        clusters.insert(
+            0,
+            ClusterRow {
+                members: vec![a, h],
+                min_score: Some(1.0),
+                max_score: Some(1.0),
+                weakest_bridge: None,
+            },
+        );
+    }
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
+        .unwrap();
+    store.write_run_clusters(run, &clusters).unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let mut s = Session::new(Store::open(&db).unwrap(), "demo", false).unwrap();
+    s.sort = QueueSort::ScoreDesc;
+    for keys in [
+        &[][..],
+        &["g", "Enter"],
+        &["Enter"],
+        &["j", "j", "j"],
+        &["d"],
+        &["v"],
+    ] {
+        let buf = press(&mut s, keys);
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                let sym = buf[(x, y)].symbol();
+                assert!(
+                    !sym.chars().any(|c| c.is_control()),
+                    "control character at ({x},{y}) after {keys:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_queue_reads_only_the_pages_it_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("many.db");
+    let mut store = Store::open(&db).unwrap();
+    let ids: Vec<i64> = (0..1000)
+        .map(|i| {
+            store
+                .insert_test_document(
+                    &format!("u{i}"),
+                    &format!("t{i}"),
+                    &format!("text {i}"),
+                    None,
+                )
+                .unwrap()
+        })
+        .collect();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
+        .unwrap();
+    let clusters: Vec<ClusterRow> = ids
+        .chunks(2)
+        .map(|m| ClusterRow {
+            members: m.to_vec(),
+            min_score: Some(0.9),
+            max_score: Some(0.9),
+            weakest_bridge: None,
+        })
+        .collect();
+    store.write_run_clusters(run, &clusters).unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    let mut s = Session::new(store, "ann", false).unwrap();
+    assert_eq!(s.queue_len, 500);
+    press(&mut s, &[]);
+    assert_eq!(s.loaded_pages(), 1);
+    press(&mut s, &["G"]);
+    assert_eq!(s.cursor, 499);
+    // The last rows live on page 4 (rows 400..500); pages 1..3 were never read.
+    assert_eq!(s.loaded_pages(), 2);
+    assert!(s.row_at(250).is_none() && s.row_at(499).is_some());
+    // Paging up reads each page before the loaded one; the rows equal a read by offset.
+    let pages: Vec<&str> = vec!["PageUp"; 30];
+    press(&mut s, &pages);
+    assert_eq!(s.cursor, 0);
+    assert_eq!(s.loaded_pages(), 5);
+    let all = s
+        .store()
+        .queue_page("ann", &s.filter, s.sort, 0, 1000)
+        .unwrap();
+    for (pos, row) in all.iter().enumerate() {
+        assert_eq!(s.row_at(pos as u64).map(|r| r.cluster), Some(row.cluster));
+    }
+}
+
+#[test]
+fn the_review_command_explains_what_it_needs() {
+    let bin = env!("CARGO_BIN_EXE_spotcheck");
+    let out = std::process::Command::new(bin)
+        .args(["review", "--db", "/nonexistent/x.db"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no database at /nonexistent/x.db"));
+    let f = fixture();
+    let out = std::process::Command::new(bin)
+        .args(["review", "--coder", "ann", "--db"])
+        .arg(&f.db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("needs a terminal"),
+        "{out:?}"
+    );
+    let keymap = f.dir.path().join("keys.txt");
+    std::fs::write(&keymap, "queue j fly\n").unwrap();
+    let out = std::process::Command::new(bin)
+        .args(["review", "--keymap"])
+        .arg(&keymap)
+        .arg("--db")
+        .arg(&f.db)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keys.txt:1: unknown action \"fly\""), "{err}");
+}
