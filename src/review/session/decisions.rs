@@ -121,7 +121,7 @@ impl Session {
                     return Ok(());
                 };
                 self.record(&decision, vec![row.members.clone()])?;
-                self.message = format!("{action}: cluster {} of {}", row.cluster, row.method);
+                self.message = format!("{action}: entry {} ({})", row.cluster, row.method);
                 self.advance_after_verdict();
             }
             Mode::Cluster => {
@@ -207,11 +207,11 @@ impl Session {
         let Some(row) = row else {
             return Ok(());
         };
-        let Some((ba, bb, _)) = self.store.cluster_bridge(row.run_id, row.cluster)? else {
-            self.message = "this cluster has no weakest bridge stored".into();
+        let Some((ba, bb, _)) = self.store.entry_bridge(row.cluster)? else {
+            self.message = "this entry has no weakest link: every pair of it is on a cycle".into();
             return Ok(());
         };
-        let edges = self.store.run_pairs_within(row.run_id, &row.members)?;
+        let edges = self.store.entry_edges(row.cluster)?;
         let groups = components_without(&row.members, &edges, (ba.min(bb), ba.max(bb)));
         if groups.len() < 2 {
             self.message = "the bridge does not split this cluster".into();

@@ -31,7 +31,7 @@ use super::background::{SharedEvidence, Worker};
 use super::evidence::{DetectorEvidence, EvidenceProvider};
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
-use crate::model::{Progress, QueueFilter, QueueRow, QueueSort};
+use crate::model::{Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
 use crate::store::Store;
 use saving::Saving;
 
@@ -142,12 +142,16 @@ pub struct Session {
     pub input: Option<Input>,
     pub message: String,
     pub progress: Vec<Progress>,
+    /// What noise triage kept out of the default queue (documents per rule, copies).
+    pub triage: TriageCounts,
+    /// Entries made only of triaged noise (reachable with the noise filter).
+    pub triaged_entries: u64,
     pub viewport: Viewport,
     pub quit: bool,
     /// First line shown on the help screen.
     pub help_scroll: usize,
     /// The methods with a run, for the method filter.
-    methods: Vec<String>,
+    pub(super) methods: Vec<String>,
     undo: UndoStack,
     batch_counter: u64,
     saves: Saving,
@@ -189,6 +193,8 @@ impl Session {
             input: None,
             message: String::new(),
             progress: Vec::new(),
+            triage: TriageCounts::default(),
+            triaged_entries: 0,
             viewport: Viewport {
                 queue_rows: 20,
                 member_rows: 10,
