@@ -20,9 +20,11 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use spotcheck::cluster::andd_matcher::{match_pairs, Candidates};
-use spotcheck::cmd::detect::{detect_imatch, detect_spotsigs, IMatchSettings, SpotSigsSettings};
 use spotcheck::cmd::eval::{gold_for_store, read_gold_file};
 use spotcheck::cmd::train::{collection_terms, weighted_pairs};
+use spotcheck::detect::imatch::{IMatch, IMatchSettings};
+use spotcheck::detect::run_with;
+use spotcheck::detect::spotsigs::{SpotSigs, SpotSigsSettings};
 use spotcheck::learn::andd::{prior, train, AnddModel, TrainOptions, TrainPair};
 use spotcheck::learn::metrics::Gold;
 use spotcheck::learn::pairs::{training_pairs, PairOptions};
@@ -222,22 +224,22 @@ fn main() -> Res<()> {
     // Baselines on the held-out family: SpotSigs down to τ = SPOT_FLOOR for its Max-F1,
     // plain I-Match; then the detectors a coder reviews before any model exists (the
     // defaults), run last so that they are the latest runs the review queue shows.
-    let spot_low = detect_spotsigs(
+    let spot_low = run_with::<SpotSigs>(
         &mut store,
         &SpotSigsSettings {
             tau: SPOT_FLOOR,
             ..SpotSigsSettings::default()
         },
     )?;
-    let imatch0 = detect_imatch(
+    let imatch0 = run_with::<IMatch>(
         &mut store,
         &IMatchSettings {
             bags: 0,
             ..IMatchSettings::default()
         },
     )?;
-    let spot = detect_spotsigs(&mut store, &SpotSigsSettings::default())?;
-    let imatch = detect_imatch(&mut store, &IMatchSettings::default())?;
+    let spot = run_with::<SpotSigs>(&mut store, &SpotSigsSettings::default())?;
+    let imatch = run_with::<IMatch>(&mut store, &IMatchSettings::default())?;
     eprintln!("{}\n{}", spot.line(), imatch.line());
     let run_max_f1 = |run: i64| -> Res<Best> {
         Ok(test_gold

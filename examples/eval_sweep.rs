@@ -10,11 +10,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use spotcheck::cmd::detect::{
-    detect_cooper, detect_imatch, detect_spotsigs, CooperSettings, IMatchSettings, RunReport,
-    SpotSigsSettings,
-};
 use spotcheck::cmd::eval::read_gold_file;
+use spotcheck::detect::cooper::{Cooper, CooperSettings};
+use spotcheck::detect::imatch::{IMatch, IMatchSettings};
+use spotcheck::detect::spotsigs::{SpotSigs, SpotSigsSettings};
+use spotcheck::detect::{run_with, RunReport};
 use spotcheck::learn::metrics::Gold;
 use spotcheck::store::{Store, TextKind};
 
@@ -124,7 +124,7 @@ fn main() -> Res<()> {
                     continue;
                 }
                 s.tau = tau;
-                let r = detect_spotsigs(&mut store, &s)?;
+                let r = run_with::<SpotSigs>(&mut store, &s)?;
                 eprintln!("{}", r.line());
                 report(&store, &fam, &format!("spotsigs {label} τ={tau}"), &r)?;
             }
@@ -149,7 +149,7 @@ fn main() -> Res<()> {
                 bag_max_idf: bag_max_idf.unwrap_or(d.bag_max_idf),
                 ..d
             };
-            let r = detect_imatch(&mut store, &s)?;
+            let r = run_with::<IMatch>(&mut store, &s)?;
             eprintln!("{}", r.line());
             let sampling = match bag_max_idf {
                 Some(_) => " bags: papers".to_string(),
@@ -165,7 +165,7 @@ fn main() -> Res<()> {
         }
     }
     if wants("cooper") {
-        let r = detect_cooper(&mut store, &CooperSettings::default())?;
+        let r = run_with::<Cooper>(&mut store, &CooperSettings::default())?;
         eprintln!("{}", r.line());
         report(&store, &fam, "cooper 10%/10%", &r)?;
     }

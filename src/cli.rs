@@ -22,6 +22,9 @@ use crate::learn::andd::TrainOptions;
 use crate::sig::andd::Similarity;
 use crate::store::TextKind;
 
+mod detect_args;
+pub use detect_args::DetectArgs;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "spotcheck",
@@ -137,25 +140,9 @@ fn queue_after_help() -> String {
     )
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MethodArg {
-    Spotsigs,
-    Imatch,
-    Cooper,
-    Andd,
-    All,
-}
-
-impl MethodArg {
-    pub fn name(self) -> &'static str {
-        match self {
-            MethodArg::Spotsigs => "spotsigs",
-            MethodArg::Imatch => "imatch",
-            MethodArg::Cooper => "cooper",
-            MethodArg::Andd => "andd",
-            MethodArg::All => "all",
-        }
-    }
+/// The `--method` of `pairs` and `clusters`: one row of the method table (not `all`).
+fn one_method() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::detect::METHODS.iter().map(|m| m.name()))
 }
 
 #[derive(Debug, Args)]
@@ -163,8 +150,8 @@ pub struct RunSelect {
     #[command(flatten)]
     pub db: DbArg,
     /// Which method's latest finished run to show.
-    #[arg(long, value_enum)]
-    pub method: MethodArg,
+    #[arg(long, value_parser = one_method())]
+    pub method: String,
     /// Show this run instead of the latest (`spotcheck runs` lists them).
     #[arg(long, value_name = "ID")]
     pub run: Option<i64>,
@@ -199,6 +186,16 @@ pub enum TextArg {
     Main,
 }
 
+impl TextArg {
+    /// The stored text this names.
+    pub fn kind(self) -> crate::store::TextKind {
+        match self {
+            TextArg::Visible => crate::store::TextKind::Visible,
+            TextArg::Main => crate::store::TextKind::Main,
+        }
+    }
+}
+
 fn parse_range(s: &str) -> Result<(f64, f64), String> {
     let (a, b) = s
         .split_once(',')
@@ -209,114 +206,6 @@ fn parse_range(s: &str) -> Result<(f64, f64), String> {
         return Err(format!("expected 0 <= MIN <= MAX <= 1, got {s}"));
     }
     Ok((lo, hi))
-}
-
-/// `MIN,MAX` or `MIN,auto` (auto: keep every signature shared by two or more documents).
-fn parse_idf(s: &str) -> Result<(f64, Option<f64>), String> {
-    if let Some(lo) = s.strip_suffix(",auto") {
-        let lo: f64 = lo
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad number {lo:?}"))?;
-        return Ok((lo, None));
-    }
-    parse_range(s).map(|(a, b)| (a, Some(b)))
-}
-
-#[derive(Debug, Args)]
-pub struct DetectArgs {
-    #[command(flatten)]
-    pub db: DbArg,
-    /// Which detector; `all` runs SpotSigs, I-Match and Cooper (and ANDD given `--model`).
-    #[arg(long, value_enum, default_value_t = MethodArg::All)]
-    pub method: MethodArg,
-    /// Text the detectors read (default: visible for SpotSigs, main for I-Match and Cooper).
-    #[arg(long, value_enum)]
-    pub text: Option<TextArg>,
-    /// SpotSigs: the paper's exact settings (visible text, idf [0.2,0.85], no site rule).
-    #[arg(long)]
-    pub paper: bool,
-    /// SpotSigs: multiset Jaccard threshold τ (default 0.9).
-    #[arg(long, value_name = "F")]
-    pub tau: Option<f64>,
-    /// SpotSigs: normalized-idf window `MIN,MAX` or `MIN,auto` (default 0.2,auto).
-    #[arg(long, value_name = "MIN,MAX", value_parser = parse_idf)]
-    pub idf: Option<(f64, Option<f64>)>,
-    /// SpotSigs: spot distance d (default 2).
-    #[arg(long, value_name = "N")]
-    pub spot_distance: Option<usize>,
-    /// SpotSigs: chain length c (default 3).
-    #[arg(long, value_name = "N")]
-    pub chain: Option<usize>,
-    /// SpotSigs: antecedent list (one word per line) instead of assets/antecedents.txt.
-    #[arg(long, value_name = "FILE")]
-    pub antecedents: Option<PathBuf>,
-    /// SpotSigs: documents with fewer signatures are left out (default 2; paper 1).
-    #[arg(long, value_name = "N")]
-    pub min_sigs: Option<usize>,
-    /// SpotSigs: drop a site's boilerplate signatures, those on more than this fraction of
-    /// the site's pages (sites of at least 10 pages; default 0.02; 0 = keep everything).
-    #[arg(long, value_name = "FRACTION")]
-    pub site_boilerplate: Option<f64>,
-    /// SpotSigs: with the site rule, a signature on more than N pages of one site is
-    /// boilerplate whatever the fraction (default 50; 0 = no cap).
-    #[arg(long, value_name = "N")]
-    pub site_boilerplate_pages: Option<usize>,
-    /// I-Match: use this lexicon file (from `lexicon build`) instead of building one.
-    #[arg(long, value_name = "FILE")]
-    pub lexicon: Option<PathBuf>,
-    /// I-Match: normalized-idf window of the lexicon (default 0.2,0.8).
-    #[arg(long, value_name = "MIN,MAX", value_parser = parse_range)]
-    pub lexicon_idf: Option<(f64, f64)>,
-    /// I-Match: number K of extra bootstrap lexicons (default 10; 0 = plain I-Match).
-    #[arg(long, value_name = "K")]
-    pub bags: Option<usize>,
-    /// I-Match: seed of the bag sampler.
-    #[arg(long, value_name = "N")]
-    pub seed: Option<u64>,
-    /// I-Match: no signature with fewer lexicon terms (default 5).
-    #[arg(long, value_name = "N")]
-    pub min_terms: Option<usize>,
-    /// I-Match: long-document reliability, minimum |S|/|U| (default 0.2; 0 = off).
-    #[arg(long, value_name = "F")]
-    pub min_coverage: Option<f64>,
-    /// I-Match: a pair needs this many equal coordinates of K+1 (default 1: any, as in
-    /// the papers; higher trades recall for precision).
-    #[arg(long, value_name = "M")]
-    pub min_agree: Option<usize>,
-    /// I-Match: bags sample only lexicon terms with normalized idf ≤ F; rarer terms are in
-    /// every bag (default 0.3; 1 = the papers' bootstrap of the whole lexicon).
-    #[arg(long, value_name = "F")]
-    pub bag_max_idf: Option<f64>,
-    /// Cooper: size tolerance in percent (default 10).
-    #[arg(long, value_name = "PCT")]
-    pub cooper_size: Option<u32>,
-    /// Cooper: term-delta tolerance in percent (default 10).
-    #[arg(long, value_name = "PCT")]
-    pub cooper_delta: Option<u32>,
-    /// Cooper: the paper's "contains inserted material" setting, 50% / 50%.
-    #[arg(long)]
-    pub cooper_inserted: bool,
-    /// ANDD: the model file from `spotcheck train` (needed by `--method andd`; with
-    /// `--method all`, ANDD runs too when a model is given).
-    #[arg(long, value_name = "MODEL")]
-    pub model: Option<PathBuf>,
-    /// ANDD: similarity threshold (default: the one chosen on the model's training pairs).
-    #[arg(long, value_name = "F")]
-    pub threshold: Option<f64>,
-    /// ANDD: find candidates with N-bit random-hyperplane LSH signatures (banded; the
-    /// paper's setting is 384) instead of the exact k-gram index.
-    #[arg(long, value_name = "N")]
-    pub lsh_bits: Option<usize>,
-    /// ANDD: LSH bands (default: from the threshold, for ≥ 99% recall of pairs at it).
-    #[arg(long, value_name = "B")]
-    pub lsh_bands: Option<usize>,
-    /// ANDD: documents with fewer non-zero k-grams are not matched (default 5).
-    #[arg(long, value_name = "N")]
-    pub min_kgrams: Option<usize>,
-    /// Print each run's report as one JSON object.
-    #[arg(long)]
-    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -485,7 +374,7 @@ pub struct TrainArgs {
 pub enum Command {
     /// Load WARC/ARC files, folders of pages and JSONL into the database.
     Ingest(IngestArgs),
-    /// Run near-duplicate detectors (spotsigs, imatch, cooper, all) and store the run.
+    /// Run near-duplicate detectors (the method table's, or all defaults) and store the runs.
     Detect(Box<DetectArgs>),
     /// I-Match lexicons (`lexicon build --db DB --out FILE`).
     #[command(subcommand)]
@@ -527,15 +416,6 @@ impl From<ListFormat> for cmd::ListFormat {
         match f {
             ListFormat::Jsonl => cmd::ListFormat::Jsonl,
             ListFormat::Tsv => cmd::ListFormat::Tsv,
-        }
-    }
-}
-
-impl TextArg {
-    pub fn kind(self) -> TextKind {
-        match self {
-            TextArg::Visible => TextKind::Visible,
-            TextArg::Main => TextKind::Main,
         }
     }
 }
@@ -595,18 +475,13 @@ impl QueueArgs {
 }
 
 impl RunSelect {
-    pub fn config(&self) -> Result<RunSelectConfig, String> {
-        if self.method == MethodArg::All {
-            return Err(
-                "--method: name one method (spotsigs, imatch, cooper or andd), not `all`".into(),
-            );
-        }
-        Ok(RunSelectConfig {
+    pub fn config(&self) -> RunSelectConfig {
+        RunSelectConfig {
             db: self.db.db.clone(),
-            method: self.method.name().to_string(),
+            method: self.method.clone(),
             run: self.run,
             format: self.format.into(),
-        })
+        }
     }
 }
 
@@ -742,10 +617,17 @@ pub fn main() -> ExitCode {
             db: a.db.clone(),
             no_review: a.no_review,
         }),
-        Command::Detect(a) => cmd::detect::run(&a),
-        Command::Lexicon(LexiconCommand::Build(a)) => cmd::detect::lexicon_build(&a),
-        Command::Pairs(a) => with_config(a.config(), cmd::results::pairs),
-        Command::Clusters(a) => with_config(a.config(), cmd::results::clusters),
+        Command::Detect(a) => cmd::detect::run(&a.request),
+        Command::Lexicon(LexiconCommand::Build(a)) => {
+            cmd::detect::lexicon_build(&cmd::detect::LexiconBuild {
+                db: a.db.db.clone(),
+                out: a.out.clone(),
+                idf: a.idf,
+                text: a.text.kind(),
+            })
+        }
+        Command::Pairs(a) => cmd::results::pairs(&a.config()),
+        Command::Clusters(a) => cmd::results::clusters(&a.config()),
         Command::Sigs(a) => cmd::results::sigs(&a.config()),
         Command::Runs(a) => cmd::results::runs(&a.config()),
         Command::Review(a) => cmd::review::run(&a.config()),

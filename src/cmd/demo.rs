@@ -9,12 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
-use crate::cmd::detect::{
-    detect_cooper, detect_imatch, detect_spotsigs, CooperSettings, IMatchSettings, SpotSigsSettings,
-};
 use crate::cmd::eval::{evaluate_runs, load_gold, read_gold_file, write_table};
 use crate::cmd::ingest::{ingest_paths, IngestOptions};
 use crate::cmd::review::ReviewConfig;
+use crate::detect::DetectConfig;
 use crate::review::oracle::{Oracle, OracleOptions};
 use crate::store::Store;
 
@@ -48,11 +46,8 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let mut store = Store::open_existing(&db)?;
     print!("{}", crate::cmd::stats::render(&store.stats()?));
     println!("\ndetecting near-duplicates:");
-    for report in [
-        detect_spotsigs(&mut store, &SpotSigsSettings::default())?,
-        detect_imatch(&mut store, &IMatchSettings::default())?,
-        detect_cooper(&mut store, &CooperSettings::default())?,
-    ] {
+    for planned in DetectConfig::defaults().runs() {
+        let report = planned.run(&mut store, &|_| {})?;
         println!("  {}", report.line());
     }
     println!("\nlargest SpotSigs clusters:");

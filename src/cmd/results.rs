@@ -97,7 +97,7 @@ pub fn sigs(a: &SigsConfig) -> Result<ExitCode> {
     let mut merged: std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>> =
         Default::default();
     let mut any = false;
-    for method in ["spotsigs", "imatch", "cooper", "andd"] {
+    for method in crate::detect::METHODS.iter().map(|m| m.name()) {
         let Ok(run) = store.resolve_run(method, None) else {
             continue;
         };

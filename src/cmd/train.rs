@@ -1,24 +1,23 @@
 //! `spotcheck train`: the ANDD similarity learned from the coders' labels. Reads the labeled
 //! pairs (`learn::pairs`), the collection's document frequencies and the labeled
 //! documents' k-gram features from the store, trains λ (`learn::andd`), and writes the model
-//! file. Also the store-reading helpers `detect --method andd` shares.
+//! file. The model file and the collection pass live in `learn::corpus` (ANDD detection
+//! shares them); they are re-exported here for existing callers.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use rayon::prelude::*;
 use serde_json::json;
 
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
+pub use crate::learn::corpus::{collection_terms, load_model, save_model, text_kind_of, text_name};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
-use crate::sig::andd::{doc_terms, features, DocFeatures, DocFreqs, DocInput, DocTerms};
+use crate::sig::andd::{features, DocFeatures};
 use crate::store::{Store, TextKind};
-
-/// Documents per chunk streamed from the store.
-const CHUNK: usize = 2048;
 
 /// The default model path: the database's path with the extension `.andd.json`.
 pub fn default_model_path(db: &Path) -> PathBuf {
@@ -134,59 +133,6 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The stored text a model reads.
-pub fn text_kind_of(name: &str) -> TextKind {
-    if name == "visible" {
-        TextKind::Visible
-    } else {
-        TextKind::Main
-    }
-}
-
-pub fn text_name(kind: TextKind) -> &'static str {
-    match kind {
-        TextKind::Visible => "visible",
-        TextKind::Main => "main",
-    }
-}
-
-/// One pass over the collection: the document frequencies of its k-grams (and words), and
-/// the k-gram statistics of the documents in `keep`.
-pub fn collection_terms(
-    store: &Store,
-    text: TextKind,
-    k: usize,
-    keep: &HashSet<i64>,
-) -> Result<(DocFreqs, HashMap<i64, DocTerms>)> {
-    let titles = store.doc_titles()?;
-    let mut dfs = DocFreqs::default();
-    let mut kept = HashMap::new();
-    store.for_each_text_chunk(text, CHUNK, |chunk| {
-        let terms: Vec<DocTerms> = chunk
-            .par_iter()
-            .map(|d| {
-                let title = titles.get(&d.id).map_or("", String::as_str);
-                doc_terms(
-                    &DocInput {
-                        text: &d.text,
-                        title,
-                        url: &d.url,
-                    },
-                    k,
-                )
-            })
-            .collect();
-        for (d, t) in chunk.iter().zip(terms) {
-            dfs.add(&t);
-            if keep.contains(&d.id) {
-                kept.insert(d.id, t);
-            }
-        }
-        Ok(())
-    })?;
-    Ok((dfs, kept))
-}
-
 /// The weight of a sampled negative when the threshold is chosen: every unlabeled pair of
 /// labeled documents from different clusters is a negative in the collection, and the
 /// sampled ones are a sample of them, so each stands for
@@ -268,19 +214,6 @@ pub fn train_on_weighted(
         })
         .collect();
     andd::train(&docs, &indexed, opts, text_name(text), progress)
-}
-
-/// Reads a model file.
-pub fn load_model(path: &Path) -> Result<AnddModel> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read ANDD model {}", path.display()))?;
-    AnddModel::from_json(&text, &path.display().to_string())
-}
-
-/// Writes a model file.
-pub fn save_model(model: &AnddModel, path: &Path) -> Result<()> {
-    std::fs::write(path, model.to_json() + "\n")
-        .with_context(|| format!("cannot write ANDD model {}", path.display()))
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use anyhow::Result;
 
-use super::evidence::{kgram_highlights, normalize_spans, word_diff, EvidenceProvider, Highlight};
+use super::evidence::{word_diff, EvidenceProvider, Highlight};
 use super::sanitize::sanitize;
 use super::wrap::wrap;
 use crate::store::{Store, TextKind};
@@ -44,8 +44,6 @@ pub enum Job {
         kind: TextKind,
         width: usize,
         evidence: Option<SharedEvidence>,
-        /// ANDD's top k-grams of the pair, highlighted in both texts (empty when blind).
-        andd_grams: Vec<String>,
     },
     /// The word diff of two sanitized texts.
     Diff {
@@ -239,7 +237,6 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             kind,
             width,
             evidence,
-            andd_grams,
         } => {
             if store.is_none() {
                 *store = Some(Store::open_for_session_thread(db)?);
@@ -257,17 +254,10 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 })
             };
             let (left, right) = (text(a)?, text(b)?);
-            let (mut lh, mut rh) = match &evidence {
+            let (lh, rh) = match &evidence {
                 Some(e) => e.highlights(&left, &right),
                 None => (Vec::new(), Vec::new()),
             };
-            if !andd_grams.is_empty() {
-                for (text, spans) in [(&left, &mut lh), (&right, &mut rh)] {
-                    let mut all = kgram_highlights(text, &andd_grams);
-                    all.append(spans);
-                    *spans = normalize_spans(text, all);
-                }
-            }
             Ok(Output::Pair {
                 left: prepared(left, lh, width),
                 right: prepared(right, rh, width),

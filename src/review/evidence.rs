@@ -1,7 +1,7 @@
 //! Spans to highlight in the pair view: the evidence two documents share, and the
-//! word-level diff between them. The real explanations (which spot signatures matched,
-//! which I-Match lexicon terms) belong to the detectors; they plug in through
-//! [`EvidenceProvider`]. Until then [`SharedWords`] approximates both kinds from the texts.
+//! word-level diff between them. The explanations belong to the detectors (each method's
+//! `explain` in `detect`, under the parameters of the run that proposed the pair);
+//! [`DetectorEvidence`] gathers them, [`SharedWords`] approximates them from the texts.
 
 use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
@@ -9,28 +9,8 @@ use std::time::Duration;
 
 use crate::text::{tokenize, WordList};
 
-/// What a highlighted span shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HighlightKind {
-    /// Part of a spot signature both documents contain.
-    SpotSig,
-    /// A lexicon term both documents contain.
-    LexiconTerm,
-    /// Text only the right-hand document has (diff view).
-    DiffInsert,
-    /// Text only the left-hand document has (diff view).
-    DiffDelete,
-    /// A k-gram that weighs most in the pair under the ANDD model.
-    AnddGram,
-}
-
-/// A byte range of a (sanitized) text to draw in the style of `kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Highlight {
-    pub start: usize,
-    pub end: usize,
-    pub kind: HighlightKind,
-}
+pub use crate::detect::andd::{andd_grams, kgram_highlights};
+pub use crate::detect::{Highlight, HighlightKind};
 
 /// Explains a pair: the spans of each text that are evidence of duplication. Spans are
 /// sorted by start and do not overlap.
@@ -158,94 +138,73 @@ impl EvidenceProvider for SharedWords {
     }
 }
 
-/// The detectors' own explanation: the words of every spot signature (SpotSigs' default
-/// antecedents, chain and distance) that both texts contain, and, as lexicon terms, every
-/// other I-Match term (the detector's term filter, minus stopwords) both texts contain. The
-/// collection's lexicon is not at hand in the pair view, so every shared term is shown.
+/// The detectors' own explanation of a pair, each method's under the parameters of one of
+/// its runs: every method of the table with a run explains with that run's stored
+/// parameters and the pair's detail in it; a default method without a run (SpotSigs,
+/// I-Match) explains with its defaults, so the pair view of a database with one detector's
+/// runs still shows shared passages and terms.
+#[derive(Debug, Clone)]
 pub struct DetectorEvidence {
-    spotsigs: crate::sig::spotsigs::SpotSigParams,
-    terms: crate::sig::lexicon::TermOptions,
-    stopwords: WordList,
+    /// (method, the run's stored parameters, the pair's detail in that run).
+    runs: Vec<(&'static str, serde_json::Value, Option<String>)>,
 }
 
 impl Default for DetectorEvidence {
+    /// Every default method with its default parameters.
     fn default() -> Self {
-        DetectorEvidence {
-            spotsigs: Default::default(),
-            terms: Default::default(),
-            stopwords: WordList::default_stopwords(),
+        DetectorEvidence::for_runs(Vec::new())
+    }
+}
+
+impl DetectorEvidence {
+    /// The explanation of the given runs: `(method, stored parameters, detail)`, one per
+    /// method (the run that proposed the pair, or the method's latest).
+    pub fn for_runs(runs: Vec<(String, serde_json::Value, Option<String>)>) -> Self {
+        let mut out = Vec::new();
+        for m in crate::detect::METHODS {
+            match runs.iter().find(|r| r.0 == m.name()) {
+                Some((_, params, detail)) => out.push((m.name(), params.clone(), detail.clone())),
+                None if m.in_all() == crate::detect::InAll::Always => {
+                    out.push((m.name(), serde_json::json!({}), None))
+                }
+                None => {}
+            }
         }
+        DetectorEvidence { runs: out }
     }
 }
 
 impl EvidenceProvider for DetectorEvidence {
     fn highlights(&self, left: &str, right: &str) -> (Vec<Highlight>, Vec<Highlight>) {
-        let shared = crate::sig::spotsigs::shared_signatures(left, right, &self.spotsigs);
-        let terms = crate::sig::imatch::shared_terms_with(
-            left,
-            right,
-            &|t| !self.stopwords.contains(t),
-            &self.terms,
-        );
         let mut l: Vec<Highlight> = Vec::new();
         let mut r: Vec<Highlight> = Vec::new();
-        let span = |(start, end): (usize, usize), kind| Highlight { start, end, kind };
-        for sig in &shared {
-            l.extend(sig.spans_a.iter().map(|s| span(*s, HighlightKind::SpotSig)));
-            r.extend(sig.spans_b.iter().map(|s| span(*s, HighlightKind::SpotSig)));
-        }
-        for t in &terms.shared {
-            l.extend(t.in_a.iter().map(|s| span(*s, HighlightKind::LexiconTerm)));
-            r.extend(t.in_b.iter().map(|s| span(*s, HighlightKind::LexiconTerm)));
+        for (name, params, detail) in &self.runs {
+            let Some(m) = crate::detect::method(name) else {
+                continue;
+            };
+            let pair = crate::detect::PairText {
+                left,
+                right,
+                detail: detail.as_deref(),
+            };
+            let (ml, mr) = m.explain(params, &pair);
+            l.extend(ml);
+            r.extend(mr);
         }
         (normalize_spans(left, l), normalize_spans(right, r))
     }
 }
 
-/// The k-grams an ANDD run named as the pair's evidence: its pair detail reads
-/// `top k-grams: a, b c, d` (words of a k-gram joined by spaces, k-grams by ", ").
-pub fn andd_grams(detail: &str) -> Vec<String> {
-    detail
-        .strip_prefix("top k-grams: ")
-        .map(|list| {
-            list.split(", ")
-                .map(str::trim)
-                .filter(|g| !g.is_empty())
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Every occurrence in `text` of the given k-grams (lowercased words joined by one space)
-/// as an `AnddGram` span from its first word to its last.
-pub fn kgram_highlights(text: &str, grams: &[String]) -> Vec<Highlight> {
-    let wanted: HashSet<Vec<&str>> = grams.iter().map(|g| g.split(' ').collect()).collect();
-    let mut sizes: Vec<usize> = wanted.iter().map(Vec::len).collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let tokens = tokenize(text);
-    let mut out = Vec::new();
-    for k in sizes.into_iter().filter(|&k| k > 0) {
-        for w in tokens.windows(k) {
-            let words: Vec<&str> = w.iter().map(|t| t.norm.as_str()).collect();
-            if wanted.contains(&words) {
-                out.push(Highlight {
-                    start: w[0].start,
-                    end: w[k - 1].end,
-                    kind: HighlightKind::AnddGram,
-                });
-            }
-        }
-    }
-    out
-}
-
 /// Sorts spans, drops those overlapping an earlier one (a signature word wins over the
-/// same word as a lexicon term) and joins signature words separated only by punctuation
+/// same word as a model's k-gram or a lexicon term) and joins signature words separated only by punctuation
 /// or spaces, so a shared passage reads as one highlighted run.
 pub fn normalize_spans(text: &str, mut spans: Vec<Highlight>) -> Vec<Highlight> {
-    let rank = |k: HighlightKind| u8::from(k != HighlightKind::SpotSig);
+    // At one start a signature wins, then a model's k-gram, then a shared term.
+    let rank = |k: HighlightKind| match k {
+        HighlightKind::SpotSig => 0u8,
+        HighlightKind::AnddGram => 1,
+        _ => 2,
+    };
     spans.retain(|h| h.start < h.end && h.end <= text.len());
     spans.sort_by_key(|h| (h.start, rank(h.kind)));
     let mut out: Vec<Highlight> = Vec::with_capacity(spans.len());

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 use rusqlite::{params, OptionalExtension};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Store;
 
@@ -37,8 +37,8 @@ pub struct DocText {
     pub dup_group: Option<i64>,
 }
 
-/// Which stored text a detector reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TextKind {
     Visible,
     Main,

@@ -4,8 +4,9 @@
 
 use std::process::Command;
 
-use spotcheck::cmd::detect::{detect_andd, AnddSettings};
 use spotcheck::cmd::train::{load_model, save_model, train_on_pairs};
+use spotcheck::detect::andd::{Andd, AnddSettings};
+use spotcheck::detect::run_with;
 use spotcheck::learn::andd::TrainOptions;
 use spotcheck::review::{HighlightKind, Session};
 use spotcheck::store::{Store, TextKind};
@@ -126,7 +127,7 @@ fn train_detect_and_review_show_the_models_evidence() {
     assert!(blind.pair.as_ref().unwrap().left.highlights.is_empty());
 
     // A stricter threshold through the library keeps fewer pairs; a rerun is a new run.
-    let strict = detect_andd(
+    let strict = run_with::<Andd>(
         &mut store,
         &AnddSettings {
             model: path.clone(),
@@ -140,7 +141,7 @@ fn train_detect_and_review_show_the_models_evidence() {
     assert!(strict.run > run.id);
     assert_eq!(strict.summary["pairs"], 0);
     // LSH candidates find the same pairs here (they are far above the threshold).
-    let lsh = detect_andd(
+    let lsh = run_with::<Andd>(
         &mut store,
         &AnddSettings {
             model: path,

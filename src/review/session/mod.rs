@@ -28,7 +28,7 @@ pub use cluster::ClusterView;
 pub use pair::{evidence_summary, DocPane, PairView};
 
 use super::background::{SharedEvidence, Worker};
-use super::evidence::{DetectorEvidence, EvidenceProvider};
+use super::evidence::EvidenceProvider;
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
 use crate::model::{Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
@@ -117,8 +117,8 @@ pub struct Viewport {
 /// The work done off the UI thread for the pair view.
 struct Background {
     worker: Worker,
-    /// What explains a pair (the detectors' own evidence, or a stand-in).
-    evidence: SharedEvidence,
+    /// A provider set by `set_evidence_provider` instead of the detectors' explanations.
+    evidence: Option<SharedEvidence>,
 }
 
 /// A review session of one coder.
@@ -178,7 +178,7 @@ impl Session {
             blind,
             background: Background {
                 worker,
-                evidence: std::sync::Arc::new(DetectorEvidence::default()),
+                evidence: None,
             },
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
@@ -222,10 +222,10 @@ impl Session {
         Ok(s)
     }
 
-    /// Replaces the stand-in evidence with a detector's own explanation (it runs on the
+    /// Replaces the detectors' explanations with another provider (it runs on the
     /// background worker, hence `Send + Sync`).
     pub fn set_evidence_provider(&mut self, p: Box<dyn EvidenceProvider + Send + Sync>) {
-        self.background.evidence = std::sync::Arc::from(p);
+        self.background.evidence = Some(std::sync::Arc::from(p));
     }
 
     pub fn store(&self) -> &Store {

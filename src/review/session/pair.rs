@@ -7,8 +7,9 @@ use std::ops::Range;
 use anyhow::Result;
 
 use super::{Mode, Session, SYNC_WRAP_BYTES, WRAPS_KEPT};
+use crate::review::background::SharedEvidence;
 use crate::review::background::{Job, Pane, PreparedText};
-use crate::review::evidence::{andd_grams, Highlight};
+use crate::review::evidence::{DetectorEvidence, Highlight};
 use crate::review::sanitize::sanitize_line;
 use crate::review::wrap::wrap;
 use crate::store::{PairEvidence, TextKind};
@@ -193,6 +194,21 @@ pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
 }
 
 impl Session {
+    /// What explains the pair: each method under the parameters of its latest run (the
+    /// runs the merged queue's entries are built from), so the highlights are the evidence
+    /// those runs used, not the defaults'.
+    fn pair_explanation(&self, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
+        if let Some(custom) = &self.background.evidence {
+            return Ok(custom.clone());
+        }
+        let mut runs = Vec::new();
+        for e in evidence {
+            let params = self.store.resolve_run(&e.method, Some(e.run_id))?.params;
+            runs.push((e.method.clone(), params, e.detail.clone()));
+        }
+        Ok(std::sync::Arc::new(DetectorEvidence::for_runs(runs)))
+    }
+
     /// Opens the pair view on the anchor and the current member: the evidence line at once,
     /// the documents (read, sanitized, compared, wrapped) from the background worker.
     pub(super) fn open_pair(&mut self, kind: TextKind) -> Result<()> {
@@ -208,22 +224,18 @@ impl Session {
         } else {
             self.store.pair_evidence(a, b)?
         };
-        // ANDD's evidence: the k-grams the model weighs most in this pair (highlighted by
-        // the worker, first, so they win over the same words as lexicon terms).
-        let andd_grams: Vec<String> = evidence
-            .iter()
-            .filter(|e| e.method == "andd")
-            .filter_map(|e| e.detail.as_deref())
-            .flat_map(andd_grams)
-            .collect();
+        let explanation = if self.blind {
+            None
+        } else {
+            Some(self.pair_explanation(&evidence)?)
+        };
         let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
         let job = self.background.worker.submit(Job::Pair {
             a,
             b,
             kind,
             width: self.viewport.pane_width.max(1),
-            evidence: (!self.blind).then(|| self.background.evidence.clone()),
-            andd_grams,
+            evidence: explanation,
         });
         self.pair = Some(PairView {
             left,

@@ -1,0 +1,204 @@
+//! The one run driver: what every detection method shares. Prepare (collection-wide work),
+//! store the run with its parameters, stream the method's text from the store in chunks
+//! and sign each chunk in parallel (rayon), find pairs, then store the pairs, the clusters
+//! (largest first, with their weakest bridge), the document signatures and the summary.
+//! Only signatures are kept in memory, never the texts.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use anyhow::Result;
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::json;
+
+use super::method::{validate, Detector, Found, RunContext};
+use crate::cluster::components::clusters_with_bridges;
+use crate::store::{ClusterRow, Store};
+
+/// Documents per chunk streamed from the store and signed in parallel.
+pub const CHUNK: usize = 2048;
+
+/// What the driver reports while it works (the command draws it; the library does not
+/// touch the terminal).
+#[derive(Debug, Clone, Copy)]
+pub enum Progress {
+    /// A method's run starts.
+    Started { method: &'static str },
+    /// `documents` documents signed so far.
+    Signed { documents: usize },
+    /// Signing is over; pairs are being found and stored.
+    Matching,
+    /// The run is stored.
+    Finished,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    pub run: i64,
+    pub method: String,
+    pub summary: serde_json::Value,
+}
+
+impl RunReport {
+    /// The one-line summary `detect` prints.
+    pub fn line(&self) -> String {
+        let s = &self.summary;
+        format!(
+            "{} run {}: {} documents, {} matched on, {} pairs, {} clusters (sizes {}), largest {}; {:.1}s",
+            self.method,
+            self.run,
+            s["documents"],
+            s["matchable"],
+            s["pairs"],
+            s["clusters"],
+            s["cluster_sizes"],
+            s["largest_cluster"],
+            s["seconds"].as_f64().unwrap_or(0.0)
+        )
+    }
+}
+
+/// Runs method `D` with `settings` (checked against the declarations first) and stores the
+/// run. The typed entry point for programs (examples, benchmarks, tests); `detect` plans
+/// its runs from the command line through [`super::plan`].
+pub fn run_with<D: Detector>(store: &mut Store, settings: &D::Settings) -> Result<RunReport> {
+    run_detector::<D>(store, settings, &|_| {})
+}
+
+pub(crate) fn run_detector<D: Detector>(
+    store: &mut Store,
+    settings: &D::Settings,
+    progress: &dyn Fn(Progress),
+) -> Result<RunReport> {
+    validate::<D>(settings).map_err(|e| anyhow::anyhow!("{}: {e}", D::NAME))?;
+    progress(Progress::Started { method: D::NAME });
+    let started = Instant::now();
+    let prepared = D::prepare(settings, store)?;
+    let run = store.create_run(D::NAME, &D::stored_params(settings, &prepared)?)?;
+    let mut ids: Vec<i64> = Vec::new();
+    let mut sigs: Vec<D::Sig> = Vec::new();
+    {
+        let sign = D::signer(&prepared);
+        store.for_each_text_chunk(D::reads(&prepared), CHUNK, |chunk| {
+            let signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
+            ids.extend(chunk.iter().map(|d| d.id));
+            sigs.extend(signed);
+            progress(Progress::Signed {
+                documents: ids.len(),
+            });
+            Ok(())
+        })?;
+    }
+    progress(Progress::Matching);
+    let found = D::find_pairs(
+        prepared,
+        sigs,
+        &RunContext {
+            store,
+            ids: &ids,
+            started,
+        },
+    )?;
+    let Found {
+        pairs,
+        detail,
+        clusters,
+        doc_sig,
+        mut summary,
+    } = found;
+    store.write_run_pairs(
+        run,
+        pairs.iter().enumerate().map(|(i, &(a, b, score))| {
+            (
+                ids[a as usize],
+                ids[b as usize],
+                score,
+                detail.as_ref().and_then(|d| d(i)),
+            )
+        }),
+    )?;
+    let clusters = clusters.unwrap_or_else(|| cluster_rows(&ids, &pairs));
+    drop(pairs);
+    merge(&mut summary, store_clusters(store, run, clusters)?);
+    store.write_run_doc_sigs(
+        run,
+        ids.iter()
+            .enumerate()
+            .filter_map(|(i, &id)| doc_sig(i).map(|s| (id, s))),
+    )?;
+    merge(
+        &mut summary,
+        json!({"seconds": started.elapsed().as_secs_f64()}),
+    );
+    store.finish_run(run, &summary)?;
+    progress(Progress::Finished);
+    Ok(RunReport {
+        run,
+        method: D::NAME.into(),
+        summary,
+    })
+}
+
+/// Adds the fields of object `b` to object `a`.
+pub fn merge(a: &mut serde_json::Value, b: serde_json::Value) {
+    if let (Some(a), serde_json::Value::Object(b)) = (a.as_object_mut(), b) {
+        a.extend(b);
+    }
+}
+
+/// Clusters (connected components with their weakest bridge) of a pair graph over document
+/// indices, as store rows.
+pub fn cluster_rows(ids: &[i64], edges: &[(u32, u32, f64)]) -> Vec<ClusterRow> {
+    clusters_with_bridges(ids.len(), edges)
+        .into_iter()
+        .map(|c| ClusterRow {
+            members: c.members.iter().map(|&m| ids[m as usize]).collect(),
+            min_score: Some(c.min_sim),
+            max_score: Some(c.max_sim),
+            weakest_bridge: c
+                .weakest_bridge
+                .map(|(a, b, w)| (ids[a as usize], ids[b as usize], w)),
+        })
+        .collect()
+}
+
+/// Cluster size histogram: "2:120 3-5:40 ...".
+fn size_histogram(sizes: &[usize]) -> BTreeMap<&'static str, usize> {
+    let mut h = BTreeMap::new();
+    for &s in sizes {
+        let k = match s {
+            0..=2 => "2",
+            3..=5 => "3-5",
+            6..=10 => "6-10",
+            11..=50 => "11-50",
+            51..=100 => "51-100",
+            _ => ">100",
+        };
+        *h.entry(k).or_insert(0) += 1;
+    }
+    h
+}
+
+/// Stores clusters (largest first) and returns the summary fields about them.
+fn store_clusters(
+    store: &mut Store,
+    run: i64,
+    mut rows: Vec<ClusterRow>,
+) -> Result<serde_json::Value> {
+    rows.sort_by(|x, y| {
+        y.members
+            .len()
+            .cmp(&x.members.len())
+            .then(x.members.cmp(&y.members))
+    });
+    let sizes: Vec<usize> = rows.iter().map(|c| c.members.len()).collect();
+    store.write_run_clusters(run, &rows)?;
+    Ok(json!({
+        "clusters": rows.len(),
+        "cluster_sizes": size_histogram(&sizes),
+        "largest_cluster": sizes.first().copied().unwrap_or(0),
+        "clustered_documents": sizes.iter().sum::<usize>(),
+    }))
+}

@@ -1,0 +1,381 @@
+//! SpotSigs (Theobald, Siddharth, Paepcke, SIGIR 2008) as a row of the method table: spot
+//! signatures per document, an idf window and the site-boilerplate rule, the exact
+//! partitioned matcher, exact duplicates paired by content hash; a pair is explained by the
+//! spot signatures both texts contain.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::explain::{Highlight, HighlightKind};
+use super::method::{Detector, Found, InAll, PairText, RunContext};
+use super::params::{Kind, Param, Value};
+use crate::cluster::spotsigs_matcher::{match_pairs, MatchMode};
+use crate::sig::spotsigs::{
+    self, build_vectors, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
+    DEFAULT_DISTANCE,
+};
+use crate::store::{DocText, Store, TextKind};
+use crate::text::WordList;
+
+/// Default cap of the site rule: a signature on more than 50 pages of one site is the
+/// site's boilerplate even when that is under 2% of it (see `SiteBoilerplate`; measured
+/// in BENCHMARKS.md).
+pub const DEFAULT_SITE_BOILERPLATE_PAGES: usize = 50;
+
+/// Smallest site (in pages) the site rule applies to.
+const SITE_RULE_MIN_PAGES: usize = 10;
+
+/// SpotSigs settings of one run (stored as the run's parameters, keys as since v1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SpotSigsSettings {
+    pub tau: f64,
+    pub idf_min: f64,
+    /// `None`: keep every signature found in at least two documents (see README).
+    pub idf_max: Option<f64>,
+    pub distance: usize,
+    pub chain: usize,
+    pub antecedents: Option<PathBuf>,
+    pub text: TextKind,
+    pub min_sigs: usize,
+    /// Per-site boilerplate removal: (min pages of a site, max fraction of its pages).
+    pub site_boilerplate: Option<(usize, f64)>,
+    /// With the site rule: a signature on more than this many pages of one site is its
+    /// boilerplate whatever the fraction (`None`: no cap).
+    pub site_boilerplate_pages: Option<usize>,
+}
+
+impl Default for SpotSigsSettings {
+    fn default() -> Self {
+        SpotSigsSettings {
+            tau: 0.9,
+            idf_min: 0.2,
+            idf_max: None,
+            distance: DEFAULT_DISTANCE,
+            chain: DEFAULT_CHAIN,
+            antecedents: None,
+            text: TextKind::Visible,
+            min_sigs: 2,
+            site_boilerplate: Some((SITE_RULE_MIN_PAGES, 0.02)),
+            site_boilerplate_pages: Some(DEFAULT_SITE_BOILERPLATE_PAGES),
+        }
+    }
+}
+
+impl SpotSigsSettings {
+    /// The paper's exact setting: visible text, idf window [0.2, 0.85], no boilerplate rule.
+    pub fn paper() -> Self {
+        SpotSigsSettings {
+            idf_max: Some(0.85),
+            text: TextKind::Visible,
+            min_sigs: 1,
+            site_boilerplate: None,
+            site_boilerplate_pages: None,
+            ..Self::default()
+        }
+    }
+
+    /// The signature extraction these settings describe.
+    fn extraction(&self) -> Result<SpotSigParams> {
+        Ok(SpotSigParams {
+            antecedents: match &self.antecedents {
+                Some(p) => WordList::load(p)?,
+                None => spotsigs::default_antecedents(),
+            },
+            stopwords: WordList::default_stopwords(),
+            distance: self.distance,
+            chain: self.chain,
+        })
+    }
+}
+
+/// The SpotSigs row of the method table.
+pub struct SpotSigs;
+
+type S = SpotSigsSettings;
+
+static PARAMS: &[Param<S>] = &[
+    Param {
+        flag: "paper",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "SpotSigs exactly as the paper: visible text, idf [0.2, 0.85], no site rule, min 1 \
+               signature (other flags still apply on top).",
+        paper: Some("on"),
+        get: |_| Some(Value::Switch(false)),
+        unset: "",
+        set: |s, v| {
+            if v.on() {
+                *s = S::paper();
+            }
+        },
+    },
+    Param {
+        flag: "tau",
+        value_name: "F",
+        kind: Kind::open_closed(0.0, 1.0),
+        help: "Multiset-Jaccard threshold τ of a pair.",
+        paper: None,
+        get: |s| Some(Value::Float(s.tau)),
+        unset: "",
+        set: |s, v| s.tau = v.float(),
+    },
+    Param {
+        flag: "idf",
+        value_name: "MIN,MAX",
+        kind: Kind::Window { auto: true },
+        help: "Normalized-idf window log(N/df)/log(N) of the signatures kept; `MIN,auto` keeps \
+               every signature found in two or more documents.",
+        paper: Some("0.2,0.85"),
+        get: |s| Some(Value::Window(s.idf_min, s.idf_max)),
+        unset: "",
+        set: |s, v| (s.idf_min, s.idf_max) = v.window(),
+    },
+    Param {
+        flag: "spot-distance",
+        value_name: "N",
+        kind: Kind::Int { min: 1, max: 64 },
+        help: "Spot distance d: a chain takes every d-th non-stopword.",
+        paper: Some("2"),
+        get: |s| Some(Value::Int(s.distance as u64)),
+        unset: "",
+        set: |s, v| s.distance = v.int() as usize,
+    },
+    Param {
+        flag: "chain",
+        value_name: "N",
+        kind: Kind::Int { min: 1, max: 64 },
+        help: "Chain length c: non-stopwords per signature.",
+        paper: Some("3"),
+        get: |s| Some(Value::Int(s.chain as u64)),
+        unset: "",
+        set: |s, v| s.chain = v.int() as usize,
+    },
+    Param {
+        flag: "antecedents",
+        value_name: "FILE",
+        kind: Kind::File,
+        help: "Antecedent words (one per line) that start a signature.",
+        paper: Some("articles, be, can, will, have, do"),
+        get: |s| s.antecedents.clone().map(Value::File),
+        unset: "assets/antecedents.txt",
+        set: |s, v| s.antecedents = Some(v.path()),
+    },
+    Param {
+        flag: "min-sigs",
+        value_name: "N",
+        kind: Kind::at_least(1),
+        help: "Documents with fewer signatures are left out of matching.",
+        paper: Some("1"),
+        get: |s| Some(Value::Int(s.min_sigs as u64)),
+        unset: "",
+        set: |s, v| s.min_sigs = v.int() as usize,
+    },
+    Param {
+        flag: "site-boilerplate",
+        value_name: "FRACTION",
+        kind: Kind::closed(0.0, 1.0),
+        help: "Drop a site's boilerplate: signatures on more than this fraction of the site's \
+               pages (sites of at least 10 pages); 0 = keep everything.",
+        paper: Some("0"),
+        get: |s| Some(Value::Float(s.site_boilerplate.map_or(0.0, |(_, f)| f))),
+        unset: "",
+        set: |s, v| {
+            let f = v.float();
+            s.site_boilerplate = (f > 0.0).then_some((SITE_RULE_MIN_PAGES, f));
+        },
+    },
+    Param {
+        flag: "site-boilerplate-pages",
+        value_name: "N",
+        kind: Kind::at_least(0),
+        help: "With the site rule, a signature on more than N pages of one site is boilerplate \
+               whatever the fraction; 0 = no cap.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(s.site_boilerplate_pages.unwrap_or(0) as u64)),
+        unset: "",
+        set: |s, v| {
+            let n = v.int() as usize;
+            s.site_boilerplate_pages = (n > 0).then_some(n);
+        },
+    },
+];
+
+/// What signing one document keeps.
+pub struct DocSigs {
+    sigs: Vec<String>,
+    site: String,
+    /// The exact-duplicate group of a document with some text.
+    dup_group: Option<i64>,
+}
+
+impl Detector for SpotSigs {
+    type Settings = SpotSigsSettings;
+    type Prepared = (SpotSigParams, SpotSigsSettings);
+    type Sig = DocSigs;
+
+    const NAME: &'static str = "spotsigs";
+    const TITLE: &'static str = "SpotSigs";
+    const IN_ALL: InAll = InAll::Always;
+
+    fn params() -> &'static [Param<S>] {
+        PARAMS
+    }
+
+    fn text(s: &mut S) -> Option<&mut TextKind> {
+        Some(&mut s.text)
+    }
+
+    fn prepare(s: &S, _store: &Store) -> Result<Self::Prepared> {
+        Ok((s.extraction()?, s.clone()))
+    }
+
+    fn reads(p: &Self::Prepared) -> TextKind {
+        p.1.text
+    }
+
+    fn signer((params, _): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+        move |d| DocSigs {
+            sigs: spotsigs::extract_text(&d.text, params)
+                .into_iter()
+                .map(|x| x.sig)
+                .collect(),
+            site: site_of(&d.url).to_string(),
+            // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
+            // their signatures: the content hash settles them without the matcher.
+            dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
+        }
+    }
+
+    fn find_pairs((_, s): Self::Prepared, docs: Vec<DocSigs>, ctx: &RunContext) -> Result<Found> {
+        let n = docs.len();
+        let mut dup_groups: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+        for (i, d) in docs.iter().enumerate() {
+            if let Some(g) = d.dup_group {
+                dup_groups.entry(g).or_default().push(i);
+            }
+        }
+        let (sig_lists, sites): (Vec<Vec<String>>, Vec<String>) =
+            docs.into_iter().map(|d| (d.sigs, d.site)).unzip();
+        // Keep every signature that occurs in two or more documents unless told otherwise:
+        // the largest idf a shared signature can have is log(N/2)/log(N).
+        let idf_max = s
+            .idf_max
+            .unwrap_or_else(|| spotsigs::normalized_idf(n.max(2), 2) + 1e-12);
+        let opts = VectorOptions {
+            idf_min: s.idf_min,
+            idf_max,
+            min_sigs: s.min_sigs,
+            site_boilerplate: s
+                .site_boilerplate
+                .map(|(min_site_docs, max_site_fraction)| SiteBoilerplate {
+                    min_site_docs,
+                    max_site_fraction,
+                    max_site_pages: s.site_boilerplate_pages,
+                }),
+        };
+        let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
+        let collection = build_vectors(&sig_lists, Some(&site_refs), &opts);
+        drop(sig_lists);
+        let signed_at = ctx.started.elapsed().as_secs_f64();
+
+        let (index, vectors): (Vec<usize>, Vec<_>) =
+            collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
+        let (pairs, stats) = match_pairs(&vectors, s.tau, MatchMode::Full);
+        let matched_at = ctx.started.elapsed().as_secs_f64();
+        let mut doc_pairs: Vec<(u32, u32, f64)> = pairs
+            .iter()
+            .map(|&(a, b, sim)| (index[a as usize] as u32, index[b as usize] as u32, sim))
+            .collect();
+        let matched = doc_pairs.len();
+        doc_pairs.extend(exact_duplicate_pairs(dup_groups.values()));
+        doc_pairs.sort_by_key(|p| (p.0, p.1));
+        doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
+        let exact_pairs_added = doc_pairs.len() - matched;
+        let summary = json!({
+            "documents": n,
+            "matchable": vectors.len(),
+            "too_few_signatures": collection.too_few_sigs,
+            "signatures_outside_idf_window": collection.sigs_outside_idf,
+            "boilerplate_occurrences_dropped": collection.boilerplate_occurrences,
+            "idf_max_used": idf_max,
+            "pairs": doc_pairs.len(),
+            "exact_duplicate_pairs_added": exact_pairs_added,
+            "match_stats": format!("{stats:?}"),
+            "sign_seconds": signed_at,
+            "match_seconds": matched_at - signed_at,
+        });
+        drop(vectors);
+        Ok(Found {
+            pairs: doc_pairs,
+            detail: None,
+            clusters: None,
+            doc_sig: Box::new(move |i| {
+                let v = collection.vectors.get(i)?.as_ref()?;
+                let m: serde_json::Map<String, serde_json::Value> = v
+                    .entries()
+                    .iter()
+                    .filter_map(|&(id, f)| Some((collection.vocab.name(id)?.to_string(), f.into())))
+                    .collect();
+                Some(serde_json::Value::Object(m))
+            }),
+            summary,
+        })
+    }
+
+    /// The words of every spot signature (this run's antecedents, distance and chain) both
+    /// texts contain.
+    fn explain(s: &S, pair: &PairText) -> (Vec<Highlight>, Vec<Highlight>) {
+        // An antecedent file that is gone since the run explains with the default list
+        // rather than not at all.
+        let params = s.extraction().unwrap_or_else(|_| SpotSigParams {
+            distance: s.distance,
+            chain: s.chain,
+            ..SpotSigParams::default()
+        });
+        let shared = spotsigs::shared_signatures(pair.left, pair.right, &params);
+        let spot = Highlight::of(HighlightKind::SpotSig);
+        (
+            shared
+                .iter()
+                .flat_map(|sig| sig.spans_a.iter().map(&spot))
+                .collect(),
+            shared
+                .iter()
+                .flat_map(|sig| sig.spans_b.iter().map(&spot))
+                .collect(),
+        )
+    }
+}
+
+/// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.
+pub fn site_of(url: &str) -> &str {
+    match url.split_once("://") {
+        Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or(rest),
+        None => url.split('/').next().unwrap_or(url),
+    }
+}
+
+/// Largest exact-duplicate group whose pairs are all listed.
+const MAX_EXACT_GROUP_PAIRS: usize = 200;
+
+/// Pairs at similarity 1 inside each exact-duplicate group (members are indices, in
+/// order). A group larger than [`MAX_EXACT_GROUP_PAIRS`] members is linked as a star to its
+/// first member, which keeps the cluster and bounds the pair count.
+fn exact_duplicate_pairs<'a>(groups: impl Iterator<Item = &'a Vec<usize>>) -> Vec<(u32, u32, f64)> {
+    let mut out = Vec::new();
+    for g in groups.filter(|g| g.len() > 1) {
+        if g.len() > MAX_EXACT_GROUP_PAIRS {
+            out.extend(g[1..].iter().map(|&m| (g[0] as u32, m as u32, 1.0)));
+            continue;
+        }
+        for (i, &a) in g.iter().enumerate() {
+            out.extend(g[i + 1..].iter().map(|&b| (a as u32, b as u32, 1.0)));
+        }
+    }
+    out
+}
