@@ -31,7 +31,8 @@ pub struct TriageRule {
     pub help: &'static str,
 }
 
-/// Pages with fewer visible characters than this are near-empty.
+/// Pages with fewer visible characters than this are near-empty (the store counts the
+/// characters of texts under 4 × this many bytes only).
 pub const NEAR_EMPTY_CHARS: i64 = 50;
 
 /// The triage rules, in the order they are tried (a page counts under the first it matches).

@@ -14,6 +14,7 @@ use super::decision_log::parse_tags;
 use super::review::{parse_key, target_key};
 use super::review_status::rebuild_statuses;
 use super::Store;
+use crate::model::triage::NEAR_EMPTY_CHARS;
 use crate::model::{
     agreement_label, build_entries, queue_order, triage, DetectorPairs, DocFacts, Entry,
     EntryConfig, LabelStatus, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, TriageCounts,
@@ -371,9 +372,17 @@ fn latest_runs(conn: &Connection) -> Result<Vec<(String, i64)>> {
 
 /// Every stored document's triage facts.
 fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
-    let mut st = conn.prepare(
-        "SELECT id, url, http_status, length(visible_text), dup_group FROM documents ORDER BY id",
-    )?;
+    // Characters are counted only for short texts: a text of 4 × NEAR_EMPTY_CHARS bytes or
+    // more has at least NEAR_EMPTY_CHARS characters (UTF-8 takes at most 4 bytes a
+    // character), and octet_length does not read the text itself.
+    let short = 4 * NEAR_EMPTY_CHARS;
+    let mut st = conn.prepare(&format!(
+        "SELECT id, url, http_status,
+           CASE WHEN octet_length(visible_text) < {short} THEN length(visible_text)
+                ELSE {short} END,
+           dup_group
+         FROM documents ORDER BY id"
+    ))?;
     let rows = st.query_map([], |r| {
         Ok(DocFacts {
             id: r.get(0)?,
