@@ -754,3 +754,44 @@ fn a_merged_entry_shows_its_agreement_and_collapses_exact_copies() {
         LabelStatus::Confirmed
     );
 }
+
+/// A verdict that changes the coder's earlier labels, or labels more pairs than the
+/// threshold, shows what it will do and waits for `y`; any other key cancels.
+#[test]
+fn a_contradicting_or_big_decision_shows_its_consequence_first() {
+    let f = fixture();
+    let d = f.docs.clone();
+    let mut s = f.session("ann");
+    // ann says Daily Courier and Metro Post differ, in the pair view.
+    press(&mut s, &["Enter", "Enter", "x", "q", "q"]);
+    s.wait_background();
+    let buf = press(&mut s, &["g", "y"]);
+    insta::assert_snapshot!("consequence_prompt", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(
+        t.contains("confirms 3 pairs among 3 pages; overrides 1 earlier 'different' label by ann"),
+        "{t}"
+    );
+    // Any other key cancels: nothing recorded.
+    press(&mut s, &["n"]);
+    assert!(
+        s.pending.is_none() && s.message.starts_with("cancelled"),
+        "{}",
+        s.message
+    );
+    assert_eq!(f.store().decision_log("ann").unwrap().len(), 1);
+    // y goes ahead.
+    press(&mut s, &["g", "y", "y"]);
+    s.wait_background();
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    // A big decision asks too, without any contradiction.
+    s.prompt_above_pairs = 0;
+    let t = text_of(&press(&mut s, &["j", "x"]));
+    assert!(
+        t.contains("rejects 1 pairs among 2 pages. y: go ahead"),
+        "{t}"
+    );
+}

@@ -31,7 +31,7 @@ use super::background::{SharedEvidence, Worker};
 use super::evidence::EvidenceProvider;
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
-use crate::model::{Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
+use crate::model::{Decision, Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
 use crate::store::Store;
 use saving::Saving;
 
@@ -95,6 +95,18 @@ impl InputKind {
     }
 }
 
+/// Decisions labeling more pairs than this show their consequence and ask first.
+pub const PROMPT_ABOVE_PAIRS: u64 = 1000;
+
+/// A verdict shown with its consequence, recorded only after `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingDecision {
+    pub decision: Decision,
+    pub target: Vec<i64>,
+    /// "confirms 1,225 pairs among 50 pages; overrides 3 earlier 'different' labels by ann".
+    pub consequence: String,
+}
+
 /// The open prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Input {
@@ -140,6 +152,11 @@ pub struct Session {
     pub cluster: Option<ClusterView>,
     pub pair: Option<PairView>,
     pub input: Option<Input>,
+    /// A big or contradicting decision waiting for the coder's `y` (see
+    /// [`Session::answer_pending`]).
+    pub pending: Option<PendingDecision>,
+    /// Decisions labeling more pairs than this ask first (`u64::MAX`: never for size).
+    pub prompt_above_pairs: u64,
     pub message: String,
     pub progress: Vec<Progress>,
     /// What noise triage kept out of the default queue (documents per rule, copies).
@@ -191,6 +208,8 @@ impl Session {
             cluster: None,
             pair: None,
             input: None,
+            pending: None,
+            prompt_above_pairs: PROMPT_ABOVE_PAIRS,
             message: String::new(),
             progress: Vec::new(),
             triage: TriageCounts::default(),
