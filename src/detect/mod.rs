@@ -19,6 +19,7 @@ pub mod driver;
 pub mod explain;
 pub mod imatch;
 pub mod method;
+pub mod minhash;
 pub mod params;
 pub mod spotsigs;
 
@@ -42,6 +43,7 @@ pub static METHODS: &[&dyn Method] = &[
     &imatch::IMatch,
     &cooper::Cooper,
     &andd::Andd,
+    &minhash::MinHash,
 ];
 
 /// A row of the method table, without its settings type.
