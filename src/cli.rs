@@ -13,6 +13,7 @@ use crate::cmd::eval::EvalConfig;
 use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
+use crate::cmd::queue::QueueConfig;
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
 use crate::cmd::stats::StatsConfig;
@@ -101,6 +102,7 @@ pub struct DemoArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = queue_after_help())]
 pub struct ReviewArgs {
     #[command(flatten)]
     pub db: DbArg,
@@ -113,6 +115,29 @@ pub struct ReviewArgs {
     /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = queue_after_help())]
+pub struct QueueArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Whose statuses decide which entries are closed; default: $USER, else "coder".
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Also the triaged noise and the entries the coder has closed.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+}
+
+/// The triage rules under `queue --help` (from the rule table).
+fn queue_after_help() -> String {
+    format!(
+        "Noise triage (kept out of the default queue; --all or the X key shows them):\n{}",
+        crate::model::triage_help()
+    )
 }
 
 /// The `--method` of `pairs` and `clusters`: one row of the method table (not `all`).
@@ -374,6 +399,8 @@ pub enum Command {
     Errors(ListArgs),
     /// The review workbench (terminal UI).
     Review(ReviewArgs),
+    /// The review queue's entries as the workbench shows them, in its order (JSONL or TSV).
+    Queue(QueueArgs),
     /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
     Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
@@ -436,6 +463,17 @@ impl ReviewArgs {
             coder: self.coder.clone(),
             blind: self.blind,
             keymap: self.keymap.clone(),
+        }
+    }
+}
+
+impl QueueArgs {
+    pub fn config(&self) -> QueueConfig {
+        QueueConfig {
+            db: self.db.db.clone(),
+            coder: self.coder.clone(),
+            all: self.all,
+            format: self.format.into(),
         }
     }
 }
@@ -598,6 +636,7 @@ pub fn main() -> ExitCode {
         Command::Sigs(a) => cmd::results::sigs(&a.config()),
         Command::Runs(a) => cmd::results::runs(&a.config()),
         Command::Review(a) => cmd::review::run(&a.config()),
+        Command::Queue(a) => cmd::queue::run(&a.config()),
         Command::Export(a) => with_config(a.config(), cmd::export::run),
         Command::Eval(a) => cmd::eval::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),

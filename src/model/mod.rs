@@ -1,24 +1,35 @@
 //! The review domain as typed data with pure rules: what a decision is and what it implies
 //! (`decision`), the decision log and what undo and redo mean (`log`), labels of sets and
 //! pairs (`label`), the status of a cluster (`status`), a log replayed in memory
-//! (`replay`), the queue's rows, filters and orders (`queue`), progress and agreement
+//! (`replay`), the merged queue's entries (`entries`), noise triage (`triage`), the
+//! queue's rows, filters and orders (`queue`), progress and agreement
 //! (`agreement`). No I/O: the store persists these types and the review session shows
 //! them.
 
 pub mod agreement;
 pub mod decision;
+pub mod entries;
 pub mod label;
 pub mod log;
 pub mod queue;
 pub mod replay;
 pub mod status;
+pub mod triage;
 
 pub use agreement::{agreement_of, cohens_kappa, kappa_cell, Agreement, Progress};
 pub use decision::{touches_cluster, with_batch, Decision, PairRule, DECISION_ACTIONS};
+pub use entries::{
+    agreement_label, build_entries, DetectorPairs, Entry, EntryConfig, MergedPair, MAX_ENTRY_SIZE,
+};
 pub use label::{normalized_groups, Label, LabelSet, LabelStatus, PairLabel};
 pub use log::{
     active_decisions, label_of, last_verdict, parse_set_key, set_key, DecisionRow, LogEntry,
 };
-pub use queue::{queue_order, QueueFilter, QueueKey, QueueRow, QueueSort};
+pub use queue::{
+    queue_order, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, MERGED_QUEUE,
+};
 pub use replay::Labels;
 pub use status::{cluster_review, derive_status, pair_count, ClusterReview, PairCounts};
+pub use triage::{
+    triage, triage_help, triage_markdown, DocFacts, TriageCounts, TriageRule, TRIAGE_RULES,
+};

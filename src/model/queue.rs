@@ -1,5 +1,5 @@
-//! The review queue: one entry per cluster (two members or more) of a finished detector
-//! run ([`QueueRow`]), which of them a coder is shown ([`QueueFilter`]) and in what order
+//! The review queue: one row per entry of the merged queue ([`QueueRow`]; the entries are
+//! built in [`super::entries`]), which of them a coder is shown ([`QueueFilter`]) and in what order
 //! ([`QueueSort`], [`queue_order`]).
 
 use std::cmp::Ordering;
@@ -8,9 +8,22 @@ use serde::Serialize;
 
 use super::label::LabelStatus;
 
-/// Which clusters the queue shows.
+/// Whether the queue shows the entries noise triage kept out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NoiseShown {
+    /// The default queue: no triaged noise.
+    #[default]
+    Hide,
+    /// Only the triaged noise (the filter that reaches it).
+    Only,
+    /// Everything (`spotcheck queue --all`).
+    Include,
+}
+
+/// Which entries the queue shows.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct QueueFilter {
+    /// Only entries this detector found a pair in.
     pub method: Option<String>,
     pub status: Option<LabelStatus>,
     pub min_size: Option<i64>,
@@ -18,10 +31,12 @@ pub struct QueueFilter {
     pub tag: Option<String>,
     /// Case-insensitive substring of any member's title or URL.
     pub search: Option<String>,
-    /// Only clusters whose members another method does not keep together.
+    /// Only entries that not every detector found.
     pub disagree_only: bool,
-    /// Also show clusters of runs superseded by a later run of the same method.
-    pub all_runs: bool,
+    /// Only entries found by at least this many detectors.
+    pub min_agreement: Option<i64>,
+    /// Triaged noise: hidden, alone, or included.
+    pub noise: NoiseShown,
 }
 
 /// Queue order.
@@ -32,14 +47,17 @@ pub enum QueueSort {
     SizeAsc,
     ScoreDesc,
     ScoreAsc,
+    /// Most detectors agreeing first (then larger first).
+    AgreementDesc,
 }
 
 impl QueueSort {
-    pub const ALL: [QueueSort; 4] = [
+    pub const ALL: [QueueSort; 5] = [
         QueueSort::SizeDesc,
         QueueSort::SizeAsc,
         QueueSort::ScoreDesc,
         QueueSort::ScoreAsc,
+        QueueSort::AgreementDesc,
     ];
 
     pub fn name(self) -> &'static str {
@@ -48,17 +66,33 @@ impl QueueSort {
             QueueSort::SizeAsc => "size asc",
             QueueSort::ScoreDesc => "score desc",
             QueueSort::ScoreAsc => "score asc",
+            QueueSort::AgreementDesc => "agreement desc",
         }
     }
 }
 
-/// One cluster in the review queue.
+/// The `run_id` of every merged-queue row (the entries belong to no single run).
+pub const MERGED_QUEUE: i64 = 0;
+
+/// One entry in the review queue.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct QueueRow {
+    /// [`MERGED_QUEUE`] for a merged entry.
     pub run_id: i64,
+    /// The entry's agreement: "3 of 3 detectors", "spotsigs only".
     pub method: String,
+    /// The entry number.
     pub cluster: i64,
+    /// Members (each standing for its byte-identical captures).
     pub size: i64,
+    /// The detectors that found a pair inside the entry.
+    pub detectors: Vec<String>,
+    /// Detectors with a finished run when the queue was built.
+    pub detectors_total: i64,
+    /// Documents the members stand for (≥ size).
+    pub captures: i64,
+    /// The triage rule that kept the entry out of the default queue.
+    pub noise: Option<String>,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
     /// Derived from the coder's labels over the members' pairs (see
@@ -84,6 +118,8 @@ pub struct QueueKey {
     pub size: i64,
     pub min_score: Option<f64>,
     pub max_score: Option<f64>,
+    /// Detectors that found a pair in it.
+    pub agreement: i64,
 }
 
 /// The order of the queue under `sort` (ties broken by run and cluster, so it is total).
@@ -98,6 +134,11 @@ pub fn queue_order(sort: QueueSort, a: &QueueKey, b: &QueueKey) -> Ordering {
         QueueSort::SizeAsc => a.size.cmp(&b.size).then(score(b.max_score, a.max_score)),
         QueueSort::ScoreDesc => score(b.max_score, a.max_score).then(b.size.cmp(&a.size)),
         QueueSort::ScoreAsc => score(a.min_score, b.min_score).then(b.size.cmp(&a.size)),
+        QueueSort::AgreementDesc => b
+            .agreement
+            .cmp(&a.agreement)
+            .then(b.size.cmp(&a.size))
+            .then(score(b.max_score, a.max_score)),
     };
     first.then((a.run_id, a.cluster).cmp(&(b.run_id, b.cluster)))
 }
@@ -114,6 +155,7 @@ mod tests {
             size,
             min_score: max,
             max_score: max,
+            agreement: 1,
         };
         let mut v = [k(3, 2, None), k(2, 2, Some(0.5)), k(1, 5, Some(0.1))];
         v.sort_by(|a, b| queue_order(QueueSort::ScoreDesc, a, b));

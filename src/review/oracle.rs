@@ -346,7 +346,7 @@ mod tests {
         .collect();
         s.write_run_clusters(run, &rows).unwrap();
         s.finish_run(run, &json!({})).unwrap();
-        let r = o.label_queue(&mut s, &OracleOptions::default()).unwrap();
+        let r = o.label_run(&mut s, run, &OracleOptions::default()).unwrap();
         assert_eq!((r.confirmed, r.split, r.rejected), (1, 1, 1));
         assert_eq!(r.skipped_unknown, 1);
         assert_eq!(r.documents, 6);
@@ -372,7 +372,7 @@ mod tests {
             json!({"groups": [[ids[0], ids[1]], [ids[3]]]})
         );
         // Labeling again skips what is labeled.
-        let again = o.label_queue(&mut s, &OracleOptions::default()).unwrap();
+        let again = o.label_run(&mut s, run, &OracleOptions::default()).unwrap();
         assert_eq!(again.decisions(), 0);
         assert_eq!(again.skipped_labeled, 3);
     }

@@ -131,6 +131,28 @@ impl Store {
     }
 
     /// The current label of a pair: "same", "different", "unsure" or None.
+    /// `coder`'s stored pair labels among `members`: ((a, b), label) with a < b.
+    pub fn pair_labels_within(
+        &self,
+        coder: &str,
+        members: &[i64],
+    ) -> Result<Vec<((i64, i64), String)>> {
+        let set: std::collections::BTreeSet<i64> = members.iter().copied().collect();
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT b, label FROM pair_labels WHERE coder = ?1 AND a = ?2")?;
+        let mut out = Vec::new();
+        for &a in &set {
+            for row in st.query_map(params![coder, a], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))? {
+                let (b, label) = row?;
+                if set.contains(&b) {
+                    out.push(((a, b), label));
+                }
+            }
+        }
+        Ok(out)
+    }
+
     pub fn pair_label(&self, coder: &str, a: i64, b: i64) -> Result<Option<String>> {
         let (a, b) = if a < b { (a, b) } else { (b, a) };
         Ok(self

@@ -22,12 +22,12 @@ pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{ClusterMember, PairEvidence, ReviewDoc};
-pub use review_queue::PageAt;
+pub use review_queue::{EntryPair, PageAt};
 // The review model's types, defined in `crate::model` and persisted here; re-exported
 // under their old paths so callers written against the store keep working.
 pub use crate::model::{
     derive_status, Agreement, ClusterReview, DecisionRow, Label, LabelSet, LabelStatus, LogEntry,
-    Progress, QueueFilter, QueueRow, QueueSort,
+    NoiseShown, Progress, QueueFilter, QueueRow, QueueSort, TriageCounts, MERGED_QUEUE,
 };
 pub use schema::SCHEMA_VERSION;
 

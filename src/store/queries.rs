@@ -34,6 +34,8 @@ pub struct DocListing {
     pub chars: u64,
     pub dup_group: Option<i64>,
     pub source: String,
+    /// The HTTP status of the capture (None for files and JSONL).
+    pub http_status: Option<i64>,
 }
 
 /// One line of `spotcheck errors`.
@@ -107,7 +109,8 @@ impl Store {
     /// Calls `f` for every document in id order.
     pub fn for_each_document(&self, mut f: impl FnMut(DocListing) -> Result<()>) -> Result<()> {
         let mut st = self.conn().prepare(
-            "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group, s.path
+            "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group, s.path,
+               d.http_status
              FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY d.id",
         )?;
         let mut rows = st.query([])?;
@@ -119,6 +122,7 @@ impl Store {
                 chars: r.get::<_, i64>(3)? as u64,
                 dup_group: r.get(4)?,
                 source: r.get(5)?,
+                http_status: r.get(6)?,
             })?;
         }
         Ok(())

@@ -6,8 +6,6 @@
 //! ids), never cluster ids, so a label survives a detector rerun that renumbers its
 //! clusters.
 
-use std::collections::BTreeSet;
-
 use anyhow::Result;
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
@@ -24,6 +22,8 @@ pub struct ClusterMember {
     /// Bytes of the visible text (UTF-8): SQLite reads this without the text itself.
     pub bytes: i64,
     pub dup_group: Option<i64>,
+    /// Byte-identical captures this member stands for (1: none besides itself).
+    pub captures: i64,
 }
 
 /// A document with both texts, for the pair view.
@@ -50,55 +50,46 @@ pub struct PairEvidence {
 }
 
 impl Store {
-    /// The members of a cluster with what the cluster screen shows.
-    pub fn cluster_members(&self, run: i64, cluster: i64) -> Result<Vec<ClusterMember>> {
+    /// The members of a queue entry with what the cluster screen shows.
+    pub fn entry_members(&self, entry: i64) -> Result<Vec<ClusterMember>> {
         let mut st = self.conn().prepare(
-            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group
-             FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
-             WHERE m.run_id = ?1 AND m.cluster = ?2 ORDER BY d.id",
+            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group, m.captures
+             FROM review_entry_members m JOIN documents d ON d.id = m.doc_id
+             WHERE m.entry = ?1 ORDER BY d.id",
         )?;
-        let rows = st.query_map([run, cluster], |r| {
+        let rows = st.query_map([entry], |r| {
             Ok(ClusterMember {
                 id: r.get(0)?,
                 url: r.get(1)?,
                 title: r.get(2)?,
                 bytes: r.get(3)?,
                 dup_group: r.get(4)?,
+                captures: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The weakest bridge of a cluster (the edge whose removal splits it), if stored.
-    pub fn cluster_bridge(&self, run: i64, cluster: i64) -> Result<Option<(i64, i64, f64)>> {
+    /// The weakest link of a queue entry (the merged pair whose removal splits it), if any.
+    pub fn entry_bridge(&self, entry: i64) -> Result<Option<(i64, i64, f64)>> {
         Ok(self
             .conn()
             .query_row(
-                "SELECT bridge_a, bridge_b, bridge_score FROM run_clusters
-                 WHERE run_id = ?1 AND cluster = ?2 AND bridge_a IS NOT NULL",
-                [run, cluster],
+                "SELECT bridge_a, bridge_b, bridge_score FROM review_clusters
+                 WHERE cluster = ?1 AND bridge_a IS NOT NULL",
+                [entry],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?)
     }
 
-    /// Pairs of a run inside a document set (for cutting a cluster at a bridge).
-    pub fn run_pairs_within(&self, run: i64, members: &[i64]) -> Result<Vec<(i64, i64, f64)>> {
-        let set: BTreeSet<i64> = members.iter().copied().collect();
+    /// The merged pairs of a queue entry as (a, b, best score) (for cutting it at its link).
+    pub fn entry_edges(&self, entry: i64) -> Result<Vec<(i64, i64, f64)>> {
         let mut st = self
             .conn()
-            .prepare_cached("SELECT b, score FROM run_pairs WHERE run_id = ?1 AND a = ?2")?;
-        let mut out = Vec::new();
-        for &a in &set {
-            let rows = st.query_map([run, a], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?)))?;
-            for row in rows {
-                let (b, s) = row?;
-                if set.contains(&b) {
-                    out.push((a, b, s));
-                }
-            }
-        }
-        Ok(out)
+            .prepare_cached("SELECT a, b, score FROM review_entry_pairs WHERE entry = ?1")?;
+        let rows = st.query_map([entry], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// One document with both texts.
@@ -209,7 +200,7 @@ mod tests {
                 s.insert_test_document(
                     &format!("http://example.org/{i}"),
                     &format!("Page {i}"),
-                    &format!("text of page {i}"),
+                    &format!("text of page {i}: long enough not to be triaged as a near-empty page, which takes a hundred characters"),
                     None,
                 )
                 .unwrap()
@@ -257,7 +248,7 @@ mod tests {
             (r.status, r.labeled, r.pairs, r.tags)
         };
         // A rerun adds document 5 to the story and drops document 2 from the other one.
-        let r2 = run_with(
+        run_with(
             &mut s,
             "spotsigs",
             &[vec![d(0), d(1), d(2), d(5)], vec![d(3)], vec![d(4)]],
@@ -279,7 +270,8 @@ mod tests {
         );
         assert_eq!(s.review_progress("ann").unwrap()[0].reviewed, 0);
         assert_eq!(
-            s.cluster_review("ann", r2, 1).unwrap(),
+            s.cluster_review("ann", crate::model::MERGED_QUEUE, 1)
+                .unwrap(),
             ClusterReview {
                 status: LabelStatus::Partial,
                 labeled: 3,
@@ -415,6 +407,7 @@ mod tests {
                     }
                     QueueSort::ScoreDesc => assert!(score(a.max_score) >= score(b.max_score)),
                     QueueSort::ScoreAsc => assert!(score(a.min_score) <= score(b.min_score)),
+                    QueueSort::AgreementDesc => assert!(a.detectors.len() >= b.detectors.len()),
                 }
             }
         }
@@ -506,7 +499,7 @@ mod tests {
         s.refresh_review_queue().unwrap();
         let page = s.queue_page("ann", &f, QueueSort::SizeAsc, 0, 10).unwrap();
         assert_eq!(page.len(), 2, "the old run is superseded");
-        assert_eq!(page[0].cluster, 1);
+        assert_eq!(page[0].members, ids[3..5].to_vec());
         assert_eq!(page[0].status, LabelStatus::Confirmed);
         assert_eq!(page[1].status, LabelStatus::Unreviewed);
         assert_eq!(
@@ -514,10 +507,10 @@ mod tests {
             Some(1)
         );
         let all = QueueFilter {
-            all_runs: true,
+            noise: crate::model::NoiseShown::Include,
             ..f.clone()
         };
-        assert_eq!(s.queue_len("ann", &all).unwrap(), 4);
+        assert_eq!(s.queue_len("ann", &all).unwrap(), 2, "no noise here");
         let confirmed = QueueFilter {
             status: Some(LabelStatus::Confirmed),
             ..f.clone()
@@ -540,27 +533,35 @@ mod tests {
     }
 
     #[test]
-    fn disagreement_marks_clusters_another_method_splits() {
+    fn disagreement_marks_entries_not_every_detector_found() {
         let (_d, mut s, ids) = store_with_docs(5);
         run_with(
             &mut s,
             "spotsigs",
             &[vec![ids[0], ids[1], ids[2]], vec![ids[3], ids[4]]],
         );
-        run_with(
-            &mut s,
-            "imatch",
-            &[vec![ids[0], ids[1]], vec![ids[3], ids[4]]],
-        );
+        run_with(&mut s, "imatch", &[vec![ids[3], ids[4]]]);
         s.refresh_review_queue().unwrap();
         let f = QueueFilter {
             disagree_only: true,
             ..QueueFilter::default()
         };
         let rows = s.queue_page("x", &f, QueueSort::SizeDesc, 0, 10).unwrap();
-        // spotsigs {0,1,2}: imatch leaves 2 out; imatch {0,1} is kept together by spotsigs.
+        // {0,1,2}: spotsigs only; {3,4}: both, one entry for the two runs.
         assert_eq!(rows.len(), 1);
-        assert_eq!(rows[0].method, "spotsigs");
+        assert_eq!(rows[0].method, "spotsigs only");
         assert_eq!(rows[0].members, ids[..3].to_vec());
+        let all = s
+            .queue_page(
+                "x",
+                &QueueFilter::default(),
+                QueueSort::AgreementDesc,
+                0,
+                10,
+            )
+            .unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].method, "2 of 2 detectors");
+        assert_eq!(all[0].members, ids[3..5].to_vec());
     }
 }

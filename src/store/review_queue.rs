@@ -1,17 +1,28 @@
-//! The review queue on disk: one row per cluster (two members or more) of every finished
-//! detector run, numbered in each queue order so a page is an index walk, and the paged
-//! reads of it under a filter. Rebuilt when a run finishes.
+//! The review queue on disk: the merged queue's entries (built by the model's
+//! [`build_entries`] from the latest finished run of every detector, after noise triage),
+//! their members and merged pairs, numbered in each queue order so a page is an index walk,
+//! and the paged reads of it under a filter. Rebuilt when a run finishes or documents are
+//! added; the statuses are then recomputed from the labels (which name document sets).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use anyhow::Result;
 use rusqlite::{params, Connection, OptionalExtension};
+use serde_json::json;
 
 use super::decision_log::parse_tags;
 use super::review::{parse_key, target_key};
 use super::review_status::rebuild_statuses;
 use super::Store;
-use crate::model::{queue_order, LabelStatus, QueueFilter, QueueKey, QueueRow, QueueSort};
+use crate::model::triage::NEAR_EMPTY_CHARS;
+use crate::model::{
+    agreement_label, build_entries, queue_order, triage, DetectorPairs, DocFacts, Entry,
+    EntryConfig, LabelStatus, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, TriageCounts,
+    MERGED_QUEUE,
+};
+
+/// Bumped when the way entries are built changes, so the next refresh rebuilds them.
+const QUEUE_BUILD: &str = "merged-1";
 
 /// The queue table's rank column of an order (1 = first).
 fn rank_column(sort: QueueSort) -> &'static str {
@@ -20,7 +31,17 @@ fn rank_column(sort: QueueSort) -> &'static str {
         QueueSort::SizeAsc => "q.rank_size_asc",
         QueueSort::ScoreDesc => "q.rank_score_desc",
         QueueSort::ScoreAsc => "q.rank_score_asc",
+        QueueSort::AgreementDesc => "q.rank_agreement_desc",
     }
+}
+
+/// A merged pair of a queue entry: the best score and each detector's (by method name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryPair {
+    pub a: i64,
+    pub b: i64,
+    pub score: f64,
+    pub detectors: Vec<(String, f64)>,
 }
 
 /// Where a page of the queue starts.
@@ -37,21 +58,32 @@ pub enum PageAt {
 }
 
 impl Store {
-    /// Brings the queue table up to date with the finished runs (a no-op when no run has
-    /// finished since the last call). Cheap enough to call at every review start.
+    /// Brings the queue table up to date with the finished runs and the documents (a no-op
+    /// when neither changed since the last call). Cheap enough to call at every review start.
     pub fn refresh_review_queue(&mut self) -> Result<()> {
-        let fingerprint: String = self.conn().query_row(
+        let runs: String = self.conn().query_row(
             "SELECT coalesce(group_concat(id, ','), '') FROM
                (SELECT id FROM runs WHERE finished_at IS NOT NULL ORDER BY id)",
             [],
             |r| r.get(0),
         )?;
+        let docs: String = self.conn().query_row(
+            "SELECT count(*) || ':' || coalesce(max(id), 0) FROM documents",
+            [],
+            |r| r.get(0),
+        )?;
+        let fingerprint = format!("{QUEUE_BUILD}|{runs}|{docs}");
         if self.meta("review_queue_runs")?.as_deref() == Some(fingerprint.as_str()) {
             return Ok(());
         }
         let tx = self.conn.transaction()?;
-        let entries = build_queue(&tx)?;
+        let (entries, counts) = build_queue(&tx, EntryConfig::default())?;
         write_queue(&tx, &entries)?;
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('review_triage', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [serde_json::to_string(&counts)?],
+        )?;
         rebuild_statuses(&tx)?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_queue_runs', ?1)
@@ -62,7 +94,48 @@ impl Store {
         Ok(())
     }
 
-    /// Every queue cluster as (run, cluster, sorted members), for tests that compare the
+    /// The documents noise triage counted at the last queue refresh (what the status line
+    /// shows).
+    pub fn triage_counts(&self) -> Result<TriageCounts> {
+        Ok(self
+            .meta("review_triage")?
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default())
+    }
+
+    /// Entries of the queue that triage kept out of the default queue.
+    pub fn triaged_entries(&self) -> Result<u64> {
+        let n: i64 = self.conn().query_row(
+            "SELECT count(*) FROM review_clusters WHERE noise IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(n as u64)
+    }
+
+    /// The merged pairs of an entry, by (a, b).
+    pub fn entry_pairs(&self, entry: i64) -> Result<Vec<EntryPair>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT a, b, score, detectors FROM review_entry_pairs WHERE entry = ?1 ORDER BY a, b",
+        )?;
+        let rows = st.query_map([entry], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get::<_, String>(3)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (a, b, s, d) = row?;
+            let by: BTreeMap<String, f64> = serde_json::from_str(&d).unwrap_or_default();
+            out.push(EntryPair {
+                a,
+                b,
+                score: s,
+                detectors: by.into_iter().collect(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every queue entry as (run, entry, sorted members), for tests that compare the
     /// stored statuses with the model's.
     #[doc(hidden)]
     pub fn review_queue_clusters(&self) -> Result<Vec<(i64, i64, Vec<i64>)>> {
@@ -78,11 +151,18 @@ impl Store {
     /// The WHERE clause shared by the queue queries; parameters are named.
     fn queue_where(filter: &QueueFilter) -> String {
         let mut w = vec!["1 = 1".to_string()];
-        if !filter.all_runs {
-            w.push("q.latest = 1".into());
+        match filter.noise {
+            NoiseShown::Hide => w.push("q.noise IS NULL".into()),
+            NoiseShown::Only => w.push("q.noise IS NOT NULL".into()),
+            NoiseShown::Include => {}
         }
         if filter.method.is_some() {
-            w.push("q.method = :method".into());
+            w.push(
+                "EXISTS (SELECT 1 FROM json_each(q.detectors) j WHERE j.value = :method)".into(),
+            );
+        }
+        if let Some(n) = filter.min_agreement {
+            w.push(format!("q.agreement >= {n}"));
         }
         if filter.status.is_some() {
             w.push("coalesce(l.status, 'unreviewed') = :status".into());
@@ -98,8 +178,8 @@ impl Store {
         }
         if filter.search.is_some() {
             w.push(
-                "EXISTS (SELECT 1 FROM run_cluster_members m JOIN documents d ON d.id = m.doc_id
-                   WHERE m.run_id = q.run_id AND m.cluster = q.cluster
+                "EXISTS (SELECT 1 FROM review_entry_members m JOIN documents d ON d.id = m.doc_id
+                   WHERE m.entry = q.cluster
                      AND (d.title LIKE :search ESCAPE '\\' OR d.url LIKE :search ESCAPE '\\'))"
                     .into(),
             );
@@ -196,7 +276,8 @@ impl Store {
         let sql = format!(
             "SELECT q.run_id, q.method, q.cluster, q.size, q.min_score, q.max_score,
                 coalesce(l.status, 'unreviewed'), coalesce(l.tags, '[]'), q.title, q.disagree,
-                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2, {rank}
+                q.members_key, coalesce(l.labeled, 0), q.size * (q.size - 1) / 2, {rank},
+                q.detectors, q.detectors_total, q.captures, q.noise
              FROM review_clusters q
              LEFT JOIN review_status l
                ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
@@ -223,6 +304,10 @@ impl Store {
                 disagree: r.get::<_, i64>(9)? != 0,
                 members: parse_key(&r.get::<_, String>(10)?),
                 rank: r.get(13)?,
+                detectors: serde_json::from_str(&r.get::<_, String>(14)?).unwrap_or_default(),
+                detectors_total: r.get(15)?,
+                captures: r.get(16)?,
+                noise: r.get(17)?,
             })
         })?;
         let mut out: Vec<QueueRow> = rows.collect::<rusqlite::Result<_>>()?;
@@ -275,171 +360,221 @@ impl Store {
     }
 }
 
-/// One cluster of a finished run as the queue table stores it.
-struct QueueEntry {
-    run_id: i64,
-    cluster: i64,
-    method: String,
-    latest: bool,
-    size: i64,
-    min_score: Option<f64>,
-    max_score: Option<f64>,
-    members: Vec<i64>,
-    title: String,
-    disagree: bool,
+/// The latest finished run of every detector (method, run), by method name.
+fn latest_runs(conn: &Connection) -> Result<Vec<(String, i64)>> {
+    let mut st = conn.prepare(
+        "SELECT method, max(id) FROM runs WHERE finished_at IS NOT NULL GROUP BY method
+         ORDER BY method",
+    )?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-impl QueueEntry {
-    fn key(&self) -> QueueKey {
-        QueueKey {
-            run_id: self.run_id,
-            cluster: self.cluster,
-            size: self.size,
-            min_score: self.min_score,
-            max_score: self.max_score,
+/// Every stored document's triage facts.
+fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
+    // Characters are counted only for short texts: a text of 4 × NEAR_EMPTY_CHARS bytes or
+    // more has at least NEAR_EMPTY_CHARS characters (UTF-8 takes at most 4 bytes a
+    // character), and octet_length does not read the text itself.
+    let short = 4 * NEAR_EMPTY_CHARS;
+    let mut st = conn.prepare(&format!(
+        "SELECT id, url, http_status,
+           CASE WHEN octet_length(visible_text) < {short} THEN length(visible_text)
+                ELSE {short} END,
+           dup_group
+         FROM documents ORDER BY id"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok(DocFacts {
+            id: r.get(0)?,
+            url: r.get(1)?,
+            http_status: r.get(2)?,
+            chars: r.get(3)?,
+            dup_group: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The merged queue's entries and the triage counts, from the latest finished run of every
+/// detector and the stored documents.
+fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, TriageCounts)> {
+    let facts = doc_facts(conn)?;
+    let counts = TriageCounts::of(&facts);
+    let mut representative: HashMap<i64, i64> = HashMap::new();
+    let mut noise: HashMap<i64, &'static str> = HashMap::new();
+    for d in &facts {
+        if d.representative() != d.id {
+            representative.insert(d.id, d.representative());
+        }
+        if let Some(rule) = triage(d) {
+            noise.insert(d.id, rule);
         }
     }
-}
-
-/// Every cluster (two members or more) of every finished run, with its sorted members, the
-/// first member's title (or URL) and whether the latest run of another method separates
-/// any of its members (a member another run leaves unclustered counts as separated).
-/// Computed in memory from one ordered scan of each run's members.
-fn build_queue(conn: &Connection) -> Result<Vec<QueueEntry>> {
-    let runs: Vec<(i64, String)> = {
-        let mut st =
-            conn.prepare("SELECT id, method FROM runs WHERE finished_at IS NOT NULL ORDER BY id")?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
-    let mut latest: BTreeMap<String, i64> = BTreeMap::new();
-    for (id, method) in &runs {
-        latest.insert(method.clone(), *id);
-    }
-    let mut cluster_of: HashMap<i64, HashMap<i64, i64>> = HashMap::new();
-    let mut entries = Vec::new();
-    let mut info_st = conn.prepare(
-        "SELECT cluster, size, min_score, max_score FROM run_clusters
-         WHERE run_id = ?1 AND size >= 2",
-    )?;
+    drop(facts);
+    let mut detectors = Vec::new();
+    let mut pairs_st = conn.prepare("SELECT a, b, score FROM run_pairs WHERE run_id = ?1")?;
     let mut members_st = conn.prepare(
-        "SELECT cluster, doc_id FROM run_cluster_members WHERE run_id = ?1
-         ORDER BY cluster, doc_id",
+        "SELECT m.cluster, m.doc_id, c.min_score FROM run_cluster_members m
+         JOIN run_clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster
+         WHERE m.run_id = ?1 AND c.size >= 2 ORDER BY m.cluster, m.doc_id",
     )?;
-    for (run, method) in &runs {
-        let is_latest = latest.get(method) == Some(run);
-        let mut info: HashMap<i64, (i64, Option<f64>, Option<f64>)> = HashMap::new();
-        for row in info_st.query_map([run], |r| {
-            Ok((r.get::<_, i64>(0)?, (r.get(1)?, r.get(2)?, r.get(3)?)))
+    for (method, run) in latest_runs(conn)? {
+        let mut pairs: Vec<(i64, i64, f64)> = pairs_st
+            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        // A cluster with a member in none of the run's stored pairs (a run that stored
+        // clusters only, or a bucket too large to list its pairs) joins the graph as a
+        // chain of its members at the cluster's lowest score.
+        let paired: HashSet<i64> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
+        let mut clusters: BTreeMap<i64, (Vec<i64>, f64)> = BTreeMap::new();
+        for row in members_st.query_map([run], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<f64>>(2)?,
+            ))
         })? {
-            let (c, i) = row?;
-            info.insert(c, i);
+            let (c, d, min) = row?;
+            let slot = clusters
+                .entry(c)
+                .or_insert((Vec::new(), min.unwrap_or(0.0)));
+            slot.0.push(d);
         }
-        let mut docs_of: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
-        let mut map: HashMap<i64, i64> = HashMap::new();
-        for row in
-            members_st.query_map([run], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?
-        {
-            let (c, d) = row?;
-            if is_latest {
-                map.insert(d, c);
-            }
-            if info.contains_key(&c) {
-                docs_of.entry(c).or_default().push(d);
+        for (members, min) in clusters.into_values() {
+            if members.iter().any(|d| !paired.contains(d)) {
+                pairs.extend(members.windows(2).map(|w| (w[0], w[1], min)));
             }
         }
-        if is_latest {
-            cluster_of.insert(*run, map);
-        }
-        for (c, members) in docs_of {
-            let (size, min_score, max_score) = info[&c];
-            entries.push(QueueEntry {
-                run_id: *run,
-                cluster: c,
-                method: method.clone(),
-                latest: is_latest,
-                size,
-                min_score,
-                max_score,
-                members,
-                title: String::new(),
-                disagree: false,
-            });
-        }
+        detectors.push(DetectorPairs { method, pairs });
     }
-    let mut title_st = conn.prepare_cached(
-        "SELECT CASE WHEN title = '' THEN url ELSE title END FROM documents WHERE id = ?1",
-    )?;
-    for e in &mut entries {
-        if let Some(first) = e.members.first() {
-            e.title = title_st
-                .query_row([first], |r| r.get(0))
-                .optional()?
-                .unwrap_or_default();
-        }
-        e.disagree = latest.iter().any(|(m, run)| {
-            *m != e.method
-                && cluster_of.get(run).is_some_and(|map| {
-                    let mut seen = e.members.iter().map(|d| map.get(d).copied().unwrap_or(-d));
-                    let first = seen.next();
-                    seen.any(|c| Some(c) != first)
-                })
-        });
-    }
-    Ok(entries)
+    Ok((
+        build_entries(&detectors, &representative, &noise, config),
+        counts,
+    ))
 }
 
-/// Replaces the queue table with `entries`, numbering them in each queue order.
-fn write_queue(conn: &Connection, entries: &[QueueEntry]) -> Result<()> {
+fn entry_key(number: i64, e: &Entry) -> QueueKey {
+    QueueKey {
+        run_id: MERGED_QUEUE,
+        cluster: number,
+        size: e.members.len() as i64,
+        min_score: e.min_score,
+        max_score: e.max_score,
+        agreement: e.detectors.len() as i64,
+    }
+}
+
+/// Replaces the queue tables with `entries` (numbered from 1 in the order given),
+/// numbering them in each queue order.
+fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
+    // The detector list build_queue gave build_entries (the same query, the same order).
+    let methods: Vec<String> = latest_runs(conn)?.into_iter().map(|(m, _)| m).collect();
+    let total = methods.len();
+    let keys: Vec<QueueKey> = entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| entry_key(i as i64 + 1, e))
+        .collect();
     // ranks[i][k]: the position of entry i in order QueueSort::ALL[k] (the column order below).
-    let mut ranks = vec![[0i64; 4]; entries.len()];
+    let mut ranks = vec![[0i64; 5]; entries.len()];
     for (k, sort) in QueueSort::ALL.into_iter().enumerate() {
         let mut idx: Vec<usize> = (0..entries.len()).collect();
-        idx.sort_by(|&i, &j| queue_order(sort, &entries[i].key(), &entries[j].key()));
+        idx.sort_by(|&i, &j| queue_order(sort, &keys[i], &keys[j]));
         for (pos, i) in idx.into_iter().enumerate() {
             ranks[i][k] = pos as i64 + 1;
         }
     }
     // A bulk insert, then the indexes built once (faster than updating them row by row).
     conn.execute_batch(QUEUE_DROP_INDEXES)?;
-    conn.execute("DELETE FROM review_clusters", [])?;
+    conn.execute_batch(
+        "DELETE FROM review_clusters; DELETE FROM review_entry_members;
+         DELETE FROM review_entry_pairs;",
+    )?;
     let mut st = conn.prepare(
         "INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
-           max_score, members_key, title, disagree, rank_size_desc, rank_size_asc,
-           rank_score_desc, rank_score_asc)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+           max_score, members_key, title, disagree, detectors, agreement, detectors_total,
+           noise, captures, bridge_a, bridge_b, bridge_score, rank_size_desc, rank_size_asc,
+           rank_score_desc, rank_score_asc, rank_agreement_desc)
+         VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+           ?18, ?19, ?20, ?21, ?22)",
     )?;
-    for (e, r) in entries.iter().zip(&ranks) {
+    let mut member_st = conn
+        .prepare("INSERT INTO review_entry_members(entry, doc_id, captures) VALUES (?1, ?2, ?3)")?;
+    let mut pair_st = conn.prepare(
+        "INSERT INTO review_entry_pairs(entry, a, b, score, detectors) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    let mut title_st = conn.prepare_cached(
+        "SELECT CASE WHEN title = '' THEN url ELSE title END FROM documents WHERE id = ?1",
+    )?;
+    for ((e, k), r) in entries.iter().zip(&keys).zip(&ranks) {
+        let title: String = match e.members.first() {
+            Some(first) => title_st
+                .query_row([first], |r| r.get(0))
+                .optional()?
+                .unwrap_or_default(),
+            None => String::new(),
+        };
+        let (ba, bb, bs) = match e.bridge {
+            Some((a, b, s)) => (Some(a), Some(b), Some(s)),
+            None => (None, None, None),
+        };
         st.execute(params![
-            e.run_id,
-            e.cluster,
-            e.method,
-            e.latest,
-            e.size,
+            MERGED_QUEUE,
+            k.cluster,
+            agreement_label(&e.detectors, total),
+            k.size,
             e.min_score,
             e.max_score,
             target_key(&e.members),
-            e.title,
-            e.disagree,
+            title,
+            e.detectors.len() < total,
+            serde_json::to_string(&e.detectors)?,
+            k.agreement,
+            total as i64,
+            e.noise,
+            e.captures.iter().sum::<i64>(),
+            ba,
+            bb,
+            bs,
             r[0],
             r[1],
             r[2],
-            r[3]
+            r[3],
+            r[4]
         ])?;
+        for (m, c) in e.members.iter().zip(&e.captures) {
+            member_st.execute(params![k.cluster, m, c])?;
+        }
+        for p in &e.pairs {
+            let by: serde_json::Map<String, serde_json::Value> = p
+                .scores
+                .iter()
+                .filter_map(|&(d, s)| methods.get(d).map(|m| (m.clone(), json!(s))))
+                .collect();
+            pair_st.execute(params![
+                k.cluster,
+                p.a,
+                p.b,
+                p.max_score(),
+                serde_json::Value::Object(by).to_string()
+            ])?;
+        }
     }
     conn.execute_batch(QUEUE_INDEXES)?;
     Ok(())
 }
 
-/// The queue table's indexes: one per queue order, `latest` included for the default filter.
+/// The queue table's indexes: one per queue order.
 const QUEUE_INDEXES: &str = "
-    CREATE INDEX review_clusters_size_desc ON review_clusters(rank_size_desc, latest);
-    CREATE INDEX review_clusters_size_asc ON review_clusters(rank_size_asc, latest);
-    CREATE INDEX review_clusters_score_desc ON review_clusters(rank_score_desc, latest);
-    CREATE INDEX review_clusters_score_asc ON review_clusters(rank_score_asc, latest);";
+    CREATE INDEX review_clusters_size_desc ON review_clusters(rank_size_desc, noise);
+    CREATE INDEX review_clusters_size_asc ON review_clusters(rank_size_asc, noise);
+    CREATE INDEX review_clusters_score_desc ON review_clusters(rank_score_desc, noise);
+    CREATE INDEX review_clusters_score_asc ON review_clusters(rank_score_asc, noise);
+    CREATE INDEX review_clusters_agreement_desc ON review_clusters(rank_agreement_desc, noise);";
 
 const QUEUE_DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS review_clusters_size_desc;
     DROP INDEX IF EXISTS review_clusters_size_asc;
     DROP INDEX IF EXISTS review_clusters_score_desc;
-    DROP INDEX IF EXISTS review_clusters_score_asc;";
+    DROP INDEX IF EXISTS review_clusters_score_asc;
+    DROP INDEX IF EXISTS review_clusters_agreement_desc;";

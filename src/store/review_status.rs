@@ -76,7 +76,7 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Reviewed / total clusters of the default queue (latest runs), for each coder who has
+    /// Reviewed / total entries of the default queue (no triaged noise), for each coder who has
     /// decided anything plus `coder` itself.
     pub fn review_progress(&self, coder: &str) -> Result<Vec<Progress>> {
         let mut coders = self.coders()?;
@@ -85,14 +85,14 @@ impl Store {
             coders.sort();
         }
         let total: i64 = self.conn().query_row(
-            "SELECT count(*) FROM review_clusters WHERE latest = 1",
+            "SELECT count(*) FROM review_clusters WHERE noise IS NULL",
             [],
             |r| r.get(0),
         )?;
         let mut st = self.conn().prepare(
             "SELECT count(*) FROM review_clusters q JOIN review_status l
                ON l.coder = ?1 AND l.run_id = q.run_id AND l.cluster = q.cluster
-             WHERE q.latest = 1 AND l.status NOT IN ('unreviewed', 'partial')",
+             WHERE q.noise IS NULL AND l.status NOT IN ('unreviewed', 'partial')",
         )?;
         let mut out = Vec::new();
         for c in coders {
@@ -270,37 +270,29 @@ pub(super) fn affected_clusters(
     conn: &Connection,
     target: &[i64],
 ) -> Result<Vec<(i64, i64, Vec<i64>)>> {
-    let runs: Vec<i64> = {
-        // A run finished since the last queue refresh has no queue rows yet: skipped below.
-        let mut st = conn.prepare_cached("SELECT id FROM runs WHERE finished_at IS NOT NULL")?;
-        let rows = st.query_map([], |r| r.get(0))?;
-        rows.collect::<rusqlite::Result<_>>()?
-    };
     let docs: BTreeSet<i64> = target.iter().copied().collect();
-    let mut hits: BTreeMap<(i64, i64), usize> = BTreeMap::new();
+    let mut hits: BTreeMap<i64, usize> = BTreeMap::new();
     {
-        let mut st = conn.prepare_cached(
-            "SELECT cluster FROM run_cluster_members WHERE run_id = ?1 AND doc_id = ?2",
-        )?;
-        for &run in &runs {
-            for &d in &docs {
-                for c in st.query_map([run, d], |r| r.get::<_, i64>(0))? {
-                    *hits.entry((run, c?)).or_default() += 1;
-                }
+        let mut st =
+            conn.prepare_cached("SELECT entry FROM review_entry_members WHERE doc_id = ?1")?;
+        for &d in &docs {
+            for e in st.query_map([d], |r| r.get::<_, i64>(0))? {
+                *hits.entry(e?).or_default() += 1;
             }
         }
     }
-    let mut st = conn.prepare_cached(
-        "SELECT members_key FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
-    )?;
+    let mut st =
+        conn.prepare_cached("SELECT run_id, members_key FROM review_clusters WHERE cluster = ?1")?;
     let mut out = Vec::new();
-    for ((run, cluster), k) in hits {
+    for (entry, k) in hits {
         if k < 2 {
             continue;
         }
-        let key: Option<String> = st.query_row([run, cluster], |r| r.get(0)).optional()?;
-        if let Some(key) = key {
-            out.push((run, cluster, parse_key(&key)));
+        let found: Option<(i64, String)> = st
+            .query_row([entry], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((run, key)) = found {
+            out.push((run, entry, parse_key(&key)));
         }
     }
     Ok(out)
@@ -329,12 +321,12 @@ pub(super) fn rebuild_statuses(conn: &Connection) -> Result<()> {
         rows.collect::<rusqlite::Result<_>>()?
     };
     let mut st = conn.prepare(
-        "SELECT DISTINCT run_id, cluster FROM (
-           SELECT m.run_id, m.cluster FROM label_docs ld
-           JOIN (SELECT DISTINCT run_id FROM review_clusters) r
-           JOIN run_cluster_members m ON m.run_id = r.run_id AND m.doc_id = ld.doc_id
+        "SELECT DISTINCT q.run_id, q.cluster FROM (
+           SELECT m.entry FROM label_docs ld
+           JOIN review_entry_members m ON m.doc_id = ld.doc_id
            WHERE ld.coder = ?1
-           GROUP BY ld.target, m.run_id, m.cluster HAVING count(*) >= 2)",
+           GROUP BY ld.target, m.entry HAVING count(*) >= 2) e
+         JOIN review_clusters q ON q.cluster = e.entry",
     )?;
     for coder in coders {
         let affected: Vec<(i64, i64)> = st

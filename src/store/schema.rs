@@ -263,6 +263,59 @@ const MIGRATIONS: &[&str] = &[
     );
     DELETE FROM meta WHERE key = 'content_rule';
     "#,
+    // v7: the merged queue. One entry per candidate group built from the latest run of every
+    // detector together (`model::entries`): `review_clusters` now holds entries (run_id 0,
+    // cluster = entry number) with their detectors, agreement, triaged noise, captures and
+    // weakest link; members and merged pairs get tables of their own. All three are derived
+    // (dropped and rebuilt); the statuses are recomputed from the labels, which name
+    // document sets and are untouched.
+    r#"
+    DROP TABLE review_clusters;
+    CREATE TABLE review_clusters (
+        run_id          INTEGER NOT NULL,       -- 0: an entry of the merged queue
+        cluster         INTEGER NOT NULL,       -- the entry number
+        method          TEXT NOT NULL,          -- the agreement: "2 of 3 detectors", "imatch only"
+        latest          INTEGER NOT NULL,
+        size            INTEGER NOT NULL,       -- members (one per set of byte-identical captures)
+        min_score       REAL,
+        max_score       REAL,
+        members_key     TEXT NOT NULL,
+        title           TEXT NOT NULL,
+        disagree        INTEGER NOT NULL DEFAULT 0, -- not every detector found it
+        detectors       TEXT NOT NULL DEFAULT '[]', -- JSON: the detectors that found a pair in it
+        agreement       INTEGER NOT NULL DEFAULT 0, -- how many
+        detectors_total INTEGER NOT NULL DEFAULT 0, -- detectors with a finished run
+        noise           TEXT,                   -- the triage rule that keeps it out of the default queue
+        captures        INTEGER NOT NULL DEFAULT 0, -- documents its members stand for
+        bridge_a        INTEGER,
+        bridge_b        INTEGER,
+        bridge_score    REAL,
+        rank_size_desc  INTEGER NOT NULL,
+        rank_size_asc   INTEGER NOT NULL,
+        rank_score_desc INTEGER NOT NULL,
+        rank_score_asc  INTEGER NOT NULL,
+        rank_agreement_desc INTEGER NOT NULL,
+        PRIMARY KEY (run_id, cluster)
+    );
+    CREATE INDEX review_clusters_key ON review_clusters(members_key);
+    CREATE TABLE review_entry_members (
+        entry    INTEGER NOT NULL,
+        doc_id   INTEGER NOT NULL,
+        captures INTEGER NOT NULL,              -- byte-identical documents it stands for (≥ 1)
+        PRIMARY KEY (entry, doc_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX review_entry_members_doc ON review_entry_members(doc_id);
+    CREATE TABLE review_entry_pairs (
+        entry     INTEGER NOT NULL,
+        a         INTEGER NOT NULL,
+        b         INTEGER NOT NULL,
+        score     REAL NOT NULL,                -- the best detector score
+        detectors TEXT NOT NULL,                -- JSON: {"method": score}
+        PRIMARY KEY (entry, a, b)
+    ) WITHOUT ROWID;
+    DELETE FROM review_status;
+    DELETE FROM meta WHERE key = 'review_queue_runs';
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -38,7 +38,9 @@ pub fn handle_key(s: &mut Session, keys: &Keymap, key: KeyEvent) {
         s.quit = true;
         return;
     }
-    let result = if s.input.is_some() {
+    let result = if s.pending.is_some() {
+        s.answer_pending(key.code == KeyCode::Char('y') && key.modifiers.is_empty())
+    } else if s.input.is_some() {
         match key.code {
             KeyCode::Esc => {
                 s.input_cancel();

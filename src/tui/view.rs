@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 
-use crate::model::LabelStatus;
+use crate::model::{LabelStatus, QueueRow};
 use crate::review::{
     evidence_summary, sanitize_line, DocPane, HighlightKind, Mode, Session, Viewport, ACTIONS,
 };
@@ -143,6 +143,13 @@ fn header_line(s: &Session) -> String {
         format!("reviewed {progress}"),
         format!("{} in queue", s.queue_len),
     ];
+    let triaged = s.triage.summary();
+    if !triaged.is_empty() {
+        parts.push(format!(
+            "{triaged} ({} entries, X shows)",
+            s.triaged_entries
+        ));
+    }
     if s.blind {
         parts.push("BLIND".into());
     }
@@ -235,13 +242,38 @@ fn score_range(s: &Session, min: Option<f64>, max: Option<f64>) -> String {
     }
 }
 
+/// An entry's agreement as the queue shows it: "3 of 3", "spotsigs only" (hidden when blind).
+fn agreement_cell(s: &Session, r: &QueueRow) -> String {
+    if s.blind {
+        return "·".into();
+    }
+    match r.detectors.as_slice() {
+        [one] if r.detectors_total > 1 => format!("{one} only"),
+        d => format!("{} of {}", d.len(), r.detectors_total),
+    }
+}
+
+/// The title column: the first member's title, after the captures the members stand for
+/// when byte-identical copies were collapsed, and the triage rule of noise.
+fn title_cell(r: &QueueRow) -> String {
+    let mut out = String::new();
+    if let Some(n) = &r.noise {
+        out.push_str(&format!("[{n}] "));
+    }
+    if r.captures > r.size {
+        out.push_str(&format!("(×{} captures) ", r.captures));
+    }
+    out.push_str(&r.title);
+    out
+}
+
 /// Columns of the queue's status column.
 const STATUS_WIDTH: u16 = 12;
 
 fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
     if s.queue_len == 0 {
         let text = format!(
-            "No clusters match ({}).\nRun `spotcheck detect --db DB` to propose clusters, or press C to clear the filter.",
+            "No entries match ({}).\nRun `spotcheck detect --db DB` to propose candidate groups, or press C to clear the filter.",
             s.filter_summary()
         );
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), body);
@@ -254,7 +286,7 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
             let selected = s.selection.contains_key(&(r.run_id, r.cluster));
             let row = Row::new(vec![
                 Span::raw(if selected { "[x]" } else { "[ ]" }),
-                Span::raw(r.method.clone()),
+                Span::raw(agreement_cell(s, &r)),
                 Span::raw(r.size.to_string()),
                 Span::raw(score_range(s, r.min_score, r.max_score)),
                 Span::styled(
@@ -263,7 +295,7 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
                 ),
                 Span::raw(if r.disagree && !s.blind { "≠" } else { " " }),
                 Span::raw(r.tags.join(",")),
-                Span::raw(r.title.clone()),
+                Span::raw(title_cell(&r)),
             ]);
             if pos == s.cursor {
                 row.style(Style::new().add_modifier(Modifier::REVERSED))
@@ -273,14 +305,14 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
         })
         .collect();
     let header = Row::new(vec![
-        "sel", "method", "size", "score", "status", "≠", "tags", "title",
+        "sel", "found by", "size", "score", "status", "≠", "tags", "title",
     ])
     .style(Style::new().bold());
     let table = Table::new(
         rows,
         [
             Constraint::Length(3),
-            Constraint::Length(8),
+            Constraint::Length(13),
             Constraint::Length(4),
             Constraint::Length(9),
             Constraint::Length(STATUS_WIDTH),
@@ -300,10 +332,9 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     let (info, list, preview_left, preview_right) = cluster_areas(body);
     let r = &c.row;
     let mut first = format!(
-        "{} cluster {} (run {}) · {} members · {}",
-        r.method,
+        "entry {} · {} · {} members · {}",
         r.cluster,
-        r.run_id,
+        if s.blind { "·" } else { r.method.as_str() },
         c.members.len(),
         match r.status {
             LabelStatus::Partial => format!("partly reviewed ({} of {} pairs)", r.labeled, r.pairs),
@@ -361,7 +392,11 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
                 m.id.to_string(),
                 m.dup_group.map_or("-".into(), |g| g.to_string()),
                 m.bytes.to_string(),
-                m.url.clone(),
+                if m.captures > 1 {
+                    format!("×{} captures · {}", m.captures, m.url)
+                } else {
+                    m.url.clone()
+                },
                 m.title.clone(),
             ]);
             let mut style = Style::new();

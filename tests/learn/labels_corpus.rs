@@ -269,7 +269,9 @@ fn eval_matches_hand_counts_and_labels_match_the_equivalent_gold_file() {
         )
         .unwrap();
     assert_eq!(q.decisions(), 400);
-    assert!(q.split > 0 && q.rejected > 0 && q.confirmed > 0, "{q:?}");
+    // The merged queue (one entry per candidate group) rarely holds a group with no
+    // duplicate at all: splits, not rejections, are its "no" answers here.
+    assert!(q.confirmed > 0 && q.split + q.rejected > 0, "{q:?}");
     let cooper = store.resolve_run("cooper", None).unwrap();
     let pairs: Vec<(i64, i64)> = store
         .run_pairs(cooper.id)

@@ -54,6 +54,8 @@ impl Driver {
     fn start(&mut self, db: &Path) -> (Session, Duration) {
         let t = Instant::now();
         let mut s = Session::new(Store::open(db).unwrap(), "bench", false).unwrap();
+        // Straight to saving: the consequence prompt has its own test (screens.rs).
+        s.prompt_above_pairs = u64::MAX;
         render(&mut self.term, &mut s, &self.keys).unwrap();
         (s, t.elapsed())
     }

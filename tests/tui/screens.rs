@@ -42,9 +42,14 @@ fn queue_screen_lists_every_cluster_with_status_and_progress() {
     let buf = press(&mut s, &[]);
     insta::assert_snapshot!("queue", text_of(&buf));
     let text = text_of(&buf);
-    assert!(text.contains("reviewed 0/4"), "{text}");
+    // One entry per question: both detectors' story clusters are one entry.
+    assert!(text.contains("reviewed 0/3"), "{text}");
     let rows: Vec<&str> = text.lines().filter(|l| l.starts_with("[ ]")).collect();
-    assert_eq!(rows.len(), 4, "{text}");
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(
+        rows[0].contains("2 of 2") && rows[1].contains("imatch only"),
+        "{text}"
+    );
     assert!(rows.iter().all(|r| r.contains("unreviewed")));
 }
 
@@ -55,7 +60,12 @@ fn opening_a_cluster_shows_members_anchor_and_comparison() {
     let buf = press(&mut s, &["Enter"]);
     insta::assert_snapshot!("cluster", text_of(&buf));
     let text = text_of(&buf);
-    assert!(text.contains("weakest bridge 2–3 (0.62)"), "{text}");
+    // The story's three pairs form a cycle: no weakest link to show.
+    assert!(
+        text.contains("entry 1 · 2 of 2 detectors · 3 members"),
+        "{text}"
+    );
+    assert!(!text.contains("weakest"), "{text}");
     assert!(text.contains("anchor: 1 │ comparing: 2"), "{text}");
 }
 
@@ -190,7 +200,7 @@ fn cut_splits_at_the_weakest_bridge() {
     let d = &f.docs;
     // Without the 2–3 edge, 1–2 and 1–3 still connect everything: nothing to cut.
     assert!(log.is_empty(), "{log:?}");
-    assert!(s.message.contains("does not split"), "{}", s.message);
+    assert!(s.message.contains("no weakest link"), "{}", s.message);
     let _ = d;
 }
 
@@ -229,7 +239,7 @@ fn tagging_a_selection_tags_each_cluster_and_completes_tags() {
         vec!["wire story"]
     );
     assert_eq!(
-        store.label("ann", &d[..2]).unwrap().tags,
+        store.label("ann", &[d[5], d[6]]).unwrap().tags,
         vec!["wire story"]
     );
     assert!(s.selection.is_empty());
@@ -251,10 +261,11 @@ fn undo_and_redo_walk_the_log_and_a_batch_is_one_step() {
     let k: Vec<&str> = keys.iter().map(String::as_str).collect();
     press(&mut s, &k);
     let store = Store::open(&f.db).unwrap();
-    assert_eq!(store.label("ann", &d[..2]).unwrap().tags, vec!["x"]);
+    // y confirmed the story and moved on to the hostile pages; both Spaces select.
+    assert_eq!(store.label("ann", &[d[5], d[6]]).unwrap().tags, vec!["x"]);
     press(&mut s, &["u"]);
-    assert!(store.label("ann", &d[..2]).unwrap().tags.is_empty());
-    assert!(store.label("ann", &[d[2], d[5]]).unwrap().tags.is_empty());
+    assert!(store.label("ann", &[d[5], d[6]]).unwrap().tags.is_empty());
+    assert!(store.label("ann", &[d[3], d[4]]).unwrap().tags.is_empty());
     assert_eq!(
         store.label("ann", &d[..3]).unwrap().status,
         LabelStatus::Confirmed
@@ -271,7 +282,7 @@ fn undo_and_redo_walk_the_log_and_a_batch_is_one_step() {
         LabelStatus::Confirmed
     );
     press(&mut s, &["Ctrl-r"]);
-    assert_eq!(store.label("ann", &[d[2], d[5]]).unwrap().tags, vec!["x"]);
+    assert_eq!(store.label("ann", &[d[3], d[4]]).unwrap().tags, vec!["x"]);
     let t = text_of(&press(&mut s, &["Ctrl-r"]));
     assert!(t.contains("nothing to redo"), "{t}");
 }
@@ -289,7 +300,7 @@ fn help_screen_is_generated_from_the_action_table() {
         assert_ne!(row[0], "(unbound)", "{}", a.name);
     }
     let text = text_of(&buf);
-    assert!(text.contains("Esc ? q          back"), "{text}");
+    assert!(text.contains("Esc q ?          back"), "{text}");
     assert!(text.contains("y                confirm"), "{text}");
     // The status bar of the queue is generated from the same table.
     let q = text_of(&press(&mut s, &["Esc"]));
@@ -309,8 +320,8 @@ fn a_small_terminal_gets_a_clear_message() {
 fn hostile_text_renders_as_harmless_visible_text() {
     let f = fixture();
     let mut s = f.session("ann");
-    // Cluster 3 of the queue is I-Match's {3, 6}; open it and compare with the hostile page.
-    let cluster = press(&mut s, &["j", "j", "Enter"]);
+    // Entry 2 of the queue is I-Match's {6, 7}; open it and compare the hostile pages.
+    let cluster = press(&mut s, &["j", "Enter"]);
     let ct = text_of(&cluster);
     assert!(ct.contains("Totally normal page"), "{ct}");
     assert!(!ct.contains("pwned"), "{ct}");
@@ -351,9 +362,10 @@ fn filters_sort_and_search_narrow_the_queue() {
     let mut s = f.session("ann");
     press(&mut s, &["m"]); // first method alphabetically: imatch
     assert_eq!(s.queue_len, 2);
-    press(&mut s, &["m", "m", "D"]); // spotsigs, then none; disagree only
+    press(&mut s, &["m", "m", "D"]); // spotsigs, then none; not every detector
     assert_eq!(s.filter.method, None);
-    assert_eq!(s.queue_len, 3);
+    // The help pages (SpotSigs only) and the hostile pages (I-Match only).
+    assert_eq!(s.queue_len, 2);
     let mut keys = vec!["C".to_string(), "/".to_string()];
     keys.extend(typed("help/"));
     keys.push("Enter".into());
@@ -363,8 +375,8 @@ fn filters_sort_and_search_narrow_the_queue() {
     assert!(t.contains("Reset your password"), "{t}");
     press(&mut s, &["C", "y", "f", "f", "f"]); // status: unreviewed → partial → confirmed
     assert_eq!(s.filter.status, Some(LabelStatus::Confirmed));
-    // The confirmed {1,2,3} and I-Match's {1,2}, whose only pair it covers.
-    assert_eq!(s.queue_len, 2);
+    // The confirmed {1,2,3}: one entry for both detectors' clusters.
+    assert_eq!(s.queue_len, 1);
     press(&mut s, &["o"]);
     assert_eq!(s.sort, spotcheck::store::QueueSort::SizeAsc);
 }
@@ -393,8 +405,8 @@ fn notes_show_on_the_cluster_and_tag_and_size_filters_narrow_the_queue() {
     let k: Vec<&str> = keys.iter().map(String::as_str).collect();
     press(&mut s, &k);
     assert_eq!(s.filter.tag.as_deref(), Some("wire"));
-    // The tagged {1,2,3}, and I-Match's {1,2} that shares a pair with it.
-    assert_eq!(s.queue_len, 2);
+    // The tagged {1,2,3}: one entry for both detectors' clusters.
+    assert_eq!(s.queue_len, 1);
     press(&mut s, &["C", "z"]);
     assert_eq!((s.filter.min_size, s.queue_len), (Some(3), 1));
     let mut keys = vec!["C".to_string(), "Enter".to_string(), "N".to_string()];
@@ -647,4 +659,142 @@ fn a_resize_draws_the_old_lines_at_once_and_the_long_documents_are_wrapped_off_t
     assert!(!s.busy(), "drawn from the cache");
     assert!(t.contains(&second(100)), "{t}");
     s.hold_background(false);
+}
+
+#[test]
+fn q_in_a_sub_screen_goes_back_and_only_the_queue_quits() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    press(&mut s, &["Enter", "Enter"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Pair);
+    let buf = press(&mut s, &["q"]);
+    insta::assert_snapshot!("q_from_pair", text_of(&buf));
+    assert_eq!(s.mode(), spotcheck::review::Mode::Cluster);
+    assert!(!s.quit);
+    press(&mut s, &["?", "q"]);
+    assert_eq!(
+        s.mode(),
+        spotcheck::review::Mode::Cluster,
+        "q leaves the help"
+    );
+    press(&mut s, &["q"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+    assert!(!s.quit);
+    press(&mut s, &["q"]);
+    assert!(s.quit, "the queue's q quits");
+}
+
+#[test]
+fn the_help_scrolls_and_fits_80x24() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    let first = spotcheck::tui::render_keys(&mut s, &Keymap::defaults(), &["?"], 80, 24).unwrap();
+    let t = text_of(&first);
+    assert!(t.lines().all(|l| l.chars().count() <= 80));
+    assert!(t.contains("quit"), "{t}");
+    let later = spotcheck::tui::render_keys(&mut s, &Keymap::defaults(), &["G"], 80, 24).unwrap();
+    let last = ACTIONS.last().unwrap().name;
+    assert!(text_of(&later).contains(last), "{}", text_of(&later));
+}
+
+/// A third detector pairs a byte-identical copy of the Daily Courier story with the Metro
+/// Post one: the copy is collapsed into its original ("×2 captures") and the story stays
+/// one entry, now found by all three detectors.
+#[test]
+fn a_merged_entry_shows_its_agreement_and_collapses_exact_copies() {
+    let f = fixture();
+    let d = f.docs.clone();
+    let mut store = f.store();
+    let copy = store
+        .insert_test_document(
+            "http://daily-courier.example/2024/bridge?amp",
+            "Harbour bridge opens after decade of delays",
+            crate::support::STORY_A,
+            None,
+        )
+        .unwrap();
+    let run = store.create_run("cooper", &serde_json::json!({})).unwrap();
+    store
+        .write_run_pairs(run, vec![(d[1], copy, 0.8, None), (d[0], d[2], 0.6, None)])
+        .unwrap();
+    store
+        .write_run_clusters(
+            run,
+            &[spotcheck::store::ClusterRow {
+                members: vec![d[0], d[1], d[2], copy],
+                min_score: Some(0.6),
+                max_score: Some(0.8),
+                weakest_bridge: None,
+            }],
+        )
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    drop(store);
+    let mut s = f.session("ann");
+    let q = press(&mut s, &[]);
+    insta::assert_snapshot!("queue_merged", text_of(&q));
+    let t = text_of(&q);
+    let rows: Vec<&str> = t.lines().filter(|l| l.starts_with("[ ]")).collect();
+    assert_eq!(rows.len(), 3, "{t}");
+    assert!(
+        rows[0].contains("3 of 3") && rows[0].contains("(×4 captures)"),
+        "{t}"
+    );
+    let c = press(&mut s, &["Enter"]);
+    insta::assert_snapshot!("cluster_merged", text_of(&c));
+    let ct = text_of(&c);
+    assert!(
+        ct.contains("entry 1 · 3 of 3 detectors · 3 members"),
+        "{ct}"
+    );
+    assert!(ct.contains("×2 captures · http://daily-courier"), "{ct}");
+    assert!(ct.contains("triaged: 1 exact copies"), "{ct}");
+    // Confirming labels the members (the copy stands with its original).
+    press(&mut s, &["q", "y"]);
+    s.wait_background();
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+}
+
+/// A verdict that changes the coder's earlier labels, or labels more pairs than the
+/// threshold, shows what it will do and waits for `y`; any other key cancels.
+#[test]
+fn a_contradicting_or_big_decision_shows_its_consequence_first() {
+    let f = fixture();
+    let d = f.docs.clone();
+    let mut s = f.session("ann");
+    // ann says Daily Courier and Metro Post differ, in the pair view.
+    press(&mut s, &["Enter", "Enter", "x", "q", "q"]);
+    s.wait_background();
+    let buf = press(&mut s, &["g", "y"]);
+    insta::assert_snapshot!("consequence_prompt", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(
+        t.contains("confirms 3 pairs among 3 pages; overrides 1 earlier 'different' label by ann"),
+        "{t}"
+    );
+    // Any other key cancels: nothing recorded.
+    press(&mut s, &["n"]);
+    assert!(
+        s.pending.is_none() && s.message.starts_with("cancelled"),
+        "{}",
+        s.message
+    );
+    assert_eq!(f.store().decision_log("ann").unwrap().len(), 1);
+    // y goes ahead.
+    press(&mut s, &["g", "y", "y"]);
+    s.wait_background();
+    assert_eq!(
+        f.store().label("ann", &d[..3]).unwrap().status,
+        LabelStatus::Confirmed
+    );
+    // A big decision asks too, without any contradiction.
+    s.prompt_above_pairs = 0;
+    let t = text_of(&press(&mut s, &["j", "x"]));
+    assert!(
+        t.contains("rejects 1 pairs among 2 pages. y: go ahead"),
+        "{t}"
+    );
 }

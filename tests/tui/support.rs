@@ -1,5 +1,7 @@
 //! A small review database for the TUI tests: three framings of one news story, two
-//! help pages on one template and a hostile page, with a SpotSigs and an I-Match run.
+//! help pages on one template and a hostile page crawled twice, with a SpotSigs and an
+//! I-Match run (merged into three queue entries: the story found by both, the help pages
+//! by SpotSigs only, the hostile pages by I-Match only).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -16,7 +18,10 @@ pub const HELP_A: &str = "Help Center\nReset your password\nOpen Settings, choos
 pub const HELP_B: &str = "Help Center\nChange your email\nOpen Settings, choose Account and press Change email. We send a link to your new email.";
 pub const HOSTILE: &str = "This page was crawled from a hostile site.\n\u{1b}[2J\u{1b}[H\u{1b}[31mRED ALERT\u{1b}[0m\tafter a tab\u{7}\u{8}\n\u{202e}reversed\u{202c} and \u{1b}]8;;http://evil.example\u{1b}\\a link\u{1b}]8;;\u{1b}\\ and a \u{9b}31mC1 sequence.";
 
-/// Document ids of the fixture, in insertion order (1..=6 in a fresh database).
+/// The hostile page crawled again with one more line (the I-Match run pairs the two).
+pub const HOSTILE_AGAIN: &str = "This page was crawled from a hostile site.\n\u{1b}[2J\u{1b}[H\u{1b}[31mRED ALERT\u{1b}[0m\tafter a tab\u{7}\u{8}\n\u{202e}reversed\u{202c} and \u{1b}]8;;http://evil.example\u{1b}\\a link\u{1b}]8;;\u{1b}\\ and a \u{9b}31mC1 sequence.\nCrawled again.";
+
+/// Document ids of the fixture, in insertion order (1..=7 in a fresh database).
 pub struct Fixture {
     pub dir: tempfile::TempDir,
     pub db: PathBuf,
@@ -55,6 +60,12 @@ pub fn build_db(db: &Path) -> Vec<i64> {
             "hostile/escapes.html",
             "Totally normal page\u{1b}]0;pwned\u{7}",
             HOSTILE,
+            None,
+        ),
+        (
+            "hostile/escapes-again.html",
+            "Totally normal page again",
+            HOSTILE_AGAIN,
             None,
         ),
     ]
@@ -101,7 +112,7 @@ pub fn build_db(db: &Path) -> Vec<i64> {
         im,
         vec![
             (d(0), d(1), 1.0, Some("7 of 11 lexicons agree".to_string())),
-            (d(2), d(5), 1.0, Some("4 of 11 lexicons agree".to_string())),
+            (d(5), d(6), 1.0, Some("4 of 11 lexicons agree".to_string())),
         ],
     )
     .unwrap();
@@ -115,7 +126,7 @@ pub fn build_db(db: &Path) -> Vec<i64> {
                 weakest_bridge: None,
             },
             ClusterRow {
-                members: vec![d(2), d(5)],
+                members: vec![d(5), d(6)],
                 min_score: Some(1.0),
                 max_score: Some(1.0),
                 weakest_bridge: None,

@@ -63,7 +63,7 @@ impl Session {
     pub(super) fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
         let members: Vec<ClusterMember> = self
             .store
-            .cluster_members(row.run_id, row.cluster)?
+            .entry_members(row.cluster)?
             .into_iter()
             .map(|mut m| {
                 m.url = sanitize_line(&m.url);
@@ -71,7 +71,7 @@ impl Session {
                 m
             })
             .collect();
-        let bridge = self.store.cluster_bridge(row.run_id, row.cluster)?;
+        let bridge = self.store.entry_bridge(row.cluster)?;
         self.cluster = Some(ClusterView {
             row,
             members,

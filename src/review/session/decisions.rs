@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use anyhow::Result;
 
 use super::saving::{clean_label, Optimistic};
-use super::{Mode, Session};
+use super::{Mode, PendingDecision, Session};
 use crate::model::{set_key, Decision, DecisionRow, Label, LogEntry};
 use crate::review::sanitize::sanitize_line;
 use crate::review::writer::Saved;
@@ -104,6 +104,64 @@ impl Session {
         }
     }
 
+    /// What a verdict on `target` would do, when it is worth asking first: more pairs than
+    /// [`Session::prompt_above_pairs`], or any of the coder's stored pair labels it would
+    /// change. Sets [`Session::pending`] and says so; false when the verdict can go ahead.
+    fn ask_first(&mut self, decision: &Decision, target: &[i64]) -> Result<bool> {
+        let new = decision.pair_labels(target);
+        let mut overrides: std::collections::BTreeMap<String, u64> = Default::default();
+        for (old, label) in self.store.pair_labels_within(&self.coder, target)? {
+            let now = new
+                .iter()
+                .find(|(a, b, _)| (*a, *b) == (old.0, old.1))
+                .map(|(_, _, l)| l.as_str());
+            if now.is_some_and(|n| n != label) {
+                *overrides.entry(label).or_default() += 1;
+            }
+        }
+        let pairs = new.len() as u64;
+        if pairs <= self.prompt_above_pairs && overrides.is_empty() {
+            return Ok(false);
+        }
+        let verb = match decision.action() {
+            "confirm" => "confirms",
+            "reject" => "rejects",
+            "unsure" => "marks unsure",
+            other => other,
+        };
+        let mut consequence = format!("{verb} {pairs} pairs among {} pages", target.len());
+        for (label, n) in &overrides {
+            consequence.push_str(&format!(
+                "; overrides {n} earlier '{label}' label{} by {}",
+                if *n == 1 { "" } else { "s" },
+                sanitize_line(&self.coder)
+            ));
+        }
+        self.message = format!("{consequence}. y: go ahead · any other key: cancel");
+        self.pending = Some(PendingDecision {
+            decision: decision.clone(),
+            target: target.to_vec(),
+            consequence,
+        });
+        Ok(true)
+    }
+
+    /// The coder's answer to the consequence prompt: `yes` records the pending decision
+    /// (and moves on, as a verdict does); anything else drops it.
+    pub fn answer_pending(&mut self, yes: bool) -> Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        if !yes {
+            self.message = format!("cancelled: {}", p.consequence);
+            return Ok(());
+        }
+        self.record(&p.decision, vec![p.target])?;
+        self.message = format!("{}: done", p.consequence);
+        self.advance_after_verdict();
+        Ok(())
+    }
+
     /// A verdict on the whole of what the current screen points at (confirm, reject or
     /// unsure; a split needs the groups, see [`Session::split`]).
     pub fn decide(&mut self, decision: Decision) -> Result<()> {
@@ -120,8 +178,11 @@ impl Session {
                 let Some(row) = self.current_row()? else {
                     return Ok(());
                 };
+                if self.ask_first(&decision, &row.members)? {
+                    return Ok(());
+                }
                 self.record(&decision, vec![row.members.clone()])?;
-                self.message = format!("{action}: cluster {} of {}", row.cluster, row.method);
+                self.message = format!("{action}: entry {} ({})", row.cluster, row.method);
                 self.advance_after_verdict();
             }
             Mode::Cluster => {
@@ -129,6 +190,9 @@ impl Session {
                     return Ok(());
                 };
                 let (members, no) = (c.row.members.clone(), c.row.cluster);
+                if self.ask_first(&decision, &members)? {
+                    return Ok(());
+                }
                 self.record(&decision, vec![members])?;
                 self.message = format!("{action}: cluster {no}");
                 self.advance_after_verdict();
@@ -207,11 +271,11 @@ impl Session {
         let Some(row) = row else {
             return Ok(());
         };
-        let Some((ba, bb, _)) = self.store.cluster_bridge(row.run_id, row.cluster)? else {
-            self.message = "this cluster has no weakest bridge stored".into();
+        let Some((ba, bb, _)) = self.store.entry_bridge(row.cluster)? else {
+            self.message = "this entry has no weakest link: every pair of it is on a cycle".into();
             return Ok(());
         };
-        let edges = self.store.run_pairs_within(row.run_id, &row.members)?;
+        let edges = self.store.entry_edges(row.cluster)?;
         let groups = components_without(&row.members, &edges, (ba.min(bb), ba.max(bb)));
         if groups.len() < 2 {
             self.message = "the bridge does not split this cluster".into();

@@ -31,7 +31,7 @@ use super::background::{SharedEvidence, Worker};
 use super::evidence::EvidenceProvider;
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
-use crate::model::{Progress, QueueFilter, QueueRow, QueueSort};
+use crate::model::{Decision, Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
 use crate::store::Store;
 use saving::Saving;
 
@@ -95,6 +95,18 @@ impl InputKind {
     }
 }
 
+/// Decisions labeling more pairs than this show their consequence and ask first.
+pub const PROMPT_ABOVE_PAIRS: u64 = 1000;
+
+/// A verdict shown with its consequence, recorded only after `y`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingDecision {
+    pub decision: Decision,
+    pub target: Vec<i64>,
+    /// "confirms 1,225 pairs among 50 pages; overrides 3 earlier 'different' labels by ann".
+    pub consequence: String,
+}
+
 /// The open prompt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Input {
@@ -140,14 +152,23 @@ pub struct Session {
     pub cluster: Option<ClusterView>,
     pub pair: Option<PairView>,
     pub input: Option<Input>,
+    /// A big or contradicting decision waiting for the coder's `y` (see
+    /// [`Session::answer_pending`]).
+    pub pending: Option<PendingDecision>,
+    /// Decisions labeling more pairs than this ask first (`u64::MAX`: never for size).
+    pub prompt_above_pairs: u64,
     pub message: String,
     pub progress: Vec<Progress>,
+    /// What noise triage kept out of the default queue (documents per rule, copies).
+    pub triage: TriageCounts,
+    /// Entries made only of triaged noise (reachable with the noise filter).
+    pub triaged_entries: u64,
     pub viewport: Viewport,
     pub quit: bool,
     /// First line shown on the help screen.
     pub help_scroll: usize,
     /// The methods with a run, for the method filter.
-    methods: Vec<String>,
+    pub(super) methods: Vec<String>,
     undo: UndoStack,
     batch_counter: u64,
     saves: Saving,
@@ -187,8 +208,12 @@ impl Session {
             cluster: None,
             pair: None,
             input: None,
+            pending: None,
+            prompt_above_pairs: PROMPT_ABOVE_PAIRS,
             message: String::new(),
             progress: Vec::new(),
+            triage: TriageCounts::default(),
+            triaged_entries: 0,
             viewport: Viewport {
                 queue_rows: 20,
                 member_rows: 10,

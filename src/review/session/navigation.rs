@@ -8,7 +8,7 @@ use std::ops::Range;
 use anyhow::Result;
 
 use super::{Mode, Session, Viewport, PAGE_ROWS, PREVIEW_CHARS};
-use crate::model::{set_key, LabelStatus, QueueFilter, QueueRow, QueueSort};
+use crate::model::{set_key, LabelStatus, NoiseShown, QueueFilter, QueueRow, QueueSort};
 use crate::review::background::Job;
 use crate::review::sanitize::{sanitize, sanitize_line};
 use crate::store::PageAt;
@@ -17,6 +17,7 @@ fn clean_row(mut r: QueueRow) -> QueueRow {
     r.title = sanitize_line(&r.title);
     r.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
     r.method = sanitize_line(&r.method);
+    r.detectors = r.detectors.iter().map(|d| sanitize_line(d)).collect();
     r
 }
 
@@ -25,6 +26,8 @@ impl Session {
         self.pages.clear();
         self.queue_len = self.store.queue_len(&self.coder, &self.filter)?;
         self.progress = self.store.review_progress(&self.coder)?;
+        self.triage = self.store.triage_counts()?;
+        self.triaged_entries = self.store.triaged_entries()?;
         if self.cursor >= self.queue_len {
             self.cursor = self.queue_len.saturating_sub(1);
         }
@@ -301,6 +304,27 @@ impl Session {
         self.after_filter_change()
     }
 
+    /// Shows only the entries noise triage kept out, or goes back to the default queue.
+    pub fn toggle_noise(&mut self) -> Result<()> {
+        self.filter.noise = match self.filter.noise {
+            NoiseShown::Hide => NoiseShown::Only,
+            _ => NoiseShown::Hide,
+        };
+        self.after_filter_change()
+    }
+
+    /// Cycles the fewest detectors an entry must be found by: any, 2, 3, … (as many as
+    /// have a run).
+    pub fn cycle_agreement(&mut self) -> Result<()> {
+        let most = self.methods.len() as i64;
+        self.filter.min_agreement = match self.filter.min_agreement {
+            None if most >= 2 => Some(2),
+            Some(n) if n < most => Some(n + 1),
+            _ => None,
+        };
+        self.after_filter_change()
+    }
+
     pub fn toggle_disagree(&mut self) -> Result<()> {
         self.filter.disagree_only = !self.filter.disagree_only;
         self.after_filter_change()
@@ -324,7 +348,7 @@ impl Session {
         self.cursor = 0;
         self.top = 0;
         self.reload_queue()?;
-        self.message = format!("{} clusters · {}", self.queue_len, self.filter_summary());
+        self.message = format!("{} entries · {}", self.queue_len, self.filter_summary());
         Ok(())
     }
 
@@ -333,7 +357,15 @@ impl Session {
         let f = &self.filter;
         let mut parts = Vec::new();
         if let Some(m) = &f.method {
-            parts.push(format!("method={m}"));
+            parts.push(format!("found by {m}"));
+        }
+        if let Some(n) = f.min_agreement {
+            parts.push(format!("found by ≥{n} detectors"));
+        }
+        match f.noise {
+            NoiseShown::Hide => {}
+            NoiseShown::Only => parts.push("triaged noise only".into()),
+            NoiseShown::Include => parts.push("noise included".into()),
         }
         if let Some(s) = f.status {
             parts.push(format!("status={}", s.as_str()));
@@ -348,7 +380,7 @@ impl Session {
             parts.push(format!("search=\"{}\"", sanitize_line(s)));
         }
         if f.disagree_only {
-            parts.push("detectors disagree".into());
+            parts.push("not every detector".into());
         }
         parts.push(format!("sort: {}", self.sort.name()));
         parts.join(", ")

@@ -194,22 +194,17 @@ pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
 }
 
 impl Session {
-    /// What explains the pair: each method under the parameters of its run that shows the
-    /// pair (the open cluster's run for its method, the latest run for the others), so the
-    /// highlights are the evidence those runs used, not the defaults'.
+    /// What explains the pair: each method under the parameters of its latest run (the
+    /// runs the merged queue's entries are built from), so the highlights are the evidence
+    /// those runs used, not the defaults'.
     fn pair_explanation(&self, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
         if let Some(custom) = &self.background.evidence {
             return Ok(custom.clone());
         }
-        let open_run = self.cluster.as_ref().map(|c| (&c.row.method, c.row.run_id));
         let mut runs = Vec::new();
         for e in evidence {
-            let (run, detail) = match open_run {
-                Some((m, id)) if *m == e.method && id != e.run_id => (id, None),
-                _ => (e.run_id, e.detail.clone()),
-            };
-            let params = self.store.resolve_run(&e.method, Some(run))?.params;
-            runs.push((e.method.clone(), params, detail));
+            let params = self.store.resolve_run(&e.method, Some(e.run_id))?.params;
+            runs.push((e.method.clone(), params, e.detail.clone()));
         }
         Ok(std::sync::Arc::new(DetectorEvidence::for_runs(runs)))
     }

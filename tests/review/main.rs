@@ -1,0 +1,291 @@
+//! Tests of the merged review queue on real data (`src/model/entries.rs`,
+//! `src/model/triage.rs`, `src/store/review_queue.rs`, `spotcheck queue`): one entry per
+//! candidate group on the debian-docs corpus, labels kept across a detector rerun, and noise
+//! triage on the real WARCs counted as the stored records say.
+//! One test crate per source area (`cargo test --test review`).
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use serde_json::Value;
+use spotcheck::review::Session;
+use spotcheck::store::{LabelStatus, NoiseShown, QueueFilter, QueueSort, Store};
+use spotcheck::tui::{render_keys, Keymap};
+
+fn json_lines(s: &str) -> Vec<Value> {
+    s.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn member_urls(entry: &Value) -> Vec<String> {
+    entry["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["url"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn debian_docs_one_entry_per_member_set_and_no_document_in_two_entries() {
+    let Some(corpus) = common::debian_docs_small() else {
+        return;
+    };
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let html = corpus.join("html");
+    common::spotcheck_ok(&[
+        "ingest",
+        "--quiet",
+        "--no-main",
+        "--db",
+        db,
+        html.to_str().unwrap(),
+    ]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let (out, _) = common::spotcheck_ok(&["queue", "--db", db, "--all", "--coder", "ann"]);
+    let entries = json_lines(&out);
+    assert!(entries.len() > 100, "{} entries", entries.len());
+    let sets: HashSet<BTreeSet<String>> = entries
+        .iter()
+        .map(|e| member_urls(e).into_iter().collect())
+        .collect();
+    let ratio = entries.len() as f64 / sets.len() as f64;
+    eprintln!(
+        "queue rows {} / distinct member sets {} = {ratio:.2}",
+        entries.len(),
+        sets.len()
+    );
+    assert_eq!(ratio, 1.0);
+    let mut seen: HashMap<String, u64> = HashMap::new();
+    for e in &entries {
+        for u in member_urls(e) {
+            if let Some(other) = seen.insert(u.clone(), e["entry"].as_u64().unwrap()) {
+                panic!("{u} is in entries {other} and {}", e["entry"]);
+            }
+        }
+        assert!(e["size"].as_u64().unwrap() >= 2);
+        assert!(!e["detectors"].as_array().unwrap().is_empty());
+        // Every pair names the detectors that found it.
+        for p in e["pairs"].as_array().unwrap() {
+            assert!(!p["detectors"].as_object().unwrap().is_empty(), "{p}");
+        }
+    }
+    // The default listing is the open entries, in the workbench's order.
+    let (open, _) = common::spotcheck_ok(&["queue", "--db", db, "--coder", "ann"]);
+    let open = json_lines(&open);
+    let mut store = Store::open(&dbp).unwrap();
+    let rows = store
+        .queue_page(
+            "ann",
+            &QueueFilter::default(),
+            QueueSort::default(),
+            0,
+            100_000,
+        )
+        .unwrap();
+    assert_eq!(open.len(), rows.len());
+    for (o, r) in open.iter().zip(&rows) {
+        assert_eq!(o["entry"].as_i64(), Some(r.cluster));
+    }
+
+    // A label survives a rerun of one detector unchanged, and the entry holding its
+    // documents still shows it.
+    let first = &rows[0];
+    store
+        .record_decision("ann", "confirm", &first.members, serde_json::json!({}))
+        .unwrap();
+    let before = store.label("ann", &first.members).unwrap();
+    let pairs_before: Vec<Option<String>> = pair_labels(&store, &first.members);
+    drop(store);
+    common::spotcheck_ok(&["detect", "--db", db, "--method", "spotsigs"]);
+    let mut store = Store::open(&dbp).unwrap();
+    store.refresh_review_queue().unwrap();
+    assert_eq!(store.label("ann", &first.members).unwrap(), before);
+    assert_eq!(pair_labels(&store, &first.members), pairs_before);
+    let all = QueueFilter {
+        noise: NoiseShown::Include,
+        ..QueueFilter::default()
+    };
+    let rows = store
+        .queue_page("ann", &all, QueueSort::default(), 0, 100_000)
+        .unwrap();
+    let holder = rows
+        .iter()
+        .find(|r| r.members.contains(&first.members[0]))
+        .expect("the documents are still queued");
+    if holder.members == first.members {
+        assert_eq!(holder.status, LabelStatus::Confirmed);
+    } else {
+        assert!(holder.labeled > 0, "{holder:?}");
+    }
+}
+
+fn pair_labels(store: &Store, members: &[i64]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for (i, &a) in members.iter().enumerate() {
+        for &b in &members[i + 1..] {
+            out.push(store.pair_label("ann", a, b).unwrap());
+        }
+    }
+    out
+}
+
+#[test]
+fn real_warcs_noise_is_triaged_and_counted_as_the_records_say() {
+    let Some(dir) = common::corpus("warc/real") else {
+        return;
+    };
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().to_string();
+            n.ends_with(".warc") || n.ends_with(".warc.gz") || n.ends_with(".arc.gz")
+        })
+        .map(|p| p.to_string_lossy().to_string())
+        .collect();
+    files.sort();
+    let mut args = vec!["ingest", "--quiet", "--no-main", "--db", db];
+    args.extend(files.iter().map(String::as_str));
+    common::spotcheck_ok(&args);
+    common::spotcheck_ok(&["detect", "--db", db]);
+
+    // The stored records, counted with the rules' own order (first match wins).
+    let store = Store::open(&dbp).unwrap();
+    let session = Session::new(store, "ann", false).unwrap();
+    let triage = session.triage.clone();
+    let facts = records(&dbp);
+    let expected =
+        |rule: &str| -> u64 { facts.iter().filter(|f| first_rule(f) == Some(rule)).count() as u64 };
+    for (rule, n) in &triage.rules {
+        assert_eq!(*n, expected(rule), "rule {rule}");
+    }
+    let copies = facts
+        .iter()
+        .filter(|f| f.dup_group.unwrap_or(f.id) != f.id)
+        .count() as u64;
+    assert_eq!(triage.copies, copies);
+    let errors = expected("error");
+    assert!(
+        errors > 0 || copies > 0,
+        "the real WARCs hold noise: {triage:?}"
+    );
+    eprintln!(
+        "noise triaged on the real WARCs: {triage:?}, {} noise entries",
+        session.triaged_entries
+    );
+
+    // The status line says the same numbers.
+    let mut session = session;
+    let buf = render_keys(&mut session, &Keymap::defaults(), &[], 250, 24).unwrap();
+    let header: String = (0..buf.area.width)
+        .map(|x| buf[(x, 0)].symbol().to_string())
+        .collect();
+    assert!(header.contains(&triage.summary()), "{header}");
+
+    // No default-queue entry is made only of byte-identical pages or error responses.
+    let rows = session
+        .store()
+        .queue_page(
+            "ann",
+            &QueueFilter::default(),
+            QueueSort::default(),
+            0,
+            100_000,
+        )
+        .unwrap();
+    let by_id: HashMap<i64, &Fact> = facts.iter().map(|f| (f.id, f)).collect();
+    for r in &rows {
+        assert!(r.noise.is_none());
+        let groups: BTreeSet<i64> = r
+            .members
+            .iter()
+            .map(|d| by_id[d].dup_group.unwrap_or(*d))
+            .collect();
+        assert!(groups.len() >= 2, "an entry of copies: {r:?}");
+        assert!(
+            r.members
+                .iter()
+                .any(|d| by_id[d].status.is_none_or(|s| s < 400)),
+            "an entry of errors: {r:?}"
+        );
+        assert!(
+            r.members.iter().all(|d| first_rule(by_id[d]).is_none()),
+            "a noise page in the default queue: {r:?}"
+        );
+    }
+}
+
+/// What the test reads per stored document, independently of the store's triage.
+struct Fact {
+    id: i64,
+    url: String,
+    status: Option<i64>,
+    chars: i64,
+    dup_group: Option<i64>,
+}
+
+fn records(db: &std::path::Path) -> Vec<Fact> {
+    let store = Store::open(db).unwrap();
+    let mut out = Vec::new();
+    store
+        .for_each_document(|d| {
+            out.push(d);
+            Ok(())
+        })
+        .unwrap();
+    out.into_iter()
+        .map(|d| Fact {
+            id: d.id,
+            url: d.url,
+            status: d.http_status,
+            chars: d.chars as i64,
+            dup_group: d.dup_group,
+        })
+        .collect()
+}
+
+/// The triage rules written out again (README's table): error ≥ 400, redirect 3xx,
+/// robots.txt, fewer than 50 characters.
+fn first_rule(f: &Fact) -> Option<&'static str> {
+    let path = f
+        .url
+        .split(['?', '#'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if f.status.is_some_and(|s| s >= 400) {
+        Some("error")
+    } else if f.status.is_some_and(|s| (300..400).contains(&s)) {
+        Some("redirect")
+    } else if path.ends_with("/robots.txt") || path == "robots.txt" {
+        Some("robots")
+    } else if f.chars < 50 {
+        Some("near-empty")
+    } else {
+        None
+    }
+}
+
+#[test]
+fn the_readme_triage_table_is_the_rule_table() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/README.md");
+    let readme = std::fs::read_to_string(path).unwrap();
+    let (start, end) = ("<!-- triage:start -->\n", "<!-- triage:end -->");
+    let a = readme.find(start).unwrap() + start.len();
+    let b = readme.find(end).unwrap();
+    let table = spotcheck::model::triage_markdown();
+    if readme[a..b] != table {
+        if std::env::var("SPOTCHECK_UPDATE_README").as_deref() == Ok("1") {
+            std::fs::write(path, format!("{}{table}{}", &readme[..a], &readme[b..])).unwrap();
+        } else {
+            panic!("README.md's triage table is out of date: run this test with SPOTCHECK_UPDATE_README=1");
+        }
+    }
+}
