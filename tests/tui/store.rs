@@ -342,3 +342,38 @@ fn the_review_command_explains_what_it_needs() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("keys.txt:1: unknown action \"fly\""), "{err}");
 }
+
+/// The pair view opens on the text the entry's detectors read: after `detect` with the
+/// defaults (the content text), a coder comparing two copies starts on their content, not on
+/// the sites' menus; `v` still reaches every text.
+#[test]
+fn the_pair_view_opens_on_the_text_the_detectors_read() {
+    use spotcheck::cmd::ingest::{ingest_paths, IngestOptions};
+    use spotcheck::detect::spotsigs::{SpotSigs, SpotSigsSettings};
+    use spotcheck::store::TextKind;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"));
+    ingest_paths(&db, &[demo], &IngestOptions::default()).unwrap();
+    let mut store = Store::open(&db).unwrap();
+    let defaults = SpotSigsSettings::default();
+    assert_eq!(defaults.text, TextKind::Content);
+    spotcheck::detect::run_with::<SpotSigs>(&mut store, &defaults).unwrap();
+    let mut s = Session::new(store, "demo", false).unwrap();
+    press(&mut s, &["Enter", "Enter"]);
+    assert_eq!(s.pair.as_ref().map(|p| p.text), Some(TextKind::Content));
+    press(&mut s, &["v"]);
+    assert_eq!(s.pair.as_ref().map(|p| p.text), Some(TextKind::Main));
+
+    // A run that read the visible text opens the pair there.
+    let mut store = Store::open(&db).unwrap();
+    let visible = SpotSigsSettings {
+        text: TextKind::Visible,
+        ..SpotSigsSettings::default()
+    };
+    spotcheck::detect::run_with::<SpotSigs>(&mut store, &visible).unwrap();
+    drop(s);
+    let mut s = Session::new(store, "demo", false).unwrap();
+    press(&mut s, &["Enter", "Enter"]);
+    assert_eq!(s.pair.as_ref().map(|p| p.text), Some(TextKind::Visible));
+}

@@ -54,10 +54,30 @@ impl Session {
                 if let Some(c) = &mut self.cluster {
                     c.cursor = other;
                 }
-                self.open_pair(TextKind::Visible)
+                self.open_pair(self.proposing_text())
             }
             _ => Ok(()),
         }
+    }
+
+    /// The text a pair view opens on: the one the open entry's detectors read (the first
+    /// of them whose latest run names its text), so their evidence is where the coder
+    /// looks — on news the content text, not two sites' menus; the visible text when no
+    /// run says.
+    fn proposing_text(&self) -> TextKind {
+        let Some(c) = &self.cluster else {
+            return TextKind::Visible;
+        };
+        c.row
+            .detectors
+            .iter()
+            .filter_map(|m| self.store.resolve_run(m, None).ok())
+            .find_map(|r| {
+                r.params
+                    .get("text")
+                    .and_then(|t| serde_json::from_value::<TextKind>(t.clone()).ok())
+            })
+            .unwrap_or(TextKind::Visible)
     }
 
     pub(super) fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
