@@ -645,7 +645,12 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("spotcheck: error: {e:#}");
+            // An error can quote crawled text (a URL, a title, a record header): it goes to a
+            // terminal through the same sanitizer as everything else.
+            eprintln!(
+                "spotcheck: error: {}",
+                crate::review::sanitize_line(&format!("{e:#}"))
+            );
             ExitCode::FAILURE
         }
     }

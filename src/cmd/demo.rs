@@ -55,7 +55,10 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let mut shown = 0;
     store.for_each_run_cluster(run.id, |id, urls| {
         if shown < 4 {
-            println!("  cluster {id}: {}", urls.join("  "));
+            println!(
+                "  cluster {id}: {}",
+                crate::review::sanitize_line(&urls.join("  "))
+            );
             shown += 1;
         }
         Ok(())

@@ -96,3 +96,52 @@ fn train_without_a_database_names_the_missing_file() {
     assert!(err.contains("missing.db"), "{err}");
     assert!(!db.exists(), "a failed train must not create a database");
 }
+
+/// Crawled text never steers a terminal: the demo's hostile page (an OSC title, an OSC 52
+/// clipboard write, CSI colours and clears) leaves neither a control byte nor an escape
+/// payload (`]0;pwned`, `]52;c;…`, `[31m`) in any listing, TSV or JSONL.
+#[test]
+fn no_escape_payload_of_a_hostile_page_reaches_a_listing() {
+    let (_dir, db) = common::temp_db();
+    let db = db.to_str().unwrap();
+    let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo");
+    common::spotcheck_ok(&["ingest", "--db", db, "--quiet", demo]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let listings: [&[&str]; 8] = [
+        &["docs", "--db", db, "--format", "tsv"],
+        &["docs", "--db", db],
+        &[
+            "pairs", "--db", db, "--method", "spotsigs", "--format", "tsv",
+        ],
+        &[
+            "clusters", "--db", db, "--method", "cooper", "--format", "tsv",
+        ],
+        &["sigs", "--db", db, "--format", "tsv"],
+        &["queue", "--db", db, "--all", "--format", "tsv"],
+        &["queue", "--db", db, "--all"],
+        &["errors", "--db", db, "--format", "tsv"],
+    ];
+    let mut saw_hostile = false;
+    for args in listings {
+        let (out, err) = common::spotcheck_ok(args);
+        saw_hostile |= out.contains("Totally normal page");
+        for text in [&out, &err] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "a control character in `spotcheck {args:?}`"
+            );
+            for payload in ["pwned", "]52;", "cm0gLXJmIH4=", "[31m", "[2J"] {
+                assert!(
+                    !text.contains(payload),
+                    "{payload:?} in `spotcheck {args:?}`"
+                );
+            }
+        }
+    }
+    assert!(
+        saw_hostile,
+        "the hostile page is listed (by its cleaned title)"
+    );
+}
