@@ -7,7 +7,6 @@ use std::ops::Range;
 use anyhow::Result;
 
 use super::{Mode, Session, SYNC_WRAP_BYTES, WRAPS_KEPT};
-
 use crate::review::background::SharedEvidence;
 use crate::review::background::{Job, Pane, PreparedText};
 use crate::review::evidence::{DetectorEvidence, Highlight};
