@@ -75,6 +75,8 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "redo", modes: BROWSE, description: "redo the last undone decision", hint: false, run: |s| s.redo() },
     Action { name: "diff", modes: P, description: "toggle the word-level diff view", hint: true, run: |s| { s.toggle_diff(); Ok(()) } },
     Action { name: "text", modes: P, description: "cycle visible / content / main-content text", hint: true, run: |s| s.toggle_text() },
+    Action { name: "next-evidence", modes: P, description: "scroll to the next highlighted evidence of the left document", hint: false, run: |s| { s.jump_evidence(true); Ok(()) } },
+    Action { name: "prev-evidence", modes: P, description: "scroll to the previous highlighted evidence of the left document", hint: false, run: |s| { s.jump_evidence(false); Ok(()) } },
     Action { name: "next-member", modes: P, description: "compare the anchor with the next member", hint: false, run: |s| s.step_member(1) },
     Action { name: "prev-member", modes: P, description: "compare the anchor with the previous member", hint: false, run: |s| s.step_member(-1) },
 ];

@@ -534,6 +534,34 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
         };
         frame.render_widget(body.block(Block::bordered().title(title)), area);
     }
+    // Drawn over the panes' bottom border, so the legend takes no line from the texts (and
+    // the pane height, and so paging, stays the same with and without it); only once there
+    // are texts whose highlights it explains, and never in blind mode, which shows none.
+    if !s.blind && !p.loading() && panes.height > 2 && panes.width > 2 {
+        let row = Rect::new(panes.x + 1, panes.bottom() - 1, panes.width - 2, 1);
+        frame.render_widget(Paragraph::new(legend_line()), row);
+    }
+}
+
+/// The legend of the highlight styles, each name drawn in its style. MinHash draws the
+/// shingles it shares in the spot-signature style (`HighlightKind::SpotSig`).
+pub fn legend_line() -> Line<'static> {
+    let sep = || Span::raw(" · ");
+    Line::from(vec![
+        Span::raw(" "),
+        Span::styled(
+            "SpotSigs signatures, MinHash shingles",
+            highlight_style(HighlightKind::SpotSig),
+        ),
+        sep(),
+        Span::styled(
+            "I-Match lexicon terms",
+            highlight_style(HighlightKind::LexiconTerm),
+        ),
+        sep(),
+        Span::styled("ANDD k-grams", highlight_style(HighlightKind::AnddGram)),
+        Span::raw(" "),
+    ])
 }
 
 /// The help screen: every action of the table with its keys on each screen.

@@ -353,6 +353,11 @@ fn blind_mode_hides_scores_and_evidence() {
     assert!(t.contains("blind mode: scores and evidence hidden"), "{t}");
     assert!(styled_runs(&buf, HighlightKind::SpotSig).is_empty());
     assert!(!t.contains("lexicons"), "{t}");
+    // No evidence is drawn, so no legend of its styles either.
+    assert!(
+        !t.contains("ANDD k-grams") && !t.contains("SpotSigs"),
+        "{t}"
+    );
     let _ = (Color::Reset, Modifier::empty());
 }
 
@@ -797,4 +802,145 @@ fn a_contradicting_or_big_decision_shows_its_consequence_first() {
         t.contains("rejects 1 pairs among 2 pages. y: go ahead"),
         "{t}"
     );
+}
+
+/// Two documents sharing three sentences, each after lines of words only one document has:
+/// the left one opens with a long preamble. Returns the session on that pair's cluster.
+fn evidence_after_a_preamble(dir: &std::path::Path, blind: bool) -> spotcheck::review::Session {
+    let shared = [
+        "The bridge carries two tram lines and a path.",
+        "Mayor Ana Ruiz cut the ribbon on the quay.",
+        "It was the first new bridge in a decade.",
+    ];
+    // Lines of made-up words, unique to one document (nothing in them is shared evidence).
+    let filler = |tag: &str, from: usize, n: usize| -> String {
+        (from..from + n)
+            .map(|i| format!("{tag}{i}a {tag}{i}b {tag}{i}c\n"))
+            .collect()
+    };
+    let left = format!(
+        "{}{}\n{}{}\n{}{}\n{}",
+        filler("lp", 0, 30),
+        shared[0],
+        filler("lg", 0, 20),
+        shared[1],
+        filler("lh", 0, 20),
+        shared[2],
+        filler("lt", 0, 20),
+    );
+    let right = format!(
+        "{}{}\n{}\n{}\n",
+        filler("rp", 0, 28),
+        shared[0],
+        shared[1],
+        shared[2]
+    );
+    let mut store = Store::open(&dir.join("preamble.db")).unwrap();
+    let a = store
+        .insert_test_document("left", "L", &left, None)
+        .unwrap();
+    let b = store
+        .insert_test_document("right", "R", &right, None)
+        .unwrap();
+    let run = store
+        .create_run("spotsigs", &serde_json::json!({}))
+        .unwrap();
+    store.write_run_pairs(run, vec![(a, b, 0.8, None)]).unwrap();
+    store
+        .write_run_clusters(
+            run,
+            &[spotcheck::store::ClusterRow {
+                members: vec![a, b],
+                min_score: Some(0.8),
+                max_score: Some(0.8),
+                weakest_bridge: None,
+            }],
+        )
+        .unwrap();
+    store.finish_run(run, &serde_json::json!({})).unwrap();
+    spotcheck::review::Session::new(store, "ann", blind).unwrap()
+}
+
+#[test]
+fn a_pair_opens_at_its_first_evidence_and_e_and_shift_e_jump_between_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = evidence_after_a_preamble(dir.path(), false);
+    let buf = press(&mut s, &["Enter", "Enter"]);
+    let t = text_of(&buf);
+    insta::assert_snapshot!("pair_first_evidence", t);
+    // The first shared sentence is line 30 of the left document: one line of context above.
+    assert_eq!(s.pair.as_ref().unwrap().scroll, 29, "{t}");
+    let rows: Vec<&str> = t.lines().collect();
+    assert!(rows[3].starts_with("│lp29a"), "{t}");
+    assert!(rows[4].starts_with("│The bridge carries"), "{t}");
+    let spots = styled_runs(&buf, HighlightKind::SpotSig);
+    let terms = styled_runs(&buf, HighlightKind::LexiconTerm);
+    assert!(spots.iter().any(|r| r == "carries"), "{spots:?} {terms:?}");
+    // The legend names each highlight style in that style.
+    assert!(
+        t.contains("SpotSigs signatures, MinHash shingles · I-Match lexicon terms · ANDD k-grams"),
+        "{t}"
+    );
+    assert!(styled_runs(&buf, HighlightKind::AnddGram).contains(&"ANDD k-grams".to_string()));
+
+    // e: the next evidence (the second sentence, line 51), then the third (line 72).
+    let buf = press(&mut s, &["e"]);
+    assert_eq!(s.pair.as_ref().unwrap().scroll, 50);
+    insta::assert_snapshot!("pair_next_evidence", text_of(&buf));
+    press(&mut s, &["e"]);
+    assert_eq!(s.pair.as_ref().unwrap().scroll, 71);
+    let t = text_of(&press(&mut s, &["e"]));
+    assert_eq!(
+        s.pair.as_ref().unwrap().scroll,
+        71,
+        "no further evidence: {t}"
+    );
+    assert!(t.contains("no more evidence below"), "{t}");
+    // E: back to the previous ones, and a message before the first.
+    press(&mut s, &["E", "E"]);
+    assert_eq!(s.pair.as_ref().unwrap().scroll, 29);
+    let t = text_of(&press(&mut s, &["E"]));
+    assert_eq!(s.pair.as_ref().unwrap().scroll, 29);
+    assert!(t.contains("no evidence above"), "{t}");
+}
+
+#[test]
+fn a_scroll_before_the_texts_arrive_is_kept_over_the_jump_to_evidence() {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use spotcheck::tui::{handle_key, parse_key, render};
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = evidence_after_a_preamble(dir.path(), false);
+    let keys = Keymap::defaults();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    render(&mut term, &mut s, &keys).unwrap();
+    handle_key(&mut s, &keys, parse_key("Enter").unwrap());
+    render(&mut term, &mut s, &keys).unwrap();
+    s.hold_background(true);
+    for k in ["Enter", "j", "j"] {
+        handle_key(&mut s, &keys, parse_key(k).unwrap());
+        render(&mut term, &mut s, &keys).unwrap();
+    }
+    s.hold_background(false);
+    s.wait_background();
+    render(&mut term, &mut s, &keys).unwrap();
+    // The coder's scroll wins over the jump to the first evidence (line 29). While the panes
+    // were empty the scroll was clamped to them, so it reads 0.
+    let p = s.pair.as_ref().unwrap();
+    assert!(p.scrolled);
+    assert_eq!(p.scroll, 0);
+}
+
+#[test]
+fn evidence_jumps_say_so_in_blind_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = evidence_after_a_preamble(dir.path(), true);
+    let t = text_of(&press(&mut s, &["Enter", "Enter", "e"]));
+    assert_eq!(
+        s.pair.as_ref().unwrap().scroll,
+        0,
+        "blind mode opens at the top: {t}"
+    );
+    assert!(t.contains("blind mode: no evidence is shown"), "{t}");
+    assert!(!t.contains("ANDD k-grams"), "{t}");
 }

@@ -202,6 +202,7 @@ impl Session {
                 if let Some(p) = &mut self.pair {
                     // Clamped to the document length in `prepare`.
                     p.scroll = (p.scroll as i64 + delta.clamp(-(1 << 40), 1 << 40)).max(0) as usize;
+                    p.scrolled = true;
                 }
             }
         }

@@ -14,6 +14,9 @@ use crate::review::sanitize::sanitize_line;
 use crate::review::wrap::wrap;
 use crate::store::{PairEvidence, TextKind};
 
+/// Lines of text kept above the evidence the pair view scrolls to, so it reads in context.
+const EVIDENCE_CONTEXT: usize = 1;
+
 /// One document in the pair view: sanitized text, its highlights, its lines wrapped for the
 /// last few widths, and the width whose lines are shown.
 #[derive(Debug, Clone)]
@@ -94,6 +97,12 @@ impl DocPane {
             .map_or(&[], |(_, l)| l.as_slice())
     }
 
+    /// The index of the shown line holding byte `at` (the line after it when `at` falls
+    /// between lines, e.g. on a newline).
+    pub fn line_of(&self, at: usize) -> usize {
+        self.lines().partition_point(|r| r.end <= at)
+    }
+
     /// The highlights overlapping `range`, found by binary search (spans are sorted).
     pub fn highlights_in(&self, range: &Range<usize>) -> &[Highlight] {
         let first = self.highlights.partition_point(|h| h.end <= range.start);
@@ -112,6 +121,9 @@ pub struct PairView {
     pub show_diff: bool,
     pub text: TextKind,
     pub scroll: usize,
+    /// Whether the coder has scrolled this pair: then the texts arriving do not move the
+    /// view to the first evidence.
+    pub scrolled: bool,
     pub evidence: Vec<PairEvidence>,
     /// The background job preparing both documents, while it runs.
     pub job: Option<u64>,
@@ -134,6 +146,39 @@ impl PairView {
     /// Whether the word diff is wanted but not computed yet.
     pub fn diff_loading(&self) -> bool {
         self.show_diff && self.diff.is_none()
+    }
+
+    /// The scroll that shows the highlight starting at byte `start` of the left document
+    /// near the top: its line with `EVIDENCE_CONTEXT` lines above it.
+    fn scroll_to(&self, start: usize) -> usize {
+        self.left.line_of(start).saturating_sub(EVIDENCE_CONTEXT)
+    }
+
+    /// Scrolls to the first highlight of the left document, unless the coder has already
+    /// scrolled (the texts arrive after the view opens, and a scroll then is the coder's).
+    pub(super) fn scroll_to_first_evidence(&mut self) {
+        if self.scrolled || self.show_diff {
+            return;
+        }
+        if let Some(h) = self.left.highlights.first() {
+            self.scroll = self.scroll_to(h.start);
+        }
+    }
+
+    /// The scroll of the next (`forward`) or previous highlight of the left document
+    /// whose scroll differs from the current one, at most `max_scroll` (a highlight
+    /// already on screen below the last page is not "next"). None if there is none.
+    pub(super) fn evidence_scroll(&self, forward: bool, max_scroll: usize) -> Option<usize> {
+        let mut targets = self
+            .left
+            .highlights
+            .iter()
+            .map(|h| self.scroll_to(h.start).min(max_scroll));
+        if forward {
+            targets.find(|&t| t > self.scroll)
+        } else {
+            targets.rfind(|&t| t < self.scroll)
+        }
     }
 
     pub(super) fn pane_mut(&mut self, pane: Pane) -> Option<&mut DocPane> {
@@ -244,6 +289,7 @@ impl Session {
             show_diff,
             text: kind,
             scroll: 0,
+            scrolled: false,
             evidence,
             job: Some(job),
             diff_job: None,
@@ -252,6 +298,43 @@ impl Session {
         });
         self.push(Mode::Pair);
         Ok(())
+    }
+
+    /// Jumps the scroll to the next (`forward`) or previous highlighted span of the left
+    /// document; a message says when there is none.
+    pub fn jump_evidence(&mut self, forward: bool) {
+        let height = self.viewport.pane_height.max(1);
+        let Some(p) = &mut self.pair else {
+            return;
+        };
+        let message = if self.blind {
+            Some("blind mode: no evidence is shown")
+        } else if p.loading() {
+            Some("the documents are still being read")
+        } else if p.show_diff {
+            Some("evidence jumps work on the documents (d: back to them)")
+        } else if p.left.highlights.is_empty() {
+            Some("no highlighted evidence in the left document")
+        } else {
+            let max_scroll = p
+                .left
+                .lines()
+                .len()
+                .max(p.right.lines().len())
+                .saturating_sub(height);
+            match p.evidence_scroll(forward, max_scroll) {
+                Some(t) => {
+                    p.scroll = t;
+                    p.scrolled = true;
+                    None
+                }
+                None if forward => Some("no more evidence below"),
+                None => Some("no evidence above"),
+            }
+        };
+        if let Some(m) = message {
+            self.message = m.into();
+        }
     }
 
     /// Shows or hides the word diff (computed in the background once the documents are).

@@ -81,6 +81,7 @@ impl Session {
                 Ok(Output::Pair { left, right }) => {
                     p.left.fill(left);
                     p.right.fill(right);
+                    p.scroll_to_first_evidence();
                 }
                 Ok(Output::Diff(_) | Output::Wrapped { .. }) => {}
                 Err(e) => self.message = format!("cannot show the pair: {e:#}"),
