@@ -51,7 +51,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/spotcheck-peers.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export PEERS_HTML=$html
 
-echo "machine: $(nproc) cores, $(uname -srm); spotcheck $("$spotcheck" --version 2>/dev/null || echo '?')"
+echo "machine: $(nproc) cores, $(uname -srm); $("$spotcheck" --version 2>/dev/null || echo 'spotcheck ?')"
 echo "peers: $("$venv/bin/pip" list 2>/dev/null | grep -iE '^(resiliparse|datasketch|rensa|fastwarc|warcio) ' | tr -s ' ' | paste -sd, -)"
 echo "html: $html ($(find "$html" -type f \( -name '*.html' -o -name '*.htm' \) | wc -l) pages, $(du -sh "$html" | cut -f1)); warc: $warc ($(du -h "$warc" | cut -f1))"
 echo "runs per command: $runs"
