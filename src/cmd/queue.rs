@@ -12,7 +12,6 @@ use serde_json::json;
 
 use super::{tsv_cell, write_json_line, ListFormat};
 use crate::model::{LabelStatus, NoiseShown, QueueFilter, QueueSort};
-use crate::review::sanitize_line;
 use crate::store::{PageAt, Store};
 
 /// What `queue` prints.
@@ -115,15 +114,15 @@ pub fn run(a: &QueueConfig) -> Result<ExitCode> {
                 ListFormat::Tsv => {
                     let urls: Vec<String> = members
                         .iter()
-                        .map(|m| tsv_cell(&sanitize_line(&m.url)).replace(' ', "%20"))
+                        .map(|m| tsv_cell(&m.url).replace(" ", "%20"))
                         .collect();
                     let score = |s: Option<f64>| s.map(|s| format!("{s:.4}")).unwrap_or_default();
                     writeln!(
                         out,
                         "{rank}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
                         r.cluster,
-                        tsv_cell(&sanitize_line(&r.method)),
-                        tsv_cell(&sanitize_line(&r.detectors.join(","))),
+                        tsv_cell(&r.method),
+                        tsv_cell(&r.detectors.join(",")),
                         r.size,
                         r.captures,
                         score(r.min_score),

@@ -9,68 +9,16 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
-/// What kind of escape string we are inside.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Skip {
-    None,
-    /// After ESC: the next character decides.
-    Escape,
-    /// A control sequence: parameters until a final byte in `@`..=`~`.
-    Csi,
-    /// OSC / DCS / SOS / PM / APC: until BEL or a string terminator (ESC \ or U+009C).
-    String,
-    /// Saw ESC inside a string: `\` ends it, anything else also ends it (lenient).
-    StringEscape,
-}
-
-/// Sanitizes multi-line text (keeps newlines).
+/// Sanitizes multi-line text (keeps newlines): escape sequences go whole through the shared
+/// grammar ([`crate::text::strip_escape_sequences`]), then what is left is made safe
+/// character by character.
 pub fn sanitize(text: &str) -> String {
+    let text = crate::text::strip_escape_sequences(text);
     let mut out = String::with_capacity(text.len());
     let mut column = 0usize;
-    let mut skip = Skip::None;
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        match skip {
-            Skip::Escape => {
-                skip = match c {
-                    '[' => Skip::Csi,
-                    ']' | 'P' | 'X' | '^' | '_' => Skip::String,
-                    _ => Skip::None, // a two-character sequence such as ESC c or ESC 7
-                };
-                continue;
-            }
-            Skip::Csi => {
-                if ('@'..='~').contains(&c) {
-                    skip = Skip::None;
-                } else if !(' '..='?').contains(&c) {
-                    // Not a CSI parameter: the sequence was malformed; drop it and
-                    // treat this character normally.
-                    skip = Skip::None;
-                    if c != '\u{1b}' {
-                        push_char(&mut out, &mut column, c, &mut chars, &mut skip);
-                    } else {
-                        skip = Skip::Escape;
-                    }
-                }
-                continue;
-            }
-            Skip::String => {
-                match c {
-                    '\u{7}' | '\u{9c}' => skip = Skip::None,
-                    '\u{1b}' => skip = Skip::StringEscape,
-                    _ => {}
-                }
-                continue;
-            }
-            Skip::StringEscape => {
-                skip = Skip::None;
-                if c != '\\' {
-                    push_char(&mut out, &mut column, c, &mut chars, &mut skip);
-                }
-                continue;
-            }
-            Skip::None => push_char(&mut out, &mut column, c, &mut chars, &mut skip),
-        }
+        push_char(&mut out, &mut column, c, &mut chars);
     }
     out
 }
@@ -80,12 +28,8 @@ fn push_char(
     column: &mut usize,
     c: char,
     chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
-    skip: &mut Skip,
 ) {
     match c {
-        '\u{1b}' => *skip = Skip::Escape,
-        '\u{9b}' => *skip = Skip::Csi,
-        '\u{90}' | '\u{98}' | '\u{9d}' | '\u{9e}' | '\u{9f}' => *skip = Skip::String,
         '\n' => {
             out.push('\n');
             *column = 0;

@@ -2,9 +2,11 @@
 //! (stopwords, SpotSigs antecedents). Every detector tokenizes through here, so a span
 //! reported by a detector always points into the stored text the review UI shows.
 
+pub mod escapes;
 pub mod tokens;
 pub mod wordlists;
 
+pub use escapes::{strip_escape_sequences, EscapeStripper};
 pub use tokens::{tokenize, Token};
 pub use wordlists::WordList;
 
