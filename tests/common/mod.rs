@@ -85,6 +85,19 @@ pub fn temp_db() -> (tempfile::TempDir, PathBuf) {
     (dir, db)
 }
 
+/// Runs the spotcheck binary with `args`: its exit code, stdout and stderr (lossy UTF-8).
+pub fn spotcheck_run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
 /// Runs the spotcheck binary with `args`, asserts that it succeeded (the failure message
 /// carries its stderr), and returns its stdout and stderr.
 pub fn spotcheck_ok(args: &[&str]) -> (String, String) {

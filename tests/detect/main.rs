@@ -9,3 +9,15 @@ mod common;
 
 mod minhash;
 mod params;
+
+/// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a
+/// usage error: exit 2, the message naming the flag and what is valid.
+fn assert_usage_errors(base: &[&str], cases: &[(&[&str], &str, &str)]) {
+    for (args, flag, range) in cases {
+        let mut all = base.to_vec();
+        all.extend_from_slice(args);
+        let (code, _, err) = common::spotcheck_run(&all);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(err.contains(flag) && err.contains(range), "{args:?}: {err}");
+    }
+}

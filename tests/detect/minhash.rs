@@ -3,7 +3,6 @@
 //! every out-of-range value is a usage error naming the flag.
 
 use std::path::Path;
-use std::process::Command;
 
 use spotcheck::detect::minhash::{intersection_union, jaccard, shingle_set, Shingle};
 use spotcheck::review::{DetectorEvidence, EvidenceProvider, Highlight, HighlightKind};
@@ -11,17 +10,7 @@ use spotcheck::store::Store;
 
 use crate::common;
 
-fn spotcheck(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).to_string(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
+use common::spotcheck_run as spotcheck;
 
 /// `topics` pages in two releases (the second changes every ninth word) and one unrelated
 /// page; returns the texts by document id.
@@ -199,12 +188,9 @@ fn out_of_range_minhash_values_are_usage_errors_naming_the_flag() {
         (&["--shingle-size", "x"], "--shingle-size", "1..=64"),
         (&["--minhash-seed", "-1"], "--minhash-seed", "0 or more"),
     ];
-    for (args, flag, range) in cases {
-        let mut all = vec!["detect", "--db", db_str(&db), "--method", "minhash"];
-        all.extend_from_slice(args);
-        let (code, _, err) = spotcheck(&all);
-        assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains(flag) && err.contains(range), "{args:?}: {err}");
-    }
+    crate::assert_usage_errors(
+        &["detect", "--db", db_str(&db), "--method", "minhash"],
+        cases,
+    );
     assert!(Store::open(&db).unwrap().runs().unwrap().is_empty());
 }

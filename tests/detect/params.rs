@@ -2,26 +2,11 @@
 //! values are usage errors naming the flag, and the review explains a pair with the
 //! parameters of the run that proposed it, not the defaults.
 
-use std::process::Command;
-
 use spotcheck::review::{DetectorEvidence, EvidenceProvider, HighlightKind, Session};
 use spotcheck::sig::spotsigs::{shared_signatures, SpotSigParams};
 use spotcheck::store::Store;
 
 use crate::common;
-
-fn detect(db: &std::path::Path, args: &[&str]) -> (Option<i32>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
-        .args(["detect", "--db"])
-        .arg(db)
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr).to_string(),
-    )
-}
 
 /// Two releases of `topics` pages: each page's sentences are its own words; the second
 /// release changes a few of them.
@@ -111,11 +96,7 @@ fn out_of_range_and_inconsistent_values_are_usage_errors_naming_the_flag() {
         (&["--method", "andd"], "--model", "spotcheck train"),
         (&["--method", "minhash2"], "--method", "spotsigs"),
     ];
-    for (args, flag, range) in cases {
-        let (code, err) = detect(&db, args);
-        assert_eq!(code, Some(2), "{args:?}: {err}");
-        assert!(err.contains(flag) && err.contains(range), "{args:?}: {err}");
-    }
+    crate::assert_usage_errors(&["detect", "--db", db.to_str().unwrap()], cases);
     // Nothing was run.
     assert!(Store::open(&db).unwrap().runs().unwrap().is_empty());
 }
@@ -126,11 +107,17 @@ fn the_pair_view_explains_with_the_runs_own_parameters() {
     let mut store = Store::open(&db).unwrap();
     let pages = collection(&mut store, 6);
     drop(store);
-    let (code, err) = detect(
-        &db,
-        &["--method", "spotsigs", "--tau", "0.6", "--chain", "2"],
-    );
-    assert_eq!(code, Some(0), "{err}");
+    common::spotcheck_ok(&[
+        "detect",
+        "--db",
+        db.to_str().unwrap(),
+        "--method",
+        "spotsigs",
+        "--tau",
+        "0.6",
+        "--chain",
+        "2",
+    ]);
     let store = Store::open(&db).unwrap();
     let run = store.resolve_run("spotsigs", None).unwrap();
     assert_eq!(
