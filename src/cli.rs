@@ -115,6 +115,9 @@ pub struct ReviewArgs {
     /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+    /// Stay on an entry after a verdict instead of moving on to the next (Ctrl-a toggles).
+    #[arg(long)]
+    pub no_auto_advance: bool,
 }
 
 #[derive(Debug, Args)]
@@ -463,6 +466,7 @@ impl ReviewArgs {
             coder: self.coder.clone(),
             blind: self.blind,
             keymap: self.keymap.clone(),
+            auto_advance: !self.no_auto_advance,
         }
     }
 }

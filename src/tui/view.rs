@@ -153,6 +153,9 @@ fn header_line(s: &Session) -> String {
     if s.blind {
         parts.push("BLIND".into());
     }
+    if !s.auto_advance {
+        parts.push("stays after verdicts".into());
+    }
     if !s.selection.is_empty() {
         parts.push(format!("{} selected", s.selection.len()));
     }

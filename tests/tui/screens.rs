@@ -944,3 +944,28 @@ fn evidence_jumps_say_so_in_blind_mode() {
     assert!(t.contains("blind mode: no evidence is shown"), "{t}");
     assert!(!t.contains("ANDD k-grams"), "{t}");
 }
+
+/// Auto-advance is on by default: a verdict in the cluster screen goes back to the queue, on
+/// the next entry. `Ctrl-a` turns it off (the header says so): the next verdict stays on the
+/// entry it decided, in the cluster screen, its status updated.
+#[test]
+fn auto_advance_moves_on_after_a_verdict_and_ctrl_a_makes_the_screen_stay() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    assert!(s.auto_advance);
+    press(&mut s, &["Enter", "y"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+    assert_eq!(s.cursor, 1);
+    let buf = press(&mut s, &["Ctrl-a", "Enter", "x"]);
+    insta::assert_snapshot!("cluster_stays_after_verdict", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(!s.auto_advance);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Cluster, "{t}");
+    assert_eq!(s.cursor, 1);
+    assert!(t.contains("stays after verdicts"), "{t}");
+    assert!(t.contains("rejected"), "{t}");
+    // Toggled back on, the header no longer mentions it and verdicts move on again.
+    let t = text_of(&press(&mut s, &["Ctrl-a", "Esc", "j", "Enter", "y"]));
+    assert!(s.auto_advance && !t.contains("stays after verdicts"), "{t}");
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue, "{t}");
+}

@@ -157,6 +157,9 @@ pub struct Session {
     pub pending: Option<PendingDecision>,
     /// Decisions labeling more pairs than this ask first (`u64::MAX`: never for size).
     pub prompt_above_pairs: u64,
+    /// After a verdict on a whole entry, go on to the next one (as Prodigy does); off, the
+    /// screen stays on the entry just decided (`review --no-auto-advance`, toggled by a key).
+    pub auto_advance: bool,
     pub message: String,
     pub progress: Vec<Progress>,
     /// What noise triage kept out of the default queue (documents per rule, copies).
@@ -210,6 +213,7 @@ impl Session {
             input: None,
             pending: None,
             prompt_above_pairs: PROMPT_ABOVE_PAIRS,
+            auto_advance: true,
             message: String::new(),
             progress: Vec::new(),
             triage: TriageCounts::default(),
