@@ -135,6 +135,76 @@ pub struct QueueArgs {
     pub format: ListFormat,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlotWhatArg {
+    /// Histograms of each detector run's pair scores with its threshold.
+    Scores,
+    /// How many groups have 2, 3, 4, 5–9, … members.
+    Sizes,
+    /// Decisions per day (or hour) from the decision log.
+    Progress,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PeriodArg {
+    Hour,
+    Day,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Which figure.
+    #[arg(long, value_enum)]
+    pub what: PlotWhatArg,
+    /// Only this detector's latest run (sizes: its clusters instead of the merged queue).
+    #[arg(long, value_name = "M")]
+    pub method: Option<String>,
+    /// Whose labels and decisions count (default: every coder's).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Scores: also mark this what-if threshold, with the pairs, groups, precision and
+    /// recall it would give.
+    #[arg(long, value_name = "F", value_parser = parse_unit_interval)]
+    pub threshold: Option<f64>,
+    /// Progress: decisions per day or per hour.
+    #[arg(long, value_enum, default_value_t = PeriodArg::Day)]
+    pub per: PeriodArg,
+    /// The SVG file to write.
+    #[arg(long, value_name = "FILE.svg")]
+    pub out: PathBuf,
+}
+
+/// A number in [0, 1].
+fn parse_unit_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number in [0, 1], got {s:?}")),
+    }
+}
+
+impl PlotArgs {
+    pub fn config(&self) -> cmd::plot::PlotConfig {
+        cmd::plot::PlotConfig {
+            db: self.db.db.clone(),
+            what: match self.what {
+                PlotWhatArg::Scores => cmd::plot::PlotWhat::Scores,
+                PlotWhatArg::Sizes => cmd::plot::PlotWhat::Sizes,
+                PlotWhatArg::Progress => cmd::plot::PlotWhat::Progress,
+            },
+            method: self.method.clone(),
+            coder: self.coder.clone(),
+            threshold: self.threshold,
+            period: match self.per {
+                PeriodArg::Hour => crate::chart::Period::Hour,
+                PeriodArg::Day => crate::chart::Period::Day,
+            },
+            out: self.out.clone(),
+        }
+    }
+}
+
 /// The triage rules under `queue --help` (from the rule table).
 fn queue_after_help() -> String {
     format!(
@@ -404,6 +474,8 @@ pub enum Command {
     Review(ReviewArgs),
     /// The review queue's entries as the workbench shows them, in its order (JSONL or TSV).
     Queue(QueueArgs),
+    /// A figure as SVG: score histograms with thresholds (and a what-if), group sizes, progress.
+    Plot(PlotArgs),
     /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
     Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
@@ -641,6 +713,7 @@ pub fn main() -> ExitCode {
         Command::Runs(a) => cmd::results::runs(&a.config()),
         Command::Review(a) => cmd::review::run(&a.config()),
         Command::Queue(a) => cmd::queue::run(&a.config()),
+        Command::Plot(a) => cmd::plot::run(&a.config()),
         Command::Export(a) => with_config(a.config(), cmd::export::run),
         Command::Eval(a) => cmd::eval::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),

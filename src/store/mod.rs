@@ -5,6 +5,7 @@
 
 mod decision_log;
 mod detections;
+mod figures;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
