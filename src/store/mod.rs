@@ -8,6 +8,7 @@ mod detections;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
+mod langs;
 mod queries;
 mod review;
 mod review_queue;
