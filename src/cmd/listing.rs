@@ -19,10 +19,11 @@ pub struct ListConfig {
 }
 
 pub fn docs(a: &ListConfig) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db)?;
+    let mut store = Store::open_existing(&a.db)?;
+    store.fill_missing_langs()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
-        writeln!(out, "url\ttitle\tchars\tdup_group\tsource")?;
+        writeln!(out, "url\ttitle\tchars\tdup_group\tsource\tlang")?;
     }
     store.for_each_document(|d| {
         match a.format {
@@ -30,17 +31,18 @@ pub fn docs(a: &ListConfig) -> Result<ExitCode> {
                 &mut out,
                 &serde_json::json!({
                     "url": d.url, "title": d.title, "chars": d.chars,
-                    "dup_group": d.dup_group, "source": d.source,
+                    "dup_group": d.dup_group, "source": d.source, "lang": d.lang,
                 }),
             )?,
             ListFormat::Tsv => writeln!(
                 out,
-                "{}\t{}\t{}\t{}\t{}",
+                "{}\t{}\t{}\t{}\t{}\t{}",
                 tsv_cell(&d.url),
                 tsv_cell(&d.title),
                 d.chars,
                 d.dup_group.map(|g| g.to_string()).unwrap_or_default(),
-                tsv_cell(&d.source)
+                tsv_cell(&d.source),
+                d.lang.as_deref().unwrap_or("und")
             )?,
         }
         Ok(())

@@ -18,7 +18,8 @@ pub struct StatsConfig {
 }
 
 pub fn run(a: &StatsConfig) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db)?;
+    let mut store = Store::open_existing(&a.db)?;
+    store.fill_missing_langs()?;
     let stats = store.stats()?;
     let sources = if a.sources {
         Some(store.source_summaries()?)
@@ -103,6 +104,13 @@ pub fn render(s: &Stats) -> String {
         "revisits                {} resolved, {} unresolved\n",
         s.revisits_resolved, s.revisits_unresolved
     );
+    if !s.languages.is_empty() {
+        // Most documents first: the collection's languages at a glance.
+        let mut langs: Vec<(&String, &u64)> = s.languages.iter().collect();
+        langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = langs.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        o += &format!("languages               {}\n", list.join(", "));
+    }
     o += &format!("errors                  {}\n", s.errors);
     for (r, n) in &s.errors_by_reason {
         o += &format!("  {r:<22}{n}\n");

@@ -52,6 +52,15 @@ pub fn default_antecedents() -> WordList {
     WordList::parse(include_str!("../../assets/antecedents.txt"))
 }
 
+/// The bundled antecedents of each language (the `# lang:` sections of
+/// `assets/antecedents.txt`, keyed by the codes `text::lang` reports). The default list is
+/// their union: a page is signed with every language's antecedents, so a page whose
+/// language is misidentified or mixed keeps its signatures (BENCHMARKS.md, issue 14
+/// "Languages").
+pub fn antecedents_by_language() -> std::collections::BTreeMap<String, WordList> {
+    WordList::parse_by_language(include_str!("../../assets/antecedents.txt"))
+}
+
 /// One occurrence of a spot signature in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpotSig {
@@ -583,7 +592,12 @@ mod tests {
         let sw = WordList::default_stopwords();
         assert_eq!(sw.len(), 570, "571 SMART lines, 'would' twice");
         let ante = default_antecedents();
-        assert_eq!(ante.len(), 130, "27 English, 103 of ten other languages");
+        let others = ante.len() - 27;
+        assert_eq!(
+            ante.len(),
+            224,
+            "27 English, {others} of 22 other languages"
+        );
         // The English ones are stopwords (skipped inside a chain, as in the paper); those of
         // other languages are not in the English stopword list and count as chain words.
         let english = [
@@ -595,6 +609,37 @@ mod tests {
             assert!(ante.contains(w), "{w}");
             assert!(sw.contains(w), "antecedent {w} should be a stopword");
         }
+    }
+
+    #[test]
+    fn every_language_s_antecedents_are_single_tokens_of_the_default_list() {
+        let by = antecedents_by_language();
+        for lang in [
+            "en", "de", "fr", "es", "it", "pt", "nl", "cs", "ru", "ar", "zh", "ja", "pl", "tr",
+            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he",
+        ] {
+            assert!(by.get(lang).is_some_and(|l| l.len() >= 4), "{lang}");
+        }
+        let all = default_antecedents();
+        let mut union = std::collections::HashSet::new();
+        for (lang, list) in &by {
+            for w in list.iter() {
+                // A word the tokenizer splits (a Devanagari vowel sign, a Hebrew or Urdu
+                // letter it took for punctuation) could never start a signature.
+                let tokens: Vec<String> = tokenize(w).into_iter().map(|t| t.norm).collect();
+                assert_eq!(tokens, [w], "{lang} antecedent {w:?}");
+                assert!(
+                    all.contains(w),
+                    "{lang} antecedent {w:?} not in the default list"
+                );
+                union.insert(w.to_string());
+            }
+        }
+        assert_eq!(
+            union.len(),
+            all.len(),
+            "every default antecedent has a language"
+        );
     }
 
     #[test]

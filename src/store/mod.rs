@@ -9,6 +9,7 @@ mod figures;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
+mod langs;
 mod queries;
 mod review;
 mod review_queue;

@@ -23,6 +23,8 @@ pub struct Stats {
     pub revisits_unresolved: u64,
     pub errors: u64,
     pub errors_by_reason: BTreeMap<String, u64>,
+    /// Documents per identified language (`text::lang`: ISO 639-1, `und` for unknown).
+    pub languages: BTreeMap<String, u64>,
 }
 
 /// One line of `spotcheck docs`.
@@ -36,6 +38,9 @@ pub struct DocListing {
     pub source: String,
     /// The HTTP status of the capture (None for files and JSONL).
     pub http_status: Option<i64>,
+    /// The identified language of its content text (`und`: unknown; None: not identified
+    /// yet, see `Store::fill_missing_langs`).
+    pub lang: Option<String>,
 }
 
 /// One line of `spotcheck errors`.
@@ -103,6 +108,7 @@ impl Store {
                 .entry(reason_kind(&row?).to_string())
                 .or_default() += 1;
         }
+        s.languages = self.lang_counts()?;
         Ok(s)
     }
 
@@ -110,8 +116,9 @@ impl Store {
     pub fn for_each_document(&self, mut f: impl FnMut(DocListing) -> Result<()>) -> Result<()> {
         let mut st = self.conn().prepare(
             "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group, s.path,
-               d.http_status
-             FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY d.id",
+               d.http_status, l.lang
+             FROM documents d JOIN sources s ON s.id = d.source_id
+               LEFT JOIN document_langs l ON l.doc_id = d.id ORDER BY d.id",
         )?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
@@ -123,6 +130,7 @@ impl Store {
                 dup_group: r.get(4)?,
                 source: r.get(5)?,
                 http_status: r.get(6)?,
+                lang: r.get(7)?,
             })?;
         }
         Ok(())

@@ -316,6 +316,17 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM review_status;
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // The language of every document (`text::lang::identify` on its content text: an ISO
+    // 639-1 code, or `und`). Written by the ingest's content pass for the texts it computes;
+    // a document with no row (one stored before this migration) gets one the next time a
+    // command reads the languages (`Store::fill_missing_langs`). Derived data like
+    // `content_texts`: no foreign key.
+    r#"
+    CREATE TABLE document_langs (
+        doc_id INTEGER PRIMARY KEY,             -- documents.id
+        lang   TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

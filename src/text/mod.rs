@@ -3,6 +3,7 @@
 //! reported by a detector always points into the stored text the review UI shows.
 
 pub mod escapes;
+pub mod lang;
 pub mod tokens;
 pub mod wordlists;
 

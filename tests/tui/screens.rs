@@ -537,7 +537,10 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
     );
     // The evidence line and the titles come at once.
     assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
-    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(
+        t.contains("compare 2 · en · http://metro-post.example"),
+        "{t}"
+    );
     // Keys still work: the diff is asked for, the next member replaces the queued job, and
     // the previous one replaces that.
     let t = text_of(&key(&mut s, "d"));
@@ -549,7 +552,10 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
     s.wait_background();
     let t = text_of(&key(&mut s, "j"));
     assert!(!s.busy());
-    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(
+        t.contains("compare 2 · en · http://metro-post.example"),
+        "{t}"
+    );
     assert!(t.contains("│Metro Post | News"), "{t}");
     assert!(!t.contains("reading and comparing"), "{t}");
     assert_eq!(

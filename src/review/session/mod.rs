@@ -184,6 +184,8 @@ impl Session {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
         store.refresh_review_queue()?;
+        // Documents stored before languages were kept get theirs (the pane headers show it).
+        store.fill_missing_langs()?;
         // The label writer's commits copy the log back; a key's never does.
         store.set_wal_autocheckpoint(0)?;
         let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();

@@ -24,6 +24,9 @@ pub struct DocPane {
     pub doc_id: i64,
     pub url: String,
     pub title: String,
+    /// The document's identified language (`text::lang`), shown in the pane's header; empty
+    /// for a pane that is not one document (the word diff).
+    pub lang: String,
     pub text: String,
     pub highlights: Vec<Highlight>,
     /// Newest first.
@@ -37,6 +40,7 @@ impl DocPane {
             doc_id,
             url: sanitize_line(url),
             title: sanitize_line(title),
+            lang: String::new(),
             text,
             highlights: Vec::new(),
             wraps: Vec::new(),
@@ -261,8 +265,10 @@ impl Session {
             return Ok(());
         };
         let (ma, mb) = (&c.members[c.anchor], &c.members[c.cursor]);
-        let left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
-        let right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        let mut left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
+        let mut right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        left.lang = sanitize_line(&ma.lang);
+        right.lang = sanitize_line(&mb.lang);
         let (a, b) = (ma.id, mb.id);
         let evidence = if self.blind {
             Vec::new()
