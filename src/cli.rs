@@ -57,7 +57,12 @@ pub struct IngestArgs {
     /// WARC/ARC files (.gz or not), folders of .html/.htm/.txt pages, JSONL(.gz) files.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Skip main-content extraction (visible text only; much faster).
+    /// Also extract the readability-style main-content text (dom_smoothie; about five
+    /// times slower). Only `--text main`, the review's `v` cycle and ANDD models on `main`
+    /// read it.
+    #[arg(long, conflicts_with = "no_main")]
+    pub main: bool,
+    /// Do not extract the main-content text (the default; kept as its explicit spelling).
     #[arg(long)]
     pub no_main: bool,
     /// Pages larger than this many bytes (after decompression) are stored as errors.
@@ -504,7 +509,7 @@ impl IngestArgs {
         IngestConfig {
             db: self.db.db.clone(),
             paths: self.paths.clone(),
-            no_main: self.no_main,
+            main: self.main && !self.no_main,
             max_page_bytes: self.max_page_bytes,
             json: self.json,
             quiet: self.quiet,

@@ -114,8 +114,8 @@ impl IngestSummary {
 pub struct IngestConfig {
     pub db: PathBuf,
     pub paths: Vec<PathBuf>,
-    /// Skip main-content extraction.
-    pub no_main: bool,
+    /// Also extract the main-content text (`--main`; off by default).
+    pub main: bool,
     /// Pages larger than this (after decompression) are stored as errors.
     pub max_page_bytes: usize,
     pub json: bool,
@@ -128,7 +128,7 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
     let mut store = Store::open(&a.db)?;
     let opts = IngestOptions {
         extract: ExtractOptions {
-            main_content: !a.no_main,
+            main_content: a.main,
             max_bytes: a.max_page_bytes,
         },
         reader: ReaderOptions {

@@ -17,7 +17,7 @@ use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
 pub use crate::learn::corpus::{collection_terms, load_model, save_model, text_kind_of, text_name};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
 use crate::sig::andd::{features, DocFeatures};
-use crate::store::{Store, TextKind};
+use crate::store::{Store, TextKind, NO_MAIN_TEXT};
 
 /// The default model path: the database's path with the extension `.andd.json`.
 pub fn default_model_path(db: &Path) -> PathBuf {
@@ -77,6 +77,9 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
         }
     );
     let pairs = weighted_pairs(&set);
+    if text == TextKind::Main && !store.has_main_texts()? {
+        eprintln!("note: {NO_MAIN_TEXT}");
+    }
     eprintln!(
         "reading {} text of the collection (document frequencies, k = {})",
         text_name(text),

@@ -16,7 +16,7 @@ mod review_queue;
 mod review_status;
 mod schema;
 
-pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
+pub use detections::{ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT};
 pub use ingest_writes::{
     ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
 };

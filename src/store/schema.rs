@@ -327,6 +327,12 @@ const MIGRATIONS: &[&str] = &[
         lang   TEXT NOT NULL
     );
     "#,
+    // Main-content extraction became opt-in (`ingest --main`): readers of the main text ask
+    // whether any document has one, which this partial index answers without a table scan
+    // (it holds only the documents that do).
+    r#"
+    CREATE INDEX IF NOT EXISTS documents_with_main ON documents(id) WHERE main_text IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

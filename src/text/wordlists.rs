@@ -1,13 +1,13 @@
 //! Word lists (stopwords, antecedents, lexicons) loaded from `assets/` or a user file.
 //! One word per line, `#` starts a comment, words are normalized like tokens.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::path::Path;
 
 /// A set of normalized words.
 #[derive(Debug, Clone, Default)]
 pub struct WordList {
-    words: HashSet<String>,
+    words: FxHashSet<String>,
 }
 
 impl WordList {

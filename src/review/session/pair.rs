@@ -362,14 +362,24 @@ impl Session {
         let Some(p) = &self.pair else {
             return Ok(());
         };
-        let next = match p.text {
+        let mut next = match p.text {
             TextKind::Visible => TextKind::Content,
             TextKind::Content => TextKind::Main,
             TextKind::Main => TextKind::Visible,
         };
+        // Without `ingest --main` there is no main text to show: the cycle skips it and
+        // says why, instead of showing the visible text under the main text's name.
+        let skipped_main = next == TextKind::Main && !self.store.has_main_texts()?;
+        if skipped_main {
+            next = TextKind::Visible;
+        }
         self.open_pair(next)?;
         self.message = match next {
             TextKind::Main => "showing main-content text".into(),
+            TextKind::Visible if skipped_main => {
+                "showing visible text (no main-content text: ingest extracts it only with --main)"
+                    .into()
+            }
             TextKind::Visible => "showing visible text".into(),
             TextKind::Content => "showing content text (site template removed)".into(),
         };
