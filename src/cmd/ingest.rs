@@ -140,17 +140,17 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
     if a.json {
         crate::cmd::write_json_line(&mut std::io::stdout().lock(), &summary)?;
     } else {
-        println!("{}", summary.line());
+        crate::cmd::outln!("{}", summary.line())?;
     }
     if summary.read_nothing() {
         eprintln!(
             "spotcheck: error: nothing could be read from {}; see `spotcheck errors --db {}`",
             a.paths
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| crate::review::sanitize_line(&p.display().to_string()))
                 .collect::<Vec<_>>()
                 .join(", "),
-            a.db.display()
+            crate::review::sanitize_line(&a.db.display().to_string())
         );
         return Ok(ExitCode::FAILURE);
     }
@@ -759,7 +759,8 @@ impl Writer<'_> {
 }
 
 fn short_name(p: &Path) -> String {
+    // A crawl file's name is as hostile as its contents: the bar is drawn on a terminal.
     p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| crate::review::sanitize_line(&n.to_string_lossy()))
         .unwrap_or_default()
 }

@@ -111,7 +111,7 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
     if a.json {
         super::write_json_line(&mut std::io::stdout().lock(), &summary)?;
     } else {
-        println!(
+        crate::cmd::outln!(
             "wrote {}: k = {}, {}, {} iterations ({}), objective {:.4} → {:.4}; threshold {:.4} \
              (F1 {:.3} on the training pairs); {:.1}s",
             out.display(),
@@ -124,14 +124,14 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
             model.threshold,
             t.train_f1,
             started.elapsed().as_secs_f64()
-        );
+        )?;
         let weights: Vec<String> = model
             .features
             .iter()
             .zip(&model.lambda)
             .map(|(f, l)| format!("{f} {l:+.3}"))
             .collect();
-        println!("λ: {}", weights.join(", "));
+        crate::cmd::outln!("λ: {}", weights.join(", "))?;
     }
     Ok(ExitCode::SUCCESS)
 }
