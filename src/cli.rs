@@ -54,9 +54,30 @@ pub struct DbArg {
 pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// WARC/ARC files (.gz or not), folders of .html/.htm/.txt pages, JSONL(.gz) files.
+    /// WARC/ARC/WET files (.gz or not), WACZ files, folders of .html/.htm/.txt pages,
+    /// JSONL(.gz), CSV(.gz) and Parquet page tables (AUT/ARCH derivative folders too).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+    /// Page tables (CSV, Parquet): the column holding the page URL [default: the first of
+    /// url, uri, target_uri, warc_target_uri, link, page_url].
+    #[arg(long, value_name = "NAME")]
+    pub url_column: Option<String>,
+    /// Page tables: the column holding the page's HTML [default: the first of html,
+    /// raw_html, html_content, body_html, page_html].
+    #[arg(long, value_name = "NAME", conflicts_with = "text_column")]
+    pub html_column: Option<String>,
+    /// Page tables: the column holding the page's plain text, used when there is no HTML
+    /// column [default: the first of text, content, raw_content, plain_text, body, page_text].
+    #[arg(long, value_name = "NAME")]
+    pub text_column: Option<String>,
+    /// Page tables: the column holding the capture date (ISO 8601, 14 or 8 digits, or a
+    /// Parquet date/timestamp) [default: the first of date, crawl_date, capture_date,
+    /// fetch_time, timestamp, warc_date, crawl_time, fetch_date].
+    #[arg(long, value_name = "NAME")]
+    pub date_column: Option<String>,
+    /// Page tables: the column holding the page title [default: title, page_title].
+    #[arg(long, value_name = "NAME")]
+    pub title_column: Option<String>,
     /// Skip main-content extraction (visible text only; much faster).
     #[arg(long)]
     pub no_main: bool,
@@ -431,6 +452,13 @@ impl IngestArgs {
             paths: self.paths.clone(),
             no_main: self.no_main,
             max_page_bytes: self.max_page_bytes,
+            columns: crate::ingest::table::ColumnMap {
+                url: self.url_column.clone(),
+                text: self.text_column.clone(),
+                html: self.html_column.clone(),
+                date: self.date_column.clone(),
+                title: self.title_column.clone(),
+            },
             json: self.json,
             quiet: self.quiet,
         }
