@@ -113,6 +113,19 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct DocsArgs {
+    #[command(flatten)]
+    pub list: ListArgs,
+    /// Only documents captured at or after this date (UTC; 2016-03-01,
+    /// 2016-03-01T12:00:00Z, 20160301120000); documents without a date are left out.
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub since: Option<String>,
+    /// Only documents captured before this date (UTC; same forms as --since).
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub until: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Keep the demo database at this path instead of a temporary file.
     #[arg(long, value_name = "DB")]
@@ -277,6 +290,23 @@ pub enum ExportFormat {
     GoldTsv,
     /// One folder per gold cluster holding its pages (the SpotSigs gold-set layout).
     GoldDirs,
+    /// A table (--what docs|pairs|clusters) as Parquet, with typed columns.
+    Parquet,
+    /// A table (--what docs|pairs|clusters) as CSV (header, RFC 4180 quoting, UTF-8).
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WhatArg {
+    /// One row per document: id, url, date, title, site, language, chars, dup_group,
+    /// cluster (the coders'), labels, source.
+    Docs,
+    /// One row per pair a detector proposed or a coder labeled: ids, urls, a score column
+    /// per method (its latest run), the agreed label and every coder's.
+    Pairs,
+    /// One row per cluster of each method's latest run: method, run_id, cluster, size,
+    /// urls, labels.
+    Clusters,
 }
 
 fn parse_fraction(s: &str) -> Result<f64, String> {
@@ -334,6 +364,9 @@ pub struct ExportArgs {
     /// said same, coders who said different).
     #[arg(long, value_name = "FILE")]
     pub conflicts: Option<PathBuf>,
+    /// parquet, csv: which table to write [default: docs].
+    #[arg(long, value_enum)]
+    pub what: Option<WhatArg>,
     /// Print the summary on stderr as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -414,15 +447,16 @@ pub enum Command {
     Runs(RunsArgs),
     /// Counts of sources, records by type, documents, duplicate groups and errors.
     Stats(StatsArgs),
-    /// One line per document: url, title, chars, dup_group, source.
-    Docs(ListArgs),
+    /// One line per document: url, title, chars, dup_group, source, date.
+    Docs(DocsArgs),
     /// The stored ingest errors: source, offset, reason.
     Errors(ListArgs),
     /// The review workbench (terminal UI).
     Review(ReviewArgs),
     /// The review queue's entries as the workbench shows them, in its order (JSONL or TSV).
     Queue(QueueArgs),
-    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
+    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs);
+    /// or documents, pairs or clusters as tables (parquet, csv).
     Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
     Eval(EvalArgs),
@@ -480,6 +514,26 @@ impl ListArgs {
         ListConfig {
             db: self.db.db.clone(),
             format: self.format.into(),
+            since: None,
+            until: None,
+        }
+    }
+}
+
+/// A capture-date bound: any form ingest reads (ISO 8601, `YYYYMMDD[hhmmss]`), kept in the
+/// stored form.
+fn parse_capture_date(s: &str) -> Result<String, String> {
+    crate::ingest::date::normalize(s).ok_or_else(|| {
+        format!("not a date: {s:?} (use 2016-03-01, 2016-03-01T12:00:00Z or 20160301120000)")
+    })
+}
+
+impl DocsArgs {
+    pub fn config(&self) -> ListConfig {
+        ListConfig {
+            since: self.since.clone(),
+            until: self.until.clone(),
+            ..self.list.config()
         }
     }
 }
@@ -565,6 +619,18 @@ impl ExportArgs {
                 return Err(format!("{name} applies to --format andd-jsonl only"));
             }
         }
+        let table = matches!(a.format, ExportFormat::Parquet | ExportFormat::Csv);
+        if a.what.is_some() && !table {
+            return Err("--what applies to --format parquet and csv only".into());
+        }
+        if table && a.text.is_some() {
+            return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
+        }
+        if table && a.conflicts.is_some() {
+            return Err(
+                "--conflicts applies to --format andd-jsonl, gold-tsv and gold-dirs".into(),
+            );
+        }
         if a.format == ExportFormat::GoldTsv && a.text.is_some() {
             return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
         }
@@ -583,6 +649,13 @@ impl ExportArgs {
                 ExportFormat::AnddJsonl => ExportFormatConfig::AnddJsonl,
                 ExportFormat::GoldTsv => ExportFormatConfig::GoldTsv,
                 ExportFormat::GoldDirs => ExportFormatConfig::GoldDirs,
+                ExportFormat::Parquet => ExportFormatConfig::Parquet,
+                ExportFormat::Csv => ExportFormatConfig::Csv,
+            },
+            what: match a.what.unwrap_or(WhatArg::Docs) {
+                WhatArg::Docs => crate::cmd::export_table::TableKind::Docs,
+                WhatArg::Pairs => crate::cmd::export_table::TableKind::Pairs,
+                WhatArg::Clusters => crate::cmd::export_table::TableKind::Clusters,
             },
             out: a.out.clone(),
             force: a.force,

@@ -28,7 +28,7 @@ use arrow_array::types::{
 use arrow_array::{
     Array, ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray,
 };
-use arrow_schema::{DataType, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder,
@@ -277,12 +277,16 @@ impl Table {
     /// The table as one Arrow record batch (every column nullable).
     pub fn to_record_batch(&self) -> Result<RecordBatch> {
         self.check()?;
-        let arrays: Vec<(String, ArrayRef)> = self
+        let arrays: Vec<ArrayRef> = self.columns.iter().map(|(_, c)| c.to_arrow()).collect();
+        // Every column nullable, whether or not this table happens to hold a null: the
+        // schema of an export does not depend on its data.
+        let fields: Vec<Field> = self
             .columns
             .iter()
-            .map(|(n, c)| (n.clone(), c.to_arrow()))
+            .zip(&arrays)
+            .map(|((n, _), a)| Field::new(n, a.data_type().clone(), true))
             .collect();
-        Ok(RecordBatch::try_from_iter(arrays)?)
+        Ok(RecordBatch::try_new(Arc::new(Schema::new(fields)), arrays)?)
     }
 }
 
@@ -366,6 +370,7 @@ mod tests {
             &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
         );
         assert!(matches!(schema.field(4).data_type(), DataType::List(_)));
+        assert!(schema.fields().iter().all(|f| f.is_nullable()));
         let batches: Vec<RecordBatch> = table
             .read_group(0, &[0, 2, 3], 16)
             .unwrap()
