@@ -54,7 +54,8 @@ pub struct DbArg {
 pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// WARC/ARC files (.gz or not), folders of .html/.htm/.txt pages, JSONL(.gz) files.
+    /// WARC/ARC/WET files (.gz or not), WACZ files, folders of .html/.htm/.txt pages,
+    /// JSONL(.gz), CSV(.gz) and Parquet page tables (AUT/ARCH derivative folders too).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Also extract the readability-style main-content text (dom_smoothie; about five
@@ -62,6 +63,26 @@ pub struct IngestArgs {
     /// read it.
     #[arg(long, conflicts_with = "no_main")]
     pub main: bool,
+    /// Page tables (CSV, Parquet): the column holding the page URL [default: the first of
+    /// url, uri, target_uri, warc_target_uri, link, page_url].
+    #[arg(long, value_name = "NAME")]
+    pub url_column: Option<String>,
+    /// Page tables: the column holding the page's HTML [default: the first of html,
+    /// raw_html, html_content, body_html, page_html].
+    #[arg(long, value_name = "NAME", conflicts_with = "text_column")]
+    pub html_column: Option<String>,
+    /// Page tables: the column holding the page's plain text, used when there is no HTML
+    /// column [default: the first of text, content, raw_content, plain_text, body, page_text].
+    #[arg(long, value_name = "NAME")]
+    pub text_column: Option<String>,
+    /// Page tables: the column holding the capture date (ISO 8601, 14 or 8 digits, or a
+    /// Parquet date/timestamp) [default: the first of date, crawl_date, capture_date,
+    /// fetch_time, timestamp, warc_date, crawl_time, fetch_date].
+    #[arg(long, value_name = "NAME")]
+    pub date_column: Option<String>,
+    /// Page tables: the column holding the page title [default: title, page_title].
+    #[arg(long, value_name = "NAME")]
+    pub title_column: Option<String>,
     /// Do not extract the main-content text (the default; kept as its explicit spelling).
     #[arg(long)]
     pub no_main: bool,
@@ -94,6 +115,19 @@ pub struct ListArgs {
     pub db: DbArg,
     #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    #[command(flatten)]
+    pub list: ListArgs,
+    /// Only documents captured at or after this date (UTC; 2016-03-01,
+    /// 2016-03-01T12:00:00Z, 20160301120000); documents without a date are left out.
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub since: Option<String>,
+    /// Only documents captured before this date (UTC; same forms as --since).
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -334,6 +368,23 @@ pub enum ExportFormat {
     GoldTsv,
     /// One folder per gold cluster holding its pages (the SpotSigs gold-set layout).
     GoldDirs,
+    /// A table (--what docs|pairs|clusters) as Parquet, with typed columns.
+    Parquet,
+    /// A table (--what docs|pairs|clusters) as CSV (header, RFC 4180 quoting, UTF-8).
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WhatArg {
+    /// One row per document: id, url, date, title, site, language, chars, dup_group,
+    /// cluster (the coders'), labels, source.
+    Docs,
+    /// One row per pair a detector proposed or a coder labeled: ids, urls, a score column
+    /// per method (its latest run), the agreed label and every coder's.
+    Pairs,
+    /// One row per cluster of each method's latest run: method, run_id, cluster, size,
+    /// urls, labels.
+    Clusters,
 }
 
 fn parse_fraction(s: &str) -> Result<f64, String> {
@@ -391,6 +442,9 @@ pub struct ExportArgs {
     /// said same, coders who said different).
     #[arg(long, value_name = "FILE")]
     pub conflicts: Option<PathBuf>,
+    /// parquet, csv: which table to write [default: docs].
+    #[arg(long, value_enum)]
+    pub what: Option<WhatArg>,
     /// Print the summary on stderr as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -471,8 +525,8 @@ pub enum Command {
     Runs(RunsArgs),
     /// Counts of sources, records by type, documents, duplicate groups and errors.
     Stats(StatsArgs),
-    /// One line per document: url, title, chars, dup_group, source.
-    Docs(ListArgs),
+    /// One line per document: url, title, chars, dup_group, source, date.
+    Docs(DocsArgs),
     /// The stored ingest errors: source, offset, reason.
     Errors(ListArgs),
     /// The review workbench (terminal UI).
@@ -481,7 +535,8 @@ pub enum Command {
     Queue(QueueArgs),
     /// A figure as SVG: score histograms with thresholds (and a what-if), group sizes, progress.
     Plot(PlotArgs),
-    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
+    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs);
+    /// or documents, pairs or clusters as tables (parquet, csv).
     Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
     Eval(EvalArgs),
@@ -511,6 +566,13 @@ impl IngestArgs {
             paths: self.paths.clone(),
             main: self.main && !self.no_main,
             max_page_bytes: self.max_page_bytes,
+            columns: crate::ingest::table::ColumnMap {
+                url: self.url_column.clone(),
+                text: self.text_column.clone(),
+                html: self.html_column.clone(),
+                date: self.date_column.clone(),
+                title: self.title_column.clone(),
+            },
             json: self.json,
             quiet: self.quiet,
         }
@@ -532,6 +594,26 @@ impl ListArgs {
         ListConfig {
             db: self.db.db.clone(),
             format: self.format.into(),
+            since: None,
+            until: None,
+        }
+    }
+}
+
+/// A capture-date bound: any form ingest reads (ISO 8601, `YYYYMMDD[hhmmss]`), kept in the
+/// stored form.
+fn parse_capture_date(s: &str) -> Result<String, String> {
+    crate::ingest::date::normalize(s).ok_or_else(|| {
+        format!("not a date: {s:?} (use 2016-03-01, 2016-03-01T12:00:00Z or 20160301120000)")
+    })
+}
+
+impl DocsArgs {
+    pub fn config(&self) -> ListConfig {
+        ListConfig {
+            since: self.since.clone(),
+            until: self.until.clone(),
+            ..self.list.config()
         }
     }
 }
@@ -618,6 +700,18 @@ impl ExportArgs {
                 return Err(format!("{name} applies to --format andd-jsonl only"));
             }
         }
+        let table = matches!(a.format, ExportFormat::Parquet | ExportFormat::Csv);
+        if a.what.is_some() && !table {
+            return Err("--what applies to --format parquet and csv only".into());
+        }
+        if table && a.text.is_some() {
+            return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
+        }
+        if table && a.conflicts.is_some() {
+            return Err(
+                "--conflicts applies to --format andd-jsonl, gold-tsv and gold-dirs".into(),
+            );
+        }
         if a.format == ExportFormat::GoldTsv && a.text.is_some() {
             return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
         }
@@ -636,6 +730,13 @@ impl ExportArgs {
                 ExportFormat::AnddJsonl => ExportFormatConfig::AnddJsonl,
                 ExportFormat::GoldTsv => ExportFormatConfig::GoldTsv,
                 ExportFormat::GoldDirs => ExportFormatConfig::GoldDirs,
+                ExportFormat::Parquet => ExportFormatConfig::Parquet,
+                ExportFormat::Csv => ExportFormatConfig::Csv,
+            },
+            what: match a.what.unwrap_or(WhatArg::Docs) {
+                WhatArg::Docs => crate::cmd::export_table::TableKind::Docs,
+                WhatArg::Pairs => crate::cmd::export_table::TableKind::Pairs,
+                WhatArg::Clusters => crate::cmd::export_table::TableKind::Clusters,
             },
             out: a.out.clone(),
             force: a.force,

@@ -8,6 +8,7 @@ pub mod chart;
 pub mod cli;
 pub mod cluster;
 pub mod cmd;
+pub mod columnar;
 pub mod detect;
 pub mod extract;
 pub mod ingest;

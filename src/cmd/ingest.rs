@@ -118,6 +118,8 @@ pub struct IngestConfig {
     pub main: bool,
     /// Pages larger than this (after decompression) are stored as errors.
     pub max_page_bytes: usize,
+    /// Column names for page tables (CSV, Parquet).
+    pub columns: crate::ingest::table::ColumnMap,
     pub json: bool,
     /// Never draw a progress bar.
     pub quiet: bool,
@@ -133,6 +135,7 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
         },
         reader: ReaderOptions {
             max_body_bytes: a.max_page_bytes,
+            columns: a.columns.clone(),
         },
     };
     let show_bar = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -153,6 +156,32 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
             crate::review::sanitize_line(&a.db.display().to_string())
         );
         return Ok(ExitCode::FAILURE);
+    }
+    // Records read but no page among them (a crawl of images, a WARC of requests only, a
+    // table whose text column is empty): never a silent success.
+    if summary.sources_read > 0 && summary.documents_added == 0 {
+        let empty = store.stats_documents()? == 0;
+        eprintln!(
+            "spotcheck: {}: {} read {} records ({}) but none became a document (no HTML or \
+             text payload); see `spotcheck errors --db {}`",
+            if empty { "error" } else { "warning" },
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            summary.records_by_type.values().sum::<u64>(),
+            summary
+                .records_by_type
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.db.display()
+        );
+        if empty {
+            return Ok(ExitCode::FAILURE);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -617,7 +646,9 @@ fn prepare(
                     .clone()
                     .filter(|t| !t.is_empty())
                     .unwrap_or(x.title),
-                fetch_time: rec.date.clone(),
+                // One form for every input's capture date (ISO 8601 UTC), so dates sort
+                // and filter as text.
+                fetch_time: rec.date.as_deref().and_then(ingest::date::normalize),
                 content_type: rec.media_type.clone(),
                 encoding: x.encoding.to_string(),
                 http_status: rec.http_status,

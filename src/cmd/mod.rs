@@ -5,6 +5,7 @@ pub mod demo;
 pub mod detect;
 pub mod eval;
 pub mod export;
+pub mod export_table;
 pub mod ingest;
 pub mod listing;
 pub mod plot;
