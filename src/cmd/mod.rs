@@ -7,6 +7,7 @@ pub mod eval;
 pub mod export;
 pub mod ingest;
 pub mod listing;
+pub mod merge;
 pub mod queue;
 pub mod results;
 pub mod review;
