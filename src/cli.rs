@@ -13,6 +13,7 @@ use crate::cmd::eval::EvalConfig;
 use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
+use crate::cmd::merge::MergeConfig;
 use crate::cmd::queue::QueueConfig;
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
@@ -95,6 +96,29 @@ pub struct IngestArgs {
     /// Never draw a progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Coders' copies of the database (same corpus: documents are matched by URL and
+    /// content hash), merged in this order.
+    #[arg(long, required = true, num_args = 1.., value_name = "OTHER.db")]
+    pub from: Vec<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl MergeArgs {
+    pub fn config(&self) -> MergeConfig {
+        MergeConfig {
+            db: self.db.db.clone(),
+            from: self.from.clone(),
+            json: self.json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -544,6 +568,9 @@ pub enum Command {
     Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
     Demo(DemoArgs),
+    /// Bring the decisions of coders' copies of this corpus into this database, then report
+    /// kappa and the pairs they label differently.
+    Merge(MergeArgs),
 }
 
 // The edge: raw flags become the plain, validated configs the commands take. Only this
@@ -823,6 +850,7 @@ pub fn main() -> ExitCode {
         Command::Export(a) => with_config(a.config(), cmd::export::run),
         Command::Eval(a) => cmd::eval::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),
+        Command::Merge(a) => cmd::merge::run(&a.config()),
     };
     match result {
         Ok(code) => code,

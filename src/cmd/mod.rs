@@ -9,6 +9,7 @@ pub mod export_table;
 pub mod ingest;
 pub mod listing;
 pub mod plot;
+pub mod merge;
 pub mod queue;
 pub mod results;
 pub mod review;

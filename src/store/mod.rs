@@ -10,6 +10,7 @@ mod ingest_writes;
 mod label_sets;
 mod label_writes;
 mod langs;
+mod merge;
 mod queries;
 mod review;
 mod review_queue;
@@ -22,6 +23,7 @@ pub use ingest_writes::{
 };
 pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
+pub use merge::MergeOutcome;
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{ClusterMember, PairEvidence, ReviewDoc};
 pub use review_queue::{EntryPair, PageAt};

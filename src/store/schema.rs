@@ -333,6 +333,17 @@ const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX IF NOT EXISTS documents_with_main ON documents(id) WHERE main_text IS NOT NULL;
     "#,
+    // Provenance of the decision log rows `spotcheck merge` brought in from coders' copies:
+    // the database each row was first written in and its id there. Rows written here have
+    // no entry. Part of the log (the truth), never derived or rebuilt.
+    r#"
+    CREATE TABLE IF NOT EXISTS decision_origins (
+        decision_id INTEGER PRIMARY KEY REFERENCES decisions(id),
+        origin      TEXT NOT NULL,              -- the copy's path as given to `merge`
+        origin_id   INTEGER NOT NULL,           -- the row's id there
+        merged_at   TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.
