@@ -646,7 +646,10 @@ mod tests {
             for w in list.iter() {
                 // A word the tokenizer splits (a Devanagari vowel sign, a Hebrew or Urdu
                 // letter it took for punctuation) could never start a signature.
-                let tokens: Vec<String> = tokenize(w).into_iter().map(|t| t.norm).collect();
+                let tokens: Vec<String> = crate::text::tokenize(w)
+                    .into_iter()
+                    .map(|t| t.norm)
+                    .collect();
                 assert_eq!(tokens, [w], "{lang} antecedent {w:?}");
                 assert!(
                     all.contains(w),
