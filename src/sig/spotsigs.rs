@@ -666,6 +666,27 @@ mod tests {
     }
 
     #[test]
+    fn sentences_of_languages_without_english_antecedents_are_signed() {
+        let p = SpotSigParams::default();
+        for (lang, text) in [
+            (
+                "ur",
+                "وزیر نے منگل کو کہا کہ حکومت اس سال ٹیکس میں اضافہ نہیں کرے گی اور بجٹ پر بحث جاری ہے",
+            ),
+            (
+                "hi",
+                "मंत्री ने मंगलवार को कहा कि सरकार इस साल कर नहीं बढ़ाएगी और बजट पर बहस जारी है",
+            ),
+            (
+                "pl",
+                "Minister powiedział we wtorek, że rząd nie podniesie podatków; budżet jest nadal przedmiotem debaty",
+            ),
+        ] {
+            assert!(!extract_text(text, &p).is_empty(), "{lang}: no signature");
+        }
+    }
+
+    #[test]
     fn shared_signatures_report_spans_in_both_texts() {
         let p = params(1, 2);
         let a = "the cat sat. the dog ran";
