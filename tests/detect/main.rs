@@ -1,6 +1,7 @@
 //! Tests of `src/detect`: the method table's parameters (ranges and consistency as usage
 //! errors naming the flag), explanations made with the parameters of the run that proposed a
-//! pair, and MinHash LSH (the fifth method) against brute force and through the CLI.
+//! pair, MinHash LSH (the fifth method) against brute force and through the CLI, and
+//! SpotSigs' default rules for truncated copies and signatureless pages.
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
@@ -9,6 +10,7 @@ mod common;
 
 mod minhash;
 mod params;
+mod spotsigs_defaults;
 
 /// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a
 /// usage error: exit 2, the message naming the flag and what is valid.
