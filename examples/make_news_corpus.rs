@@ -113,12 +113,44 @@ fn strip_tags(fragment: &str) -> String {
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Whole `<p>` elements: (start of `<p`, end after `</p>`, inner text).
+/// Byte ranges of the elements whose content no reader sees as text (`<script>`, `<style>`,
+/// `<template>`, `<noscript>`, `<textarea>`): a `<p>` written inside a script's string is not
+/// the article body, and a story placed there would be invisible in every copy (the Guardian
+/// pages keep their article's HTML in a script as well as in the page).
+fn opaque_ranges(low: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for tag in ["script", "style", "template", "noscript", "textarea"] {
+        let (open, close) = (format!("<{tag}"), format!("</{tag}"));
+        let mut at = 0;
+        while let Some(i) = low[at..].find(&open) {
+            let start = at + i;
+            let next = low.as_bytes().get(start + open.len()).copied();
+            if !matches!(next, Some(b'>' | b' ' | b'\n' | b'\t' | b'\r' | b'/')) {
+                at = start + open.len();
+                continue;
+            }
+            let end = low[start..]
+                .find(&close)
+                .map_or(low.len(), |j| start + j + close.len());
+            out.push((start, end));
+            at = end;
+        }
+    }
+    out
+}
+
+/// Whole `<p>` elements outside [`opaque_ranges`]: (start of `<p`, end after `</p>`, inner
+/// text).
 fn paragraphs(html: &str, low: &str) -> Vec<(usize, usize, String)> {
+    let opaque = opaque_ranges(low);
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(i) = low[at..].find("<p") {
         let start = at + i;
+        if let Some(&(_, end)) = opaque.iter().find(|&&(a, b)| a <= start && start < b) {
+            at = end;
+            continue;
+        }
         let after = low.as_bytes().get(start + 2).copied();
         if !matches!(after, Some(b'>' | b' ' | b'\n' | b'\t' | b'\r')) {
             at = start + 2;

@@ -13,9 +13,9 @@ use serde_json::json;
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
-use crate::cluster::spotsigs_matcher::{match_pairs, MatchMode};
+use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::sig::spotsigs::{
-    self, build_vectors, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
+    self, build_vectors, SigVector, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
     DEFAULT_DISTANCE,
 };
 use crate::store::{DocText, Store, TextKind};
@@ -47,6 +47,16 @@ pub struct SpotSigsSettings {
     /// With the site rule: a signature on more than this many pages of one site is its
     /// boilerplate whatever the fraction (`None`: no cap).
     pub site_boilerplate_pages: Option<usize>,
+    /// The truncation rule: a pair under τ is still a pair when at least this share of the
+    /// smaller document's signatures is in the larger one (`None`: off)…
+    pub containment: Option<f64>,
+    /// …and its Jaccard is at least this floor (the guard against a short page whose few
+    /// signatures a long one happens to hold).
+    pub containment_floor: f64,
+    /// Documents with the same content text (case and white space aside) are a pair at
+    /// similarity 1 whatever their signatures: what matches the pages left with fewer than
+    /// `min_sigs` signatures (index, table-of-contents and member-list pages).
+    pub same_content: bool,
 }
 
 impl Default for SpotSigsSettings {
@@ -61,9 +71,18 @@ impl Default for SpotSigsSettings {
             chain: DEFAULT_CHAIN,
             antecedents: None,
             text: TextKind::Content,
-            min_sigs: 2,
+            // Two or three signatures are a sentence of the site's own template (Qt's
+            // "This is the complete list of members for …"): not evidence of a copy. Such
+            // pages are matched by `same_content` instead (BENCHMARKS.md, issue 14).
+            min_sigs: 3,
             site_boilerplate: Some((SITE_RULE_MIN_PAGES, 0.02)),
             site_boilerplate_pages: Some(DEFAULT_SITE_BOILERPLATE_PAGES),
+            // A syndicated copy cut to a third of the story has Jaccard ≤ 0.35 with the
+            // whole, yet keeps ≥ 80% of its signatures in it; doc look-alikes that reach
+            // 80% containment already pass τ (measured in BENCHMARKS.md, issue 14).
+            containment: Some(0.8),
+            containment_floor: 0.2,
+            same_content: true,
         }
     }
 }
@@ -79,6 +98,8 @@ impl SpotSigsSettings {
             min_sigs: 1,
             site_boilerplate: None,
             site_boilerplate_pages: None,
+            containment: None,
+            same_content: false,
             ..Self::default()
         }
     }
@@ -107,8 +128,8 @@ static PARAMS: &[Param<S>] = &[
         flag: "paper",
         value_name: "",
         kind: Kind::Switch,
-        help: "SpotSigs exactly as the paper: visible text, idf [0.2, 0.85], no site rule, min 1 \
-               signature (other flags still apply on top).",
+        help: "SpotSigs exactly as the paper: visible text, idf [0.2, 0.85], no site rule, no \
+               containment or equal-text rule, min 1 signature (other flags still apply on top).",
         paper: Some("on"),
         get: |_| Some(Value::Switch(false)),
         unset: "",
@@ -180,6 +201,47 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.min_sigs = v.int() as usize,
     },
     Param {
+        flag: "containment",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "Truncated copies: a pair under τ is a pair when this share of the smaller \
+               document's signatures is in the larger one (and Jaccard ≥ --containment-floor); \
+               0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Float(s.containment.unwrap_or(0.0))),
+        unset: "",
+        set: |s, v| {
+            let f = v.float();
+            s.containment = (f > 0.0).then_some(f);
+        },
+    },
+    Param {
+        flag: "containment-floor",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "The least Jaccard of a pair the containment rule adds.",
+        paper: None,
+        get: |s| Some(Value::Float(s.containment_floor)),
+        unset: "",
+        set: |s, v| s.containment_floor = v.float(),
+    },
+    Param {
+        flag: "no-same-content",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "Do not pair documents by equal text (case and white space aside); by default \
+               they are a pair whatever their signatures: how pages with fewer than --min-sigs \
+               signatures are matched.",
+        paper: Some("on"),
+        get: |s| Some(Value::Switch(!s.same_content)),
+        unset: "",
+        set: |s, v| {
+            if v.on() {
+                s.same_content = false;
+            }
+        },
+    },
+    Param {
         flag: "site-boilerplate",
         value_name: "FRACTION",
         kind: Kind::closed(0.0, 1.0),
@@ -215,6 +277,23 @@ pub struct DocSigs {
     site: String,
     /// The exact-duplicate group of a document with some text.
     dup_group: Option<i64>,
+    /// The hash of its text with case and white space folded (`None`: an empty text, or
+    /// `same_content` off).
+    same_content: Option<u64>,
+}
+
+/// The key under which `same_content` pairs texts: the hash of the lowercased words joined
+/// by single spaces (`None` for a text without words). Case and white space are what a
+/// re-render of one page changes; anything else is left to the signatures.
+pub fn same_content_key(text: &str) -> Option<u64> {
+    let mut folded = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !folded.is_empty() {
+            folded.push(' ');
+        }
+        folded.extend(word.chars().flat_map(char::to_lowercase));
+    }
+    (!folded.is_empty()).then(|| crate::extract::content::block_hash(&folded))
 }
 
 impl Detector for SpotSigs {
@@ -242,7 +321,8 @@ impl Detector for SpotSigs {
         p.1.text
     }
 
-    fn signer((params, _): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+    fn signer((params, s): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+        let same_content = s.same_content;
         move |d| DocSigs {
             sigs: spotsigs::extract_text(&d.text, params)
                 .into_iter()
@@ -252,15 +332,24 @@ impl Detector for SpotSigs {
             // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
             // their signatures: the content hash settles them without the matcher.
             dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
+            same_content: if same_content {
+                same_content_key(&d.text)
+            } else {
+                None
+            },
         }
     }
 
     fn find_pairs((_, s): Self::Prepared, docs: Vec<DocSigs>, ctx: &RunContext) -> Result<Found> {
         let n = docs.len();
         let mut dup_groups: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+        let mut content_groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
         for (i, d) in docs.iter().enumerate() {
             if let Some(g) = d.dup_group {
                 dup_groups.entry(g).or_default().push(i);
+            }
+            if let Some(k) = d.same_content {
+                content_groups.entry(k).or_default().push(i);
             }
         }
         let (sig_lists, sites): (Vec<Vec<String>>, Vec<String>) =
@@ -289,14 +378,32 @@ impl Detector for SpotSigs {
 
         let (index, vectors): (Vec<usize>, Vec<_>) =
             collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
-        let (pairs, stats) = match_pairs(&vectors, s.tau, MatchMode::Full);
+        // With the truncation rule the matcher goes down to its floor and the rule sorts
+        // the pairs under τ.
+        let match_tau = match s.containment {
+            Some(_) => s.tau.min(s.containment_floor.max(f64::MIN_POSITIVE)),
+            None => s.tau,
+        };
+        let (pairs, stats) = match_pairs(&vectors, match_tau, MatchMode::Full);
         let matched_at = ctx.started.elapsed().as_secs_f64();
+        let mut contained = 0usize;
         let mut doc_pairs: Vec<(u32, u32, f64)> = pairs
             .iter()
+            .filter(|&&(a, b, sim)| {
+                if sim >= s.tau {
+                    return true;
+                }
+                let keep = s
+                    .containment
+                    .is_some_and(|c| containment(&vectors[a as usize], &vectors[b as usize]) >= c);
+                contained += usize::from(keep);
+                keep
+            })
             .map(|&(a, b, sim)| (index[a as usize] as u32, index[b as usize] as u32, sim))
             .collect();
         let matched = doc_pairs.len();
         doc_pairs.extend(exact_duplicate_pairs(dup_groups.values()));
+        doc_pairs.extend(exact_duplicate_pairs(content_groups.values()));
         doc_pairs.sort_by_key(|p| (p.0, p.1));
         doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
         let exact_pairs_added = doc_pairs.len() - matched;
@@ -308,6 +415,7 @@ impl Detector for SpotSigs {
             "boilerplate_occurrences_dropped": collection.boilerplate_occurrences,
             "idf_max_used": idf_max,
             "pairs": doc_pairs.len(),
+            "pairs_by_containment": contained,
             "exact_duplicate_pairs_added": exact_pairs_added,
             "match_stats": format!("{stats:?}"),
             "sign_seconds": signed_at,
@@ -364,6 +472,16 @@ pub fn site_of(url: &str) -> &str {
     }
 }
 
+/// The share of the smaller vector's signatures (as a multiset) that the other holds: 1 for
+/// a copy cut short, whatever the length of what was cut.
+pub fn containment(a: &SigVector, b: &SigVector) -> f64 {
+    let smaller = a.len().min(b.len());
+    if smaller == 0 {
+        return 0.0;
+    }
+    overlap(a, b) as f64 / smaller as f64
+}
+
 /// Largest exact-duplicate group whose pairs are all listed.
 const MAX_EXACT_GROUP_PAIRS: usize = 200;
 
@@ -382,4 +500,30 @@ fn exact_duplicate_pairs<'a>(groups: impl Iterator<Item = &'a Vec<usize>>) -> Ve
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{containment, same_content_key, SigVector};
+
+    #[test]
+    fn containment_is_the_smaller_vectors_share_held_by_the_other() {
+        let whole = SigVector::from_ids([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        let cut = SigVector::from_ids([1, 2, 3, 11]);
+        assert_eq!(containment(&whole, &cut), 0.75);
+        assert_eq!(containment(&cut, &whole), 0.75);
+        // Repeats count as a multiset: two copies of 1 are only matched by two.
+        let twice = SigVector::from_ids([1, 1, 2, 3]);
+        assert_eq!(containment(&whole, &twice), 0.75);
+        assert_eq!(containment(&whole, &SigVector::default()), 0.0);
+    }
+
+    #[test]
+    fn same_content_key_folds_case_and_white_space_only() {
+        let a = same_content_key("List of All Members\n\nbegin()  const");
+        assert!(a.is_some());
+        assert_eq!(a, same_content_key("list of all members begin() const\n"));
+        assert_ne!(a, same_content_key("list of all members begin() const;"));
+        assert_eq!(same_content_key(" \n\t"), None);
+    }
 }

