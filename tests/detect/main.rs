@@ -1,8 +1,8 @@
 //! Tests of `src/detect`: the method table's parameters (ranges and consistency as usage
 //! errors naming the flag), explanations made with the parameters of the run that proposed a
-//! pair, MinHash LSH (the fifth method) against brute force and through the CLI, and
-//! documents in other languages (identification, a Spanish wire story found like an English one).
-//! SpotSigs' default rules for truncated copies and signatureless pages.
+//! pair, MinHash LSH (the fifth method) against brute force and through the CLI, SpotSigs'
+//! default rules for truncated copies and signatureless pages, and documents in other
+//! languages (identification, a Spanish wire story found like an English one).
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
