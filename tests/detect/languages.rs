@@ -244,11 +244,11 @@ fn every_document_gets_a_language_in_docs_and_stats_even_in_an_older_database() 
         }
         let (tsv, _) = common::spotcheck_ok(&["docs", "--db", db, "--format", "tsv"]);
         assert!(
-            tsv.starts_with("url\ttitle\tchars\tdup_group\tsource\tlang\n"),
+            tsv.starts_with("url\ttitle\tchars\tdup_group\tsource\tlang\tdate\n"),
             "{tsv}"
         );
         assert_eq!(
-            tsv.lines().filter(|l| l.ends_with("\tes")).count(),
+            tsv.lines().filter(|l| l.contains("\tes\t")).count(),
             6,
             "{tsv}"
         );
