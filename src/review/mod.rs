@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod background;
 pub mod evidence;
+pub mod group;
 pub mod oracle;
 pub mod sanitize;
 pub mod session;

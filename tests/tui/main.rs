@@ -7,6 +7,7 @@
 mod common;
 
 mod bench;
+mod group;
 mod saving;
 mod screens;
 mod store;

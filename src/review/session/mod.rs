@@ -7,6 +7,7 @@
 //!   split being prepared;
 //! - `pair`: the pair view (sanitized texts, highlight spans, wrap cache — prepared by the
 //!   background worker) and the evidence line;
+//! - `group`: the open entry as a table of sites, capture dates and differences;
 //! - `decisions`: decisions as typed [`crate::model::Decision`]s, undo and redo;
 //! - `prompt`: the one-line prompt for tags, notes, search and the tag filter;
 //! - `saving`: decisions committed whose labels the writer thread is still writing;
@@ -14,6 +15,7 @@
 
 mod cluster;
 mod decisions;
+mod group;
 mod navigation;
 mod pair;
 mod prompt;
@@ -54,6 +56,8 @@ pub enum Mode {
     Queue,
     Cluster,
     Pair,
+    /// The open entry as a table of its members (site, date, length, differences).
+    Group,
     Help,
 }
 
@@ -63,14 +67,21 @@ impl Mode {
             Mode::Queue => "queue",
             Mode::Cluster => "cluster",
             Mode::Pair => "pair",
+            Mode::Group => "group",
             Mode::Help => "help",
         }
     }
 
     pub fn parse(s: &str) -> Option<Mode> {
-        [Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help]
-            .into_iter()
-            .find(|m| m.name() == s)
+        [
+            Mode::Queue,
+            Mode::Cluster,
+            Mode::Pair,
+            Mode::Group,
+            Mode::Help,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
     }
 }
 
