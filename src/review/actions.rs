@@ -23,8 +23,10 @@ const ALL: &[Mode] = &[
     Mode::Cluster,
     Mode::Pair,
     Mode::Group,
+    Mode::Chart,
     Mode::Help,
 ];
+const CH: &[Mode] = &[Mode::Chart];
 const BROWSE: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Group];
 const Q: &[Mode] = &[Mode::Queue];
 const C: &[Mode] = &[Mode::Cluster];
@@ -70,6 +72,10 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
     Action { name: "group-view", modes: QCG, description: "the entry as a table: site, capture date, length, words added/dropped against the likely source (back: the cluster screen)", hint: false, run: |s| s.toggle_group_view() },
     Action { name: "sort-group", modes: G, description: "sort the group table by date, site or length (cycles)", hint: true, run: |s| { s.cycle_group_sort(); Ok(()) } },
+    Action { name: "charts", modes: Q, description: "pictures: each run's score histogram with a what-if threshold, group sizes, progress", hint: false, run: |s| s.open_charts() },
+    Action { name: "threshold-up", modes: CH, description: "move the what-if threshold up by 0.05 (pairs and groups vanish)", hint: true, run: |s| { s.move_threshold(1); Ok(()) } },
+    Action { name: "threshold-down", modes: CH, description: "move the what-if threshold down by 0.05 (pairs and groups appear)", hint: true, run: |s| { s.move_threshold(-1); Ok(()) } },
+    Action { name: "next-run", modes: CH, description: "show the next detector's run", hint: true, run: |s| { s.next_chart_run(); Ok(()) } },
     Action { name: "tag", modes: BROWSE, description: "tag the selection or the current cluster (Tab completes)", hint: true, run: |s| { s.start_input(super::session::InputKind::Tag); Ok(()) } },
     Action { name: "note", modes: BROWSE, description: "add a note to the current cluster", hint: false, run: |s| { s.start_input(super::session::InputKind::Note); Ok(()) } },
     Action { name: "search", modes: Q, description: "search titles and URLs", hint: true, run: |s| { s.start_input(super::session::InputKind::Search); Ok(()) } },

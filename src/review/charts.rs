@@ -132,7 +132,11 @@ mod tests {
                 },
                 pairs,
             }],
-            labels: vec![LabeledPair { a: 4, b: 5, same: true }],
+            labels: vec![LabeledPair {
+                a: 4,
+                b: 5,
+                same: true,
+            }],
             sizes_of: "merged queue".into(),
             sizes: Vec::new(),
             progress: Vec::new(),
@@ -146,7 +150,11 @@ mod tests {
         assert!((p.threshold - 0.5).abs() < 1e-9, "{p:?}");
         v.move_threshold(-1);
         assert_eq!(v.current().unwrap().pairs, 3);
-        assert!(v.summary().contains("3 pairs (+1) · 2 groups"), "{}", v.summary());
+        assert!(
+            v.summary().contains("3 pairs (+1) · 2 groups"),
+            "{}",
+            v.summary()
+        );
         assert!(v.summary().contains("recall 1.00"), "{}", v.summary());
         v.move_threshold(-100);
         assert_eq!(v.at, 0);

@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod background;
+pub mod charts;
 pub mod evidence;
 pub mod group;
 pub mod oracle;

@@ -113,6 +113,7 @@ pub fn draw(frame: &mut Frame, s: &Session, keys: &Keymap) {
         Mode::Cluster => draw_cluster(frame, s, a.body),
         Mode::Pair => draw_pair(frame, s, a.body),
         Mode::Group => draw_group(frame, s, a.body),
+        Mode::Chart => draw_charts(frame, s, a.body),
         Mode::Help => draw_help(frame, s, keys, a.body),
     }
     frame.render_widget(Paragraph::new(message_line(s)), a.message);
@@ -559,6 +560,111 @@ fn draw_group(frame: &mut Frame, s: &Session, body: Rect) {
     frame.render_widget(table, list);
 }
 
+/// The chart screen: the run's score histogram (bars at or above the what-if threshold
+/// bright, below it dim; the run's own threshold and the what-if named in the title), the
+/// what-if line, and below it the group-size distribution and the decisions over time.
+fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
+    use ratatui::style::Color;
+    use ratatui::widgets::{Bar, BarChart, BarGroup, Sparkline};
+    let Some(v) = &s.charts else {
+        return;
+    };
+    let [top, whatif, bottom] = Layout::vertical([
+        Constraint::Percentage(55),
+        Constraint::Length(1),
+        Constraint::Min(5),
+    ])
+    .areas(body);
+    let [sizes_area, progress_area] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
+    frame.render_widget(Paragraph::new(v.summary()).bold(), whatif);
+    if let (Some(run), Some(p)) = (v.figures.runs.get(v.run), v.current()) {
+        let h = &run.histogram;
+        let n = h.bins.len().max(1) as u16;
+        let inner = top.width.saturating_sub(2);
+        let bar_width = (inner / n).saturating_sub(1).max(1);
+        let bars: Vec<Bar> = h
+            .bins
+            .iter()
+            .map(|b| {
+                let kept = b.lo + 1e-9 >= p.threshold;
+                let label = format!("{:.2}", b.lo);
+                let label = label.trim_start_matches('0').to_string();
+                Bar::default()
+                    .value(b.count)
+                    .text_value(if b.count == 0 {
+                        String::new()
+                    } else {
+                        b.count.to_string()
+                    })
+                    .label(Line::from(label))
+                    .style(if kept {
+                        Style::new().fg(Color::Cyan)
+                    } else {
+                        Style::new().fg(Color::DarkGray)
+                    })
+            })
+            .collect();
+        let title = format!(
+            "{} run {} · {} pairs · run threshold {} · what-if {:.2} (bars ≥ it bright; m: next run)",
+            if s.blind { "·" } else { h.method.as_str() },
+            h.run,
+            h.pairs,
+            h.threshold.map_or("none".to_string(), |t| format!("{t:.2}")),
+            p.threshold
+        );
+        frame.render_widget(
+            BarChart::default()
+                .block(Block::bordered().title(title))
+                .data(BarGroup::default().bars(&bars))
+                .bar_width(bar_width)
+                .bar_gap(1),
+            top,
+        );
+    } else {
+        frame.render_widget(
+            Paragraph::new("No detector run: run `spotcheck detect --db DB` first.")
+                .block(Block::bordered().title("pair scores")),
+            top,
+        );
+    }
+    let size_bars: Vec<Bar> = v
+        .figures
+        .sizes
+        .iter()
+        .map(|b| {
+            Bar::default()
+                .value(b.groups)
+                .label(Line::from(b.label.clone()))
+        })
+        .collect();
+    let groups: u64 = v.figures.sizes.iter().map(|b| b.groups).sum();
+    frame.render_widget(
+        BarChart::default()
+            .block(Block::bordered().title(format!(
+                "group sizes · {groups} groups ({})",
+                v.figures.sizes_of
+            )))
+            .data(BarGroup::default().bars(&size_bars))
+            .bar_width(5)
+            .bar_gap(1),
+        sizes_area,
+    );
+    let per_period: Vec<u64> = v.figures.progress.iter().map(|p| p.decisions).collect();
+    let total = v.figures.progress.last().map_or(0, |p| p.cumulative);
+    let span = match v.figures.progress.len() {
+        0 => "no decisions yet".to_string(),
+        1 => "over 1 day".to_string(),
+        n => format!("over {n} days"),
+    };
+    frame.render_widget(
+        Sparkline::default()
+            .block(Block::bordered().title(format!("decisions per day · {total} in all · {span}")))
+            .data(&per_period),
+        progress_area,
+    );
+}
+
 /// "2024-03-01T09:00:00Z" as "2024-03-01 09:00" (a date that is not ISO 8601 as it is).
 fn short_date(d: &str) -> String {
     match (d.get(0..10), d.get(11..16)) {
@@ -697,7 +803,7 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
                     }
                 }
             }
-            let screens: Vec<&str> = if a.modes.len() == 5 {
+            let screens: Vec<&str> = if a.modes.len() == 6 {
                 vec!["all"]
             } else {
                 a.modes.iter().map(|m| m.name()).collect()
@@ -741,7 +847,7 @@ fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {
         [
             Constraint::Length(16),
             Constraint::Length(15),
-            Constraint::Length(20),
+            Constraint::Length(24),
             Constraint::Min(20),
         ],
     )

@@ -7,6 +7,7 @@
 mod common;
 
 mod bench;
+mod charts;
 mod group;
 mod saving;
 mod screens;

@@ -219,7 +219,7 @@ impl Session {
                 self.record(&decision, vec![pair.clone()])?;
                 self.message = format!("{action}: pair {} / {}", pair[0], pair[1]);
             }
-            Mode::Help => {}
+            Mode::Help | Mode::Chart => {}
         }
         Ok(())
     }

@@ -199,6 +199,8 @@ impl Session {
                 }
             }
             Mode::Group => self.move_group_cursor(delta.clamp(-(1 << 40), 1 << 40)),
+            // The chart screen has no cursor: its keys move the what-if threshold.
+            Mode::Chart => {}
             Mode::Pair => {
                 if let Some(p) = &mut self.pair {
                     // Clamped to the document length in `prepare`.
