@@ -18,13 +18,24 @@ pub struct Action {
     pub run: fn(&mut Session) -> Result<()>,
 }
 
-const ALL: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help];
-const BROWSE: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair];
+const ALL: &[Mode] = &[
+    Mode::Queue,
+    Mode::Cluster,
+    Mode::Pair,
+    Mode::Group,
+    Mode::Chart,
+    Mode::Help,
+];
+const CH: &[Mode] = &[Mode::Chart];
+const BROWSE: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Group];
 const Q: &[Mode] = &[Mode::Queue];
 const C: &[Mode] = &[Mode::Cluster];
 const P: &[Mode] = &[Mode::Pair];
 const QC: &[Mode] = &[Mode::Queue, Mode::Cluster];
+const QCG: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Group];
+const G: &[Mode] = &[Mode::Group];
 const CP: &[Mode] = &[Mode::Cluster, Mode::Pair];
+const CPG: &[Mode] = &[Mode::Cluster, Mode::Pair, Mode::Group];
 
 /// Every action, in help-screen order.
 #[rustfmt::skip]
@@ -38,13 +49,13 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "page-up", modes: ALL, description: "move one page up", hint: false, run: |s| { let n = s.page_len() as i64; s.move_by(-n) } },
     Action { name: "top", modes: ALL, description: "go to the first row / line", hint: false, run: |s| s.move_by(i64::MIN / 2) },
     Action { name: "bottom", modes: ALL, description: "go to the last row / line", hint: false, run: |s| s.move_by(i64::MAX / 2) },
-    Action { name: "open", modes: QC, description: "open the cluster / compare the anchor with the current member", hint: true, run: |s| s.open() },
+    Action { name: "open", modes: QCG, description: "open the cluster / compare the anchor with the current member", hint: true, run: |s| s.open() },
     Action { name: "select", modes: QC, description: "select or unselect the current cluster / member", hint: true, run: |s| { s.toggle_select(); Ok(()) } },
     Action { name: "select-all", modes: QC, description: "select every cluster in the filter / every member", hint: false, run: |s| s.select_all() },
     Action { name: "confirm", modes: BROWSE, description: "confirm: all members are near-duplicates (the selection, or the current cluster or pair)", hint: true, run: |s| s.decide(Decision::Confirm) },
     Action { name: "reject", modes: BROWSE, description: "reject: not near-duplicates (the cluster, or the pair in the pair view)", hint: true, run: |s| s.decide(Decision::Reject) },
     Action { name: "unsure", modes: BROWSE, description: "mark unsure", hint: false, run: |s| s.decide(Decision::Unsure) },
-    Action { name: "split", modes: CP, description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
+    Action { name: "split", modes: CPG, description: "split: move the current (or the selected) members out of the cluster", hint: true, run: |s| s.split() },
     Action { name: "split-groups", modes: CP, description: "split into the groups made with the digit keys (members in no group form one more)", hint: false, run: |s| s.split_groups() },
     Action { name: "group-new", modes: CP, description: "put the current (or the selected) members into a new group of the split", hint: false, run: |s| s.assign_new_group() },
     Action { name: "group-1", modes: CP, description: "put the current (or the selected) members into group 1 of the split", hint: false, run: |s| s.assign_group(1) },
@@ -57,8 +68,14 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "group-8", modes: CP, description: "put the current (or the selected) members into group 8 of the split", hint: false, run: |s| s.assign_group(8) },
     Action { name: "group-9", modes: CP, description: "put the current (or the selected) members into group 9 of the split", hint: false, run: |s| s.assign_group(9) },
     Action { name: "ungroup", modes: CP, description: "take the current (or the selected) members back out of their group", hint: false, run: |s| s.assign_group(0) },
-    Action { name: "cut", modes: QC, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
+    Action { name: "cut", modes: QCG, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
     Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
+    Action { name: "group-view", modes: QCG, description: "the entry as a table: site, capture date, length, words added/dropped against the likely source (back: the cluster screen)", hint: false, run: |s| s.toggle_group_view() },
+    Action { name: "sort-group", modes: G, description: "sort the group table by date, site or length (cycles)", hint: true, run: |s| { s.cycle_group_sort(); Ok(()) } },
+    Action { name: "charts", modes: Q, description: "pictures: each run's score histogram with a what-if threshold, group sizes, progress", hint: false, run: |s| s.open_charts() },
+    Action { name: "threshold-up", modes: CH, description: "move the what-if threshold up by 0.05 (pairs and groups vanish)", hint: true, run: |s| { s.move_threshold(1); Ok(()) } },
+    Action { name: "threshold-down", modes: CH, description: "move the what-if threshold down by 0.05 (pairs and groups appear)", hint: true, run: |s| { s.move_threshold(-1); Ok(()) } },
+    Action { name: "next-run", modes: CH, description: "show the next detector's run", hint: true, run: |s| { s.next_chart_run(); Ok(()) } },
     Action { name: "tag", modes: BROWSE, description: "tag the selection or the current cluster (Tab completes)", hint: true, run: |s| { s.start_input(super::session::InputKind::Tag); Ok(()) } },
     Action { name: "note", modes: BROWSE, description: "add a note to the current cluster", hint: false, run: |s| { s.start_input(super::session::InputKind::Note); Ok(()) } },
     Action { name: "search", modes: Q, description: "search titles and URLs", hint: true, run: |s| { s.start_input(super::session::InputKind::Search); Ok(()) } },

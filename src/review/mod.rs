@@ -6,7 +6,9 @@
 
 pub mod actions;
 pub mod background;
+pub mod charts;
 pub mod evidence;
+pub mod group;
 pub mod oracle;
 pub mod sanitize;
 pub mod session;

@@ -112,6 +112,8 @@ pub fn draw(frame: &mut Frame, s: &Session, keys: &Keymap) {
         Mode::Queue => draw_queue(frame, s, a.body),
         Mode::Cluster => draw_cluster(frame, s, a.body),
         Mode::Pair => draw_pair(frame, s, a.body),
+        Mode::Group => draw_group(frame, s, a.body),
+        Mode::Chart => draw_charts(frame, s, a.body),
         Mode::Help => draw_help(frame, s, keys, a.body),
     }
     frame.render_widget(Paragraph::new(message_line(s)), a.message);
@@ -450,6 +452,227 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     }
 }
 
+/// The group view: the entry's members as a table with the likely source marked.
+fn draw_group(frame: &mut Frame, s: &Session, body: Rect) {
+    let Some(c) = &s.cluster else {
+        return;
+    };
+    let Some(t) = &c.table else {
+        return;
+    };
+    let [info, list] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
+    let r = &c.row;
+    let first = format!(
+        "entry {} · {} · {} members · {} · sorted by {}",
+        r.cluster,
+        if s.blind { "·" } else { r.method.as_str() },
+        t.rows.len(),
+        match r.status {
+            LabelStatus::Partial => format!("partly reviewed ({} of {} pairs)", r.labeled, r.pairs),
+            st => st.as_str().to_string(),
+        },
+        t.sort.name()
+    );
+    let second = match t.source {
+        Some(id) => format!("source: {id}, the earliest capture · differences are words against it (the detectors' text)"),
+        None => format!("no capture dates · differences are words against the anchor {}", t.anchor),
+    };
+    frame.render_widget(
+        Paragraph::new(vec![Line::raw(first), Line::raw(second)])
+            .block(Block::new().borders(Borders::BOTTOM)),
+        info,
+    );
+    let current = c.members.get(c.cursor).map(|m| m.id);
+    let h = list.height.saturating_sub(1) as usize;
+    let at = current.and_then(|id| t.position(id)).unwrap_or(0);
+    let top = at.saturating_sub(h.saturating_sub(1));
+    let urls: std::collections::HashMap<i64, &str> =
+        c.members.iter().map(|m| (m.id, m.url.as_str())).collect();
+    let rows: Vec<Row> = t
+        .rows
+        .iter()
+        .skip(top)
+        .take(h)
+        .map(|g| {
+            let mark = if Some(g.id) == t.source {
+                "source"
+            } else if g.id == t.anchor {
+                "anchor"
+            } else {
+                ""
+            };
+            let diff = if g.id == t.anchor {
+                "-".to_string()
+            } else if g.truncated {
+                format!("truncated (−{})", g.dropped)
+            } else if g.added + g.dropped == 0 {
+                "same words".to_string()
+            } else {
+                format!("+{} −{}", g.added, g.dropped)
+            };
+            let row = Row::new(vec![
+                mark.to_string(),
+                g.id.to_string(),
+                sanitize_line(&g.site),
+                g.captured.as_deref().map_or("-".to_string(), short_date),
+                g.words.to_string(),
+                diff,
+                urls.get(&g.id).copied().unwrap_or("").to_string(),
+            ]);
+            let mut style = Style::new();
+            if Some(g.id) == t.source {
+                style = style.add_modifier(Modifier::BOLD);
+            }
+            if Some(g.id) == current {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            row.style(style)
+        })
+        .collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(22),
+            Constraint::Length(16),
+            Constraint::Length(6),
+            Constraint::Length(16),
+            Constraint::Min(10),
+        ],
+    )
+    .header(
+        Row::new(vec![
+            "",
+            "doc",
+            "site",
+            "captured (UTC)",
+            "words",
+            if t.source.is_some() {
+                "vs source"
+            } else {
+                "vs anchor"
+            },
+            "url",
+        ])
+        .bold(),
+    );
+    frame.render_widget(table, list);
+}
+
+/// The chart screen: the run's score histogram (bars at or above the what-if threshold
+/// bright, below it dim; the run's own threshold and the what-if named in the title), the
+/// what-if line, and below it the group-size distribution and the decisions over time.
+fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
+    use ratatui::style::Color;
+    use ratatui::widgets::{Bar, BarChart, BarGroup, Sparkline};
+    let Some(v) = &s.charts else {
+        return;
+    };
+    let [top, whatif, bottom] = Layout::vertical([
+        Constraint::Percentage(55),
+        Constraint::Length(1),
+        Constraint::Min(5),
+    ])
+    .areas(body);
+    let [sizes_area, progress_area] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
+    frame.render_widget(Paragraph::new(v.summary()).bold(), whatif);
+    if let (Some(run), Some(p)) = (v.figures.runs.get(v.run), v.current()) {
+        let h = &run.histogram;
+        let n = h.bins.len().max(1) as u16;
+        let inner = top.width.saturating_sub(2);
+        let bar_width = (inner / n).saturating_sub(1).max(1);
+        let bars: Vec<Bar> = h
+            .bins
+            .iter()
+            .map(|b| {
+                let kept = b.lo + 1e-9 >= p.threshold;
+                let label = format!("{:.2}", b.lo);
+                let label = label.trim_start_matches('0').to_string();
+                Bar::default()
+                    .value(b.count)
+                    .text_value(if b.count == 0 {
+                        String::new()
+                    } else {
+                        b.count.to_string()
+                    })
+                    .label(Line::from(label))
+                    .style(if kept {
+                        Style::new().fg(Color::Cyan)
+                    } else {
+                        Style::new().fg(Color::DarkGray)
+                    })
+            })
+            .collect();
+        let title = format!(
+            "{} run {} · {} pairs · run threshold {} · what-if {:.2} (bars ≥ it bright; m: next run)",
+            if s.blind { "·" } else { h.method.as_str() },
+            h.run,
+            h.pairs,
+            h.threshold.map_or("none".to_string(), |t| format!("{t:.2}")),
+            p.threshold
+        );
+        frame.render_widget(
+            BarChart::default()
+                .block(Block::bordered().title(title))
+                .data(BarGroup::default().bars(&bars))
+                .bar_width(bar_width)
+                .bar_gap(1),
+            top,
+        );
+    } else {
+        frame.render_widget(
+            Paragraph::new("No detector run: run `spotcheck detect --db DB` first.")
+                .block(Block::bordered().title("pair scores")),
+            top,
+        );
+    }
+    let size_bars: Vec<Bar> = v
+        .figures
+        .sizes
+        .iter()
+        .map(|b| {
+            Bar::default()
+                .value(b.groups)
+                .label(Line::from(b.label.clone()))
+        })
+        .collect();
+    let groups: u64 = v.figures.sizes.iter().map(|b| b.groups).sum();
+    frame.render_widget(
+        BarChart::default()
+            .block(Block::bordered().title(format!(
+                "group sizes · {groups} groups ({})",
+                v.figures.sizes_of
+            )))
+            .data(BarGroup::default().bars(&size_bars))
+            .bar_width(5)
+            .bar_gap(1),
+        sizes_area,
+    );
+    let per_period: Vec<u64> = v.figures.progress.iter().map(|p| p.decisions).collect();
+    let total = v.figures.progress.last().map_or(0, |p| p.cumulative);
+    let span = match v.figures.progress.len() {
+        0 => "no decisions yet".to_string(),
+        1 => "over 1 day".to_string(),
+        n => format!("over {n} days"),
+    };
+    frame.render_widget(
+        Sparkline::default()
+            .block(Block::bordered().title(format!("decisions per day · {total} in all · {span}")))
+            .data(&per_period),
+        progress_area,
+    );
+}
+
+/// "2024-03-01T09:00:00Z" as "2024-03-01 09:00" (a date that is not ISO 8601 as it is).
+fn short_date(d: &str) -> String {
+    match (d.get(0..10), d.get(11..16)) {
+        (Some(day), Some(time)) if d.as_bytes().get(10) == Some(&b'T') => format!("{day} {time}"),
+        _ => d.chars().take(16).collect(),
+    }
+}
+
 /// The visible lines of a pane, with its highlights as styled spans.
 fn pane_lines(p: &DocPane, scroll: usize, height: usize) -> Vec<Line<'static>> {
     let lines = p.lines();
@@ -584,7 +807,7 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
                     }
                 }
             }
-            let screens: Vec<&str> = if a.modes.len() == 4 {
+            let screens: Vec<&str> = if a.modes.len() == 6 {
                 vec!["all"]
             } else {
                 a.modes.iter().map(|m| m.name()).collect()
@@ -628,7 +851,7 @@ fn draw_help(frame: &mut Frame, s: &Session, keys: &Keymap, body: Rect) {
         [
             Constraint::Length(16),
             Constraint::Length(15),
-            Constraint::Length(20),
+            Constraint::Length(24),
             Constraint::Min(20),
         ],
     )

@@ -7,6 +7,8 @@
 mod common;
 
 mod bench;
+mod charts;
+mod group;
 mod saving;
 mod screens;
 mod store;

@@ -366,3 +366,61 @@ fn ctrl_c_and_sigterm_give_the_terminal_back() {
         .success());
     assert_given_back(&tmux, "0");
 }
+
+/// The real binary walks the first merged entry of the queue in the group view and confirms
+/// the whole of it with one key.
+#[test]
+fn a_merged_entry_is_walked_in_the_group_view_and_confirmed() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("review.db");
+    real_crawl_db(&db);
+    let rows = Store::open(&db)
+        .unwrap()
+        .queue_page(
+            "tmuxer",
+            &QueueFilter::default(),
+            QueueSort::default(),
+            0,
+            1,
+        )
+        .unwrap();
+    let first = &rows[0].members;
+    let tmux = Tmux {
+        socket: format!("spotcheck-group-{}", std::process::id()),
+    };
+    tmux.start(&db);
+    wait_for("the queue", || tmux.screen().contains(" in queue"));
+    tmux.keys(&["w"]);
+    wait_for("the group view", || {
+        tmux.screen().contains("sorted by date")
+    });
+    let screen = tmux.screen();
+    assert!(
+        screen.contains("vs source") || screen.contains("vs anchor"),
+        "{screen}"
+    );
+    tmux.keys(&["j", "k", "y"]);
+    // A big entry shows its consequence first and waits for a second y.
+    wait_for("the confirm or its consequence", || {
+        log_len(&db) == 1 || tmux.screen().contains("y: go ahead")
+    });
+    if log_len(&db) == 0 {
+        tmux.keys(&["y"]);
+    }
+    wait_for("the confirm row", || log_len(&db) == 1);
+    wait_for("back on the queue", || {
+        !tmux.screen().contains("sorted by date")
+    });
+    tmux.keys(&["q"]);
+    wait_for("the session to end", || {
+        !tmux.cmd(&["has-session", "-t", "sc"]).status.success()
+    });
+    let store = Store::open(&db).unwrap();
+    assert_eq!(
+        store.label("tmuxer", first).unwrap().status,
+        LabelStatus::Confirmed
+    );
+}

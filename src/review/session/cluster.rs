@@ -27,6 +27,8 @@ pub struct ClusterView {
     pub note: Option<String>,
     /// The start of each member's text, for the side-by-side preview (loaded on demand).
     pub previews: HashMap<i64, String>,
+    /// The members as a group table, once the group view was opened.
+    pub table: Option<crate::review::group::GroupTable>,
 }
 
 impl Session {
@@ -39,7 +41,7 @@ impl Session {
                 };
                 self.open_cluster(row)
             }
-            Mode::Cluster => {
+            Mode::Cluster | Mode::Group => {
                 let Some(c) = &self.cluster else {
                     return Ok(());
                 };
@@ -64,7 +66,7 @@ impl Session {
     /// of them whose latest run names its text), so their evidence is where the coder
     /// looks — on news the content text, not two sites' menus; the visible text when no
     /// run says.
-    fn proposing_text(&self) -> TextKind {
+    pub(super) fn proposing_text(&self) -> TextKind {
         let Some(c) = &self.cluster else {
             return TextKind::Visible;
         };
@@ -103,6 +105,7 @@ impl Session {
             bridge,
             note: None,
             previews: HashMap::new(),
+            table: None,
         });
         // Only the open cluster's own status: the queue is unchanged.
         self.refresh_open_cluster()?;

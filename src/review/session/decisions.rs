@@ -199,7 +199,7 @@ impl Session {
                 self.message = format!("{action}: entry {} ({})", row.cluster, row.method);
                 self.advance_after_verdict();
             }
-            Mode::Cluster => {
+            Mode::Cluster | Mode::Group => {
                 let Some(c) = &self.cluster else {
                     return Ok(());
                 };
@@ -219,7 +219,7 @@ impl Session {
                 self.record(&decision, vec![pair.clone()])?;
                 self.message = format!("{action}: pair {} / {}", pair[0], pair[1]);
             }
-            Mode::Help => {}
+            Mode::Help | Mode::Chart => {}
         }
         Ok(())
     }
@@ -279,7 +279,7 @@ impl Session {
     /// inside the cluster without the bridge edge become the groups of a split.
     pub fn cut(&mut self) -> Result<()> {
         let row = match self.mode() {
-            Mode::Cluster => self.cluster.as_ref().map(|c| c.row.clone()),
+            Mode::Cluster | Mode::Group => self.cluster.as_ref().map(|c| c.row.clone()),
             _ => self.current_row()?,
         };
         let Some(row) = row else {

@@ -7,6 +7,7 @@
 //!   split being prepared;
 //! - `pair`: the pair view (sanitized texts, highlight spans, wrap cache — prepared by the
 //!   background worker) and the evidence line;
+//! - `group`: the open entry as a table of sites, capture dates and differences;
 //! - `decisions`: decisions as typed [`crate::model::Decision`]s, undo and redo;
 //! - `prompt`: the one-line prompt for tags, notes, search and the tag filter;
 //! - `saving`: decisions committed whose labels the writer thread is still writing;
@@ -14,6 +15,7 @@
 
 mod cluster;
 mod decisions;
+mod group;
 mod navigation;
 mod pair;
 mod prompt;
@@ -54,6 +56,10 @@ pub enum Mode {
     Queue,
     Cluster,
     Pair,
+    /// The open entry as a table of its members (site, date, length, differences).
+    Group,
+    /// Pictures: score histogram with a what-if threshold, group sizes, progress.
+    Chart,
     Help,
 }
 
@@ -63,14 +69,23 @@ impl Mode {
             Mode::Queue => "queue",
             Mode::Cluster => "cluster",
             Mode::Pair => "pair",
+            Mode::Group => "group",
+            Mode::Chart => "chart",
             Mode::Help => "help",
         }
     }
 
     pub fn parse(s: &str) -> Option<Mode> {
-        [Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Help]
-            .into_iter()
-            .find(|m| m.name() == s)
+        [
+            Mode::Queue,
+            Mode::Cluster,
+            Mode::Pair,
+            Mode::Group,
+            Mode::Chart,
+            Mode::Help,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
     }
 }
 
@@ -152,6 +167,8 @@ pub struct Session {
     pub cluster: Option<ClusterView>,
     pub pair: Option<PairView>,
     pub input: Option<Input>,
+    /// The chart screen, while it is open.
+    pub charts: Option<crate::review::charts::ChartView>,
     /// A big or contradicting decision waiting for the coder's `y` (see
     /// [`Session::answer_pending`]).
     pub pending: Option<PendingDecision>,
@@ -213,6 +230,7 @@ impl Session {
             cluster: None,
             pair: None,
             input: None,
+            charts: None,
             pending: None,
             prompt_above_pairs: PROMPT_ABOVE_PAIRS,
             auto_advance: true,
@@ -281,6 +299,42 @@ impl Session {
             }
             Mode::Cluster => self.pair = None,
             _ => {}
+        }
+        if self.mode() != Mode::Chart {
+            self.charts = None;
+        }
+    }
+
+    /// Opens the chart screen: the figures of the database read once (the coder's labels
+    /// for precision and recall), the what-if at the first run's own threshold.
+    pub fn open_charts(&mut self) -> Result<()> {
+        let figures = crate::chart::load_figures(
+            &self.store,
+            &crate::chart::FigureRequest {
+                coder: Some(self.coder.clone()),
+                ..Default::default()
+            },
+        )?;
+        let view = crate::review::charts::ChartView::new(figures);
+        self.message = view.summary();
+        self.charts = Some(view);
+        self.push(Mode::Chart);
+        Ok(())
+    }
+
+    /// Moves the what-if threshold (`steps` of 0.05) and says what it changes.
+    pub fn move_threshold(&mut self, steps: i64) {
+        if let Some(v) = &mut self.charts {
+            v.move_threshold(steps);
+            self.message = v.summary();
+        }
+    }
+
+    /// Shows the next detector run's histogram.
+    pub fn next_chart_run(&mut self) {
+        if let Some(v) = &mut self.charts {
+            v.show_run(v.run + 1);
+            self.message = v.summary();
         }
     }
 

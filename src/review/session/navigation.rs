@@ -168,7 +168,7 @@ impl Session {
 
     pub fn page_len(&self) -> usize {
         match self.mode() {
-            Mode::Cluster => self.viewport.member_rows,
+            Mode::Cluster | Mode::Group => self.viewport.member_rows,
             Mode::Pair => self.viewport.pane_height,
             _ => self.viewport.queue_rows,
         }
@@ -198,6 +198,9 @@ impl Session {
                     ) as usize;
                 }
             }
+            Mode::Group => self.move_group_cursor(delta.clamp(-(1 << 40), 1 << 40)),
+            // The chart screen has no cursor: its keys move the what-if threshold.
+            Mode::Chart => {}
             Mode::Pair => {
                 if let Some(p) = &mut self.pair {
                     // Clamped to the document length in `prepare`.
