@@ -213,3 +213,39 @@ fn store_clusters(
         "clustered_documents": sizes.iter().sum::<usize>(),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::cooper::{Cooper, CooperSettings};
+
+    fn store_with(main: Option<&str>) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("m.db")).unwrap();
+        for i in 0..3 {
+            s.insert_test_document(&format!("u/{i}"), "", "alpha beta gamma delta", main)
+                .unwrap();
+        }
+        (dir, s)
+    }
+
+    #[test]
+    fn a_run_on_the_main_text_says_when_none_was_extracted() {
+        let on_main = CooperSettings {
+            text: TextKind::Main,
+            ..CooperSettings::default()
+        };
+        let (_d, mut without) = store_with(None);
+        let r = run_with::<Cooper>(&mut without, &on_main).unwrap();
+        assert_eq!(r.summary["note"], NO_MAIN_TEXT);
+        assert!(r.line().contains("--main"), "{}", r.line());
+        let (_d, mut with) = store_with(Some("alpha beta gamma delta"));
+        let r = run_with::<Cooper>(&mut with, &on_main).unwrap();
+        assert!(r.summary.get("note").is_none());
+        let r = run_with::<Cooper>(&mut without, &CooperSettings::default()).unwrap();
+        assert!(
+            r.summary.get("note").is_none(),
+            "the content text needs no main text"
+        );
+    }
+}
