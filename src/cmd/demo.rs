@@ -46,8 +46,9 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let mut store = Store::open_existing(&db)?;
     print!("{}", crate::cmd::stats::render(&store.stats()?));
     println!("\ndetecting near-duplicates:");
+    let shared = crate::detect::Shared::default();
     for planned in DetectConfig::defaults().runs() {
-        let report = planned.run(&mut store, &|_| {})?;
+        let report = planned.run(&mut store, &shared, &|_| {})?;
         println!("  {}", report.line());
     }
     println!("\nlargest SpotSigs clusters:");

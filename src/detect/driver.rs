@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::method::{validate, Detector, Found, RunContext};
+use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
 use crate::store::{ClusterRow, Store, TextKind, NO_MAIN_TEXT};
 
@@ -68,18 +69,19 @@ impl RunReport {
 /// run. The typed entry point for programs (examples, benchmarks, tests); `detect` plans
 /// its runs from the command line through [`super::plan`].
 pub fn run_with<D: Detector>(store: &mut Store, settings: &D::Settings) -> Result<RunReport> {
-    run_detector::<D>(store, settings, &|_| {})
+    run_detector::<D>(store, settings, &Shared::default(), &|_| {})
 }
 
 pub(crate) fn run_detector<D: Detector>(
     store: &mut Store,
     settings: &D::Settings,
+    shared: &Shared,
     progress: &dyn Fn(Progress),
 ) -> Result<RunReport> {
     validate::<D>(settings).map_err(|e| anyhow::anyhow!("{}: {e}", D::NAME))?;
     progress(Progress::Started { method: D::NAME });
     let started = Instant::now();
-    let prepared = D::prepare(settings, store)?;
+    let prepared = D::prepare(settings, store, shared)?;
     let run = store.create_run(D::NAME, &D::stored_params(settings, &prepared)?)?;
     // Main-content extraction is opt-in (`ingest --main`): say so rather than silently
     // reading the visible text in its place.
