@@ -7,7 +7,7 @@
 # with no options, and writes what a user sees of the result as files in OUT_DIR: the pairs and
 # clusters of every method that ran (TSV), the signatures (TSV), the document listing, and a
 # digest of every stored text column. Compare two OUT_DIRs with `diff -r` (the database itself
-# and the timing file are excluded: `diff -r -x db -x 'db-*' -x timing A B`).
+# and the files with timings are excluded: `diff -r -x db -x 'db-*' -x timing -x detect.txt A B`).
 # spotcheck is the release binary of this checkout, or $SPOTCHECK; $INGEST_FLAGS are added to
 # `ingest` (e.g. `--main` to compare the opt-in main-content text too).
 set -euo pipefail

@@ -46,8 +46,9 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let mut store = Store::open_existing(&db)?;
     crate::cmd::out!("{}", crate::cmd::stats::render(&store.stats()?))?;
     crate::cmd::outln!("\ndetecting near-duplicates:")?;
+    let shared = crate::detect::Shared::default();
     for planned in DetectConfig::defaults().runs() {
-        let report = planned.run(&mut store, &|_| {})?;
+        let report = planned.run(&mut store, &shared, &|_| {})?;
         crate::cmd::outln!("  {}", report.line())?;
     }
     crate::cmd::outln!("\nlargest SpotSigs clusters:")?;

@@ -48,8 +48,9 @@ pub fn run(req: &DetectRequest) -> Result<ExitCode> {
         }
         Progress::Finished => bar.set_message(""),
     };
+    let shared = crate::detect::Shared::default();
     for planned in req.config.runs() {
-        let report = planned.run(&mut store, &progress)?;
+        let report = planned.run(&mut store, &shared, &progress)?;
         bar.suspend(|| -> Result<()> {
             if req.json {
                 crate::cmd::write_json_line(&mut std::io::stdout().lock(), &report)?;

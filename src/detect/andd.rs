@@ -16,6 +16,7 @@ use super::driver::{merge, CHUNK};
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
+use super::shared::Shared;
 use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
 use crate::learn::andd::AnddModel;
 use crate::learn::corpus::{collection_terms, load_model, text_kind_of};
@@ -166,7 +167,7 @@ impl Detector for Andd {
         }
     }
 
-    fn prepare(s: &S, store: &Store) -> Result<Prepared> {
+    fn prepare(s: &S, store: &Store, _shared: &Shared) -> Result<Prepared> {
         let model = load_model(&s.model)?;
         let threshold = s.threshold.unwrap_or(model.threshold);
         if !(threshold > 0.0 && threshold <= 1.0) {

@@ -3,15 +3,16 @@
 //! detail ("3 of 47 terms differ"); it adds no spans of its own to the pair view.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::explain::Highlight;
-use super::imatch::collection_dfs;
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
+use super::shared::Shared;
 use crate::sig::cooper::{self, CooperParams};
 use crate::sig::lexicon::{unique_terms, DocFreqs, TermOptions};
 use crate::store::{DocText, Store, TextKind};
@@ -105,7 +106,7 @@ static PARAMS: &[Param<S>] = &[
 
 /// What signing needs: the collection's document frequencies and the test's parameters.
 pub struct Prepared {
-    dfs: DocFreqs,
+    dfs: Arc<DocFreqs>,
     params: CooperParams,
     text: TextKind,
 }
@@ -127,9 +128,9 @@ impl Detector for Cooper {
         Some(&mut s.text)
     }
 
-    fn prepare(s: &S, store: &Store) -> Result<Prepared> {
+    fn prepare(s: &S, store: &Store, shared: &Shared) -> Result<Prepared> {
         Ok(Prepared {
-            dfs: collection_dfs(store, s.text, &TermOptions::default())?,
+            dfs: shared.dfs(store, s.text, &TermOptions::default())?,
             params: s.params(),
             text: s.text,
         })

@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::method::{validate, Detector, Found, RunContext};
+use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
 use crate::store::{ClusterRow, Store, TextKind, NO_MAIN_TEXT};
 
@@ -68,18 +69,19 @@ impl RunReport {
 /// run. The typed entry point for programs (examples, benchmarks, tests); `detect` plans
 /// its runs from the command line through [`super::plan`].
 pub fn run_with<D: Detector>(store: &mut Store, settings: &D::Settings) -> Result<RunReport> {
-    run_detector::<D>(store, settings, &|_| {})
+    run_detector::<D>(store, settings, &Shared::default(), &|_| {})
 }
 
 pub(crate) fn run_detector<D: Detector>(
     store: &mut Store,
     settings: &D::Settings,
+    shared: &Shared,
     progress: &dyn Fn(Progress),
 ) -> Result<RunReport> {
     validate::<D>(settings).map_err(|e| anyhow::anyhow!("{}: {e}", D::NAME))?;
     progress(Progress::Started { method: D::NAME });
     let started = Instant::now();
-    let prepared = D::prepare(settings, store)?;
+    let prepared = D::prepare(settings, store, shared)?;
     let run = store.create_run(D::NAME, &D::stored_params(settings, &prepared)?)?;
     // Main-content extraction is opt-in (`ingest --main`): say so rather than silently
     // reading the visible text in its place.
@@ -212,4 +214,40 @@ fn store_clusters(
         "largest_cluster": sizes.first().copied().unwrap_or(0),
         "clustered_documents": sizes.iter().sum::<usize>(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::cooper::{Cooper, CooperSettings};
+
+    fn store_with(main: Option<&str>) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("m.db")).unwrap();
+        for i in 0..3 {
+            s.insert_test_document(&format!("u/{i}"), "", "alpha beta gamma delta", main)
+                .unwrap();
+        }
+        (dir, s)
+    }
+
+    #[test]
+    fn a_run_on_the_main_text_says_when_none_was_extracted() {
+        let on_main = CooperSettings {
+            text: TextKind::Main,
+            ..CooperSettings::default()
+        };
+        let (_d, mut without) = store_with(None);
+        let r = run_with::<Cooper>(&mut without, &on_main).unwrap();
+        assert_eq!(r.summary["note"], NO_MAIN_TEXT);
+        assert!(r.line().contains("--main"), "{}", r.line());
+        let (_d, mut with) = store_with(Some("alpha beta gamma delta"));
+        let r = run_with::<Cooper>(&mut with, &on_main).unwrap();
+        assert!(r.summary.get("note").is_none());
+        let r = run_with::<Cooper>(&mut without, &CooperSettings::default()).unwrap();
+        assert!(
+            r.summary.get("note").is_none(),
+            "the content text needs no main text"
+        );
+    }
 }

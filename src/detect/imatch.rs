@@ -15,6 +15,7 @@ use super::driver::{cluster_rows, CHUNK};
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
+use super::shared::Shared;
 use crate::cluster::buckets::{cluster_signatures, BucketOptions};
 use crate::sig::imatch::{
     count_rules, extended_signature, shared_terms_with, to_hex, BaggedLexicon, IMatchParams,
@@ -226,9 +227,9 @@ impl Detector for IMatch {
         Ok(())
     }
 
-    fn prepare(s: &S, store: &Store) -> Result<Prepared> {
+    fn prepare(s: &S, store: &Store, shared: &Shared) -> Result<Prepared> {
         Ok(Prepared {
-            lexicon: lexicon_for(store, s)?,
+            lexicon: lexicon_from(store, s, shared)?,
             settings: s.clone(),
         })
     }
@@ -368,6 +369,11 @@ pub fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Res
 
 /// The lexicon of a run: loaded from a file, or built from this collection.
 pub fn lexicon_for(store: &Store, s: &IMatchSettings) -> Result<Lexicon> {
+    lexicon_from(store, s, &Shared::default())
+}
+
+/// [`lexicon_for`] with the document frequencies from `shared` (one pass per `detect`).
+fn lexicon_from(store: &Store, s: &IMatchSettings, shared: &Shared) -> Result<Lexicon> {
     match &s.lexicon_file {
         Some(p) => {
             let text = std::fs::read_to_string(p)
@@ -380,7 +386,7 @@ pub fn lexicon_for(store: &Store, s: &IMatchSettings) -> Result<Lexicon> {
                 idf_max: s.idf_max,
                 terms: TermOptions::default(),
             };
-            let dfs = collection_dfs(store, s.text, &params.terms)?;
+            let dfs = shared.dfs(store, s.text, &params.terms)?;
             Ok(Lexicon::build(&dfs, params))
         }
     }

@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use super::explain::Highlight;
 use super::params::Param;
+use super::shared::Shared;
 use crate::store::{ClusterRow, DocText, Store, TextKind};
 
 /// Whether `--method all` runs a method.
@@ -57,7 +58,9 @@ pub trait Detector: Sync + Send + 'static {
         Ok(())
     }
     /// Collection-wide work before signing.
-    fn prepare(settings: &Self::Settings, store: &Store) -> Result<Self::Prepared>;
+    /// `shared` holds what other runs of the same `detect` already computed.
+    fn prepare(settings: &Self::Settings, store: &Store, shared: &Shared)
+        -> Result<Self::Prepared>;
     /// The text the documents are signed on.
     fn reads(prepared: &Self::Prepared) -> TextKind;
     /// The parameters stored with the run (by default the settings themselves).

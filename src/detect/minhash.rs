@@ -28,6 +28,7 @@ use serde_json::json;
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
+use super::shared::Shared;
 use crate::sig::imatch::SplitMix64;
 use crate::store::{DocText, Store, TextKind};
 use crate::text::tokenize;
@@ -546,7 +547,7 @@ impl Detector for MinHash {
         }
     }
 
-    fn prepare(s: &S, _store: &Store) -> Result<Prepared> {
+    fn prepare(s: &S, _store: &Store, _shared: &Shared) -> Result<Prepared> {
         Ok(Prepared::new(s))
     }
 

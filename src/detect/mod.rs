@@ -21,6 +21,7 @@ pub mod imatch;
 pub mod method;
 pub mod minhash;
 pub mod params;
+pub mod shared;
 pub mod spotsigs;
 
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ pub use driver::{run_with, Progress, RunReport};
 pub use explain::{Highlight, HighlightKind};
 pub use method::{settings_from_stored, validate, Detector, Found, InAll, PairText, RunContext};
 pub use params::{Kind, Param, ParamInfo, Value};
+pub use shared::Shared;
 
 use crate::store::{Store, TextKind};
 
@@ -143,7 +145,13 @@ pub trait PlannedRun: Send + Sync {
     fn method(&self) -> &'static str;
     /// The settings as they will be stored.
     fn settings_json(&self) -> serde_json::Value;
-    fn run(&self, store: &mut Store, progress: &dyn Fn(Progress)) -> Result<RunReport>;
+    /// `shared`: one per `detect` invocation, passed to each of its runs (see [`Shared`]).
+    fn run(
+        &self,
+        store: &mut Store,
+        shared: &Shared,
+        progress: &dyn Fn(Progress),
+    ) -> Result<RunReport>;
 }
 
 struct Planned<D: Detector> {
@@ -160,8 +168,13 @@ impl<D: Detector> PlannedRun for Planned<D> {
         serde_json::to_value(&self.settings).unwrap_or_default()
     }
 
-    fn run(&self, store: &mut Store, progress: &dyn Fn(Progress)) -> Result<RunReport> {
-        driver::run_detector::<D>(store, &self.settings, progress)
+    fn run(
+        &self,
+        store: &mut Store,
+        shared: &Shared,
+        progress: &dyn Fn(Progress),
+    ) -> Result<RunReport> {
+        driver::run_detector::<D>(store, &self.settings, shared, progress)
     }
 }
 

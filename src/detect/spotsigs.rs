@@ -13,6 +13,7 @@ use serde_json::json;
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
+use super::shared::Shared;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::sig::spotsigs::{
     self, build_vectors, SigVector, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
@@ -313,7 +314,7 @@ impl Detector for SpotSigs {
         Some(&mut s.text)
     }
 
-    fn prepare(s: &S, _store: &Store) -> Result<Self::Prepared> {
+    fn prepare(s: &S, _store: &Store, _shared: &Shared) -> Result<Self::Prepared> {
         Ok((s.extraction()?, s.clone()))
     }
 

@@ -2,7 +2,7 @@
 //! the times of decisions, as plain rows; and the capture dates the group view shows.
 
 use anyhow::Result;
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use super::Store;
 
@@ -43,28 +43,6 @@ impl Store {
 }
 
 impl Store {
-    /// When each document was captured (`documents.fetch_time`: the WARC-Date, or what
-    /// another input format stores there), by id; None where unknown. The one place the
-    /// review reads capture dates.
-    pub fn capture_dates(
-        &self,
-        ids: &[i64],
-    ) -> Result<std::collections::HashMap<i64, Option<String>>> {
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT fetch_time FROM documents WHERE id = ?1")?;
-        let mut out = std::collections::HashMap::new();
-        for &id in ids {
-            let t: Option<String> = st
-                .query_row([id], |r| r.get(0))
-                .optional()?
-                .flatten()
-                .filter(|t: &String| !t.trim().is_empty());
-            out.insert(id, t);
-        }
-        Ok(out)
-    }
-
     /// Test hook: sets a document's capture date.
     #[doc(hidden)]
     pub fn set_test_capture_date(&self, id: i64, time: &str) -> Result<()> {

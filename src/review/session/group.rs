@@ -50,9 +50,7 @@ impl Session {
                 url: m.url.clone(),
                 captured: dates
                     .get(&m.id)
-                    .cloned()
-                    .flatten()
-                    .map(|d| sanitize_line(&d)),
+                    .map(|d| sanitize_line(d)),
                 text: self.store.doc_text(m.id, kind)?.unwrap_or_default(),
             });
         }
