@@ -14,6 +14,7 @@ use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
 use crate::cmd::merge::MergeConfig;
+use crate::cmd::query::QueryConfig;
 use crate::cmd::queue::QueueConfig;
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
@@ -70,6 +71,35 @@ pub struct IngestArgs {
     /// Never draw a progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Outside documents: WARC/ARC files, folders of pages, single pages, JSONL files.
+    #[arg(value_name = "PATH", required_unless_present = "stdin")]
+    pub paths: Vec<PathBuf>,
+    /// Read JSONL records ({"url":…,"html":…} or "text") from stdin.
+    #[arg(long)]
+    pub stdin: bool,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+    /// Only this method (repeatable); default: every method with a finished run.
+    #[arg(long = "method", value_name = "M", value_parser = clap::builder::PossibleValuesParser::new(crate::detect::method_names()))]
+    pub methods: Vec<String>,
+}
+
+impl QueryArgs {
+    pub fn config(&self) -> QueryConfig {
+        QueryConfig {
+            db: self.db.db.clone(),
+            paths: self.paths.clone(),
+            stdin: self.stdin,
+            format: self.format.into(),
+            methods: self.methods.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -436,6 +466,9 @@ pub enum Command {
     /// Bring the decisions of coders' copies of this corpus into this database, then report
     /// kappa and the pairs they label differently.
     Merge(MergeArgs),
+    /// Outside documents → the stored documents each detector's latest run would pair them
+    /// with, with scores and shared signatures (the database is only read).
+    Query(QueryArgs),
 }
 
 // The edge: raw flags become the plain, validated configs the commands take. Only this
@@ -668,6 +701,7 @@ pub fn main() -> ExitCode {
         Command::Eval(a) => cmd::eval::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),
         Command::Merge(a) => cmd::merge::run(&a.config()),
+        Command::Query(a) => cmd::query::run(&a.config()),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@ pub mod export;
 pub mod ingest;
 pub mod listing;
 pub mod merge;
+pub mod query;
 pub mod queue;
 pub mod results;
 pub mod review;
