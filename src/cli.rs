@@ -18,6 +18,7 @@ use crate::cmd::query::QueryConfig;
 use crate::cmd::queue::QueueConfig;
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
+use crate::cmd::stage::StageConfig;
 use crate::cmd::stats::StatsConfig;
 use crate::cmd::train::TrainConfig;
 use crate::learn::andd::TrainOptions;
@@ -469,6 +470,115 @@ pub enum Command {
     /// Outside documents → the stored documents each detector's latest run would pair them
     /// with, with scores and shared signatures (the database is only read).
     Query(QueryArgs),
+    /// Staged detection for more than one machine: count, stats, sign, match, import.
+    #[command(subcommand)]
+    Stage(StageCommand),
+}
+
+/// The stages (README, "More than one machine").
+#[derive(Debug, Subcommand)]
+pub enum StageCommand {
+    /// Per shard: the term document frequencies the method's signing needs.
+    Count(StageShardArgs),
+    /// Sums the shards' counts into the collection's statistics.
+    Stats {
+        /// The count stage's files.
+        #[arg(required = true, value_name = "COUNTS")]
+        counts: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Per shard: one JSON line per document with its signature.
+    Sign(StageShardArgs),
+    /// Every shard's signed rows → the pairs and clusters (one JSON file).
+    Match {
+        #[arg(long, value_name = "M")]
+        method: String,
+        /// The run parameters as stored (`spotcheck runs --json`), e.g. '{"tau":0.5}'.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        params: String,
+        /// The stats stage's file (I-Match, Cooper).
+        #[arg(long, value_name = "FILE")]
+        stats: Option<PathBuf>,
+        /// The sign stage's files.
+        #[arg(required = true, value_name = "SIGNED")]
+        signed: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// The match stage's run into a review database holding the documents.
+    Import {
+        #[command(flatten)]
+        db: DbArg,
+        /// The match stage's file.
+        #[arg(long, value_name = "FILE")]
+        run: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StageShardArgs {
+    /// The shard's database (`spotcheck ingest` of the shard's files).
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long, value_name = "M")]
+    pub method: String,
+    /// The run parameters as stored (`spotcheck runs --json`), e.g. '{"tau":0.5}'.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub params: String,
+    /// The stats stage's file (sign: I-Match, Cooper).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+fn parse_params(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        _ => Err(format!("--params: not a JSON object: {s}")),
+    }
+}
+
+impl StageCommand {
+    pub fn config(&self) -> Result<StageConfig, String> {
+        Ok(match self {
+            StageCommand::Count(a) => StageConfig::Count {
+                db: a.db.db.clone(),
+                method: a.method.clone(),
+                params: parse_params(&a.params)?,
+                out: a.out.clone(),
+            },
+            StageCommand::Stats { counts, out } => StageConfig::Stats {
+                counts: counts.clone(),
+                out: out.clone(),
+            },
+            StageCommand::Sign(a) => StageConfig::Sign {
+                db: a.db.db.clone(),
+                method: a.method.clone(),
+                params: parse_params(&a.params)?,
+                stats: a.stats.clone(),
+                out: a.out.clone(),
+            },
+            StageCommand::Match {
+                method,
+                params,
+                stats,
+                signed,
+                out,
+            } => StageConfig::Match {
+                method: method.clone(),
+                params: parse_params(params)?,
+                stats: stats.clone(),
+                signed: signed.clone(),
+                out: out.clone(),
+            },
+            StageCommand::Import { db, run } => StageConfig::Import {
+                db: db.db.clone(),
+                run: run.clone(),
+            },
+        })
+    }
 }
 
 // The edge: raw flags become the plain, validated configs the commands take. Only this
@@ -702,6 +812,10 @@ pub fn main() -> ExitCode {
         Command::Train(a) => cmd::train::run(&a.config()),
         Command::Merge(a) => cmd::merge::run(&a.config()),
         Command::Query(a) => cmd::query::run(&a.config()),
+        Command::Stage(s) => match s.config() {
+            Ok(c) => cmd::stage::run(&c),
+            Err(e) => cmd::usage_error(&e),
+        },
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,7 @@ pub mod query;
 pub mod queue;
 pub mod results;
 pub mod review;
+pub mod stage;
 pub mod stats;
 pub mod train;
 

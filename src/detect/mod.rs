@@ -23,6 +23,7 @@ pub mod minhash;
 pub mod params;
 pub mod query;
 pub mod spotsigs;
+pub mod staged;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

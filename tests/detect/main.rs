@@ -10,6 +10,7 @@ mod common;
 mod minhash;
 mod params;
 mod query;
+mod staged;
 
 /// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a
 /// usage error: exit 2, the message naming the flag and what is valid.
