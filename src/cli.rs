@@ -14,9 +14,11 @@ use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
 use crate::cmd::merge::MergeConfig;
+use crate::cmd::query::QueryConfig;
 use crate::cmd::queue::QueueConfig;
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
+use crate::cmd::stage::StageConfig;
 use crate::cmd::stats::StatsConfig;
 use crate::cmd::train::TrainConfig;
 use crate::learn::andd::TrainOptions;
@@ -96,6 +98,35 @@ pub struct IngestArgs {
     /// Never draw a progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Outside documents: WARC/ARC files, folders of pages, single pages, JSONL files.
+    #[arg(value_name = "PATH", required_unless_present = "stdin")]
+    pub paths: Vec<PathBuf>,
+    /// Read JSONL records ({"url":…,"html":…} or "text") from stdin.
+    #[arg(long)]
+    pub stdin: bool,
+    #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
+    pub format: ListFormat,
+    /// Only this method (repeatable); default: every method with a finished run.
+    #[arg(long = "method", value_name = "M", value_parser = clap::builder::PossibleValuesParser::new(crate::detect::method_names()))]
+    pub methods: Vec<String>,
+}
+
+impl QueryArgs {
+    pub fn config(&self) -> QueryConfig {
+        QueryConfig {
+            db: self.db.db.clone(),
+            paths: self.paths.clone(),
+            stdin: self.stdin,
+            format: self.format.into(),
+            methods: self.methods.clone(),
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -571,6 +602,118 @@ pub enum Command {
     /// Bring the decisions of coders' copies of this corpus into this database, then report
     /// kappa and the pairs they label differently.
     Merge(MergeArgs),
+    /// Outside documents → the stored documents each detector's latest run would pair them
+    /// with, with scores and shared signatures (the database is only read).
+    Query(QueryArgs),
+    /// Staged detection for more than one machine: count, stats, sign, match, import.
+    #[command(subcommand)]
+    Stage(StageCommand),
+}
+
+/// The stages (README, "More than one machine").
+#[derive(Debug, Subcommand)]
+pub enum StageCommand {
+    /// Per shard: the term document frequencies the method's signing needs.
+    Count(StageShardArgs),
+    /// Sums the shards' counts into the collection's statistics.
+    Stats {
+        /// The count stage's files.
+        #[arg(required = true, value_name = "COUNTS")]
+        counts: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Per shard: one JSON line per document with its signature.
+    Sign(StageShardArgs),
+    /// Every shard's signed rows → the pairs and clusters (one JSON file).
+    Match {
+        #[arg(long, value_name = "M")]
+        method: String,
+        /// The run parameters as stored (`spotcheck runs --json`), e.g. '{"tau":0.5}'.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        params: String,
+        /// The stats stage's file (I-Match, Cooper).
+        #[arg(long, value_name = "FILE")]
+        stats: Option<PathBuf>,
+        /// The sign stage's files.
+        #[arg(required = true, value_name = "SIGNED")]
+        signed: Vec<PathBuf>,
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// The match stage's run into a review database holding the documents.
+    Import {
+        #[command(flatten)]
+        db: DbArg,
+        /// The match stage's file.
+        #[arg(long, value_name = "FILE")]
+        run: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StageShardArgs {
+    /// The shard's database (`spotcheck ingest` of the shard's files).
+    #[command(flatten)]
+    pub db: DbArg,
+    #[arg(long, value_name = "M")]
+    pub method: String,
+    /// The run parameters as stored (`spotcheck runs --json`), e.g. '{"tau":0.5}'.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub params: String,
+    /// The stats stage's file (sign: I-Match, Cooper).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
+}
+
+fn parse_params(s: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(s) {
+        Ok(v) if v.is_object() => Ok(v),
+        _ => Err(format!("--params: not a JSON object: {s}")),
+    }
+}
+
+impl StageCommand {
+    pub fn config(&self) -> Result<StageConfig, String> {
+        Ok(match self {
+            StageCommand::Count(a) => StageConfig::Count {
+                db: a.db.db.clone(),
+                method: a.method.clone(),
+                params: parse_params(&a.params)?,
+                out: a.out.clone(),
+            },
+            StageCommand::Stats { counts, out } => StageConfig::Stats {
+                counts: counts.clone(),
+                out: out.clone(),
+            },
+            StageCommand::Sign(a) => StageConfig::Sign {
+                db: a.db.db.clone(),
+                method: a.method.clone(),
+                params: parse_params(&a.params)?,
+                stats: a.stats.clone(),
+                out: a.out.clone(),
+            },
+            StageCommand::Match {
+                method,
+                params,
+                stats,
+                signed,
+                out,
+            } => StageConfig::Match {
+                method: method.clone(),
+                params: parse_params(params)?,
+                stats: stats.clone(),
+                signed: signed.clone(),
+                out: out.clone(),
+            },
+            StageCommand::Import { db, run } => StageConfig::Import {
+                db: db.db.clone(),
+                run: run.clone(),
+            },
+        })
+    }
 }
 
 // The edge: raw flags become the plain, validated configs the commands take. Only this
@@ -851,6 +994,11 @@ pub fn main() -> ExitCode {
         Command::Eval(a) => cmd::eval::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),
         Command::Merge(a) => cmd::merge::run(&a.config()),
+        Command::Query(a) => cmd::query::run(&a.config()),
+        Command::Stage(s) => match s.config() {
+            Ok(c) => cmd::stage::run(&c),
+            Err(e) => cmd::usage_error(&e),
+        },
     };
     match result {
         Ok(code) => code,

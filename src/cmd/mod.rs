@@ -10,9 +10,11 @@ pub mod ingest;
 pub mod listing;
 pub mod merge;
 pub mod plot;
+pub mod query;
 pub mod queue;
 pub mod results;
 pub mod review;
+pub mod stage;
 pub mod stats;
 pub mod train;
 

@@ -111,6 +111,23 @@ pub struct Prepared {
     text: TextKind,
 }
 
+impl super::staged::Staged for Cooper {
+    fn counted_text(s: &S) -> Option<TextKind> {
+        Some(s.text)
+    }
+
+    fn prepare_from(s: &S, dfs: Option<&DocFreqs>) -> Result<Prepared> {
+        let Some(dfs) = dfs else {
+            anyhow::bail!("cooper needs the collection's term frequencies (--stats)");
+        };
+        Ok(Prepared {
+            dfs: std::sync::Arc::new(dfs.clone()),
+            params: s.params(),
+            text: s.text,
+        })
+    }
+}
+
 impl Detector for Cooper {
     type Settings = CooperSettings;
     type Prepared = Prepared;

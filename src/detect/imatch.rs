@@ -367,6 +367,43 @@ pub fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Res
     Ok(dfs)
 }
 
+impl super::staged::Staged for IMatch {
+    fn counted_text(s: &S) -> Option<TextKind> {
+        s.lexicon_file.is_none().then_some(s.text)
+    }
+
+    fn prepare_from(s: &S, dfs: Option<&DocFreqs>) -> Result<Prepared> {
+        let lexicon = match (&s.lexicon_file, dfs) {
+            (Some(_), _) => lexicon_from_file(s)?,
+            (None, Some(dfs)) => Lexicon::build(dfs, lexicon_params(s)),
+            (None, None) => anyhow::bail!(
+                "imatch needs the collection's term frequencies (--stats) or a lexicon file"
+            ),
+        };
+        Ok(Prepared {
+            lexicon,
+            settings: s.clone(),
+        })
+    }
+}
+
+fn lexicon_params(s: &IMatchSettings) -> LexiconParams {
+    LexiconParams {
+        idf_min: s.idf_min,
+        idf_max: s.idf_max,
+        terms: TermOptions::default(),
+    }
+}
+
+fn lexicon_from_file(s: &IMatchSettings) -> Result<Lexicon> {
+    let Some(p) = &s.lexicon_file else {
+        anyhow::bail!("no lexicon file");
+    };
+    let text = std::fs::read_to_string(p)
+        .with_context(|| format!("cannot read lexicon {}", p.display()))?;
+    Lexicon::from_text(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
+}
+
 /// The lexicon of a run: loaded from a file, or built from this collection.
 pub fn lexicon_for(store: &Store, s: &IMatchSettings) -> Result<Lexicon> {
     lexicon_from(store, s, &Shared::default())
@@ -375,17 +412,9 @@ pub fn lexicon_for(store: &Store, s: &IMatchSettings) -> Result<Lexicon> {
 /// [`lexicon_for`] with the document frequencies from `shared` (one pass per `detect`).
 fn lexicon_from(store: &Store, s: &IMatchSettings, shared: &Shared) -> Result<Lexicon> {
     match &s.lexicon_file {
-        Some(p) => {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read lexicon {}", p.display()))?;
-            Lexicon::from_text(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
-        }
+        Some(_) => lexicon_from_file(s),
         None => {
-            let params = LexiconParams {
-                idf_min: s.idf_min,
-                idf_max: s.idf_max,
-                terms: TermOptions::default(),
-            };
+            let params = lexicon_params(s);
             let dfs = shared.dfs(store, s.text, &params.terms)?;
             Ok(Lexicon::build(&dfs, params))
         }

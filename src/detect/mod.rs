@@ -22,7 +22,9 @@ pub mod method;
 pub mod minhash;
 pub mod params;
 pub mod shared;
+pub mod query;
 pub mod spotsigs;
+pub mod staged;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -65,6 +67,13 @@ pub trait Method: Sync {
         stored: &serde_json::Value,
         pair: &PairText,
     ) -> (Vec<Highlight>, Vec<Highlight>);
+    /// [`query::query_with`] under the parameters stored with a run.
+    fn query(
+        &self,
+        stored: &serde_json::Value,
+        store: &Store,
+        outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
+    ) -> Result<Vec<query::QueryHit>>;
 }
 
 impl<D: Detector> Method for D {
@@ -126,6 +135,15 @@ impl<D: Detector> Method for D {
         pair: &PairText,
     ) -> (Vec<Highlight>, Vec<Highlight>) {
         D::explain(&settings_from_stored::<D::Settings>(stored), pair)
+    }
+
+    fn query(
+        &self,
+        stored: &serde_json::Value,
+        store: &Store,
+        outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
+    ) -> Result<Vec<query::QueryHit>> {
+        query::query_with::<D>(stored, store, outside)
     }
 }
 

@@ -273,6 +273,7 @@ static PARAMS: &[Param<S>] = &[
 ];
 
 /// What signing one document keeps.
+#[derive(Serialize, Deserialize)]
 pub struct DocSigs {
     sigs: Vec<String>,
     site: String,
@@ -462,6 +463,16 @@ impl Detector for SpotSigs {
                 .flat_map(|sig| sig.spans_b.iter().map(&spot))
                 .collect(),
         )
+    }
+}
+
+impl super::staged::Staged for SpotSigs {
+    fn counted_text(_: &S) -> Option<TextKind> {
+        None
+    }
+
+    fn prepare_from(s: &S, _dfs: Option<&crate::sig::lexicon::DocFreqs>) -> Result<Self::Prepared> {
+        Ok((s.extraction()?, s.clone()))
     }
 }
 

@@ -103,7 +103,7 @@ impl Default for IMatchParams {
 }
 
 /// Why a coordinate of a document has no signature, or its signature.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum SigOutcome {
     /// Signed from `terms` lexicon terms, `extended` of them taken from B.
     Signed {

@@ -79,7 +79,7 @@ pub fn unique_terms(text: &str, opts: &TermOptions) -> BTreeSet<String> {
 }
 
 /// Document frequencies of a collection: in how many documents each term occurs.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DocFreqs {
     /// Number of documents added.
     pub n_docs: u64,
@@ -103,6 +103,15 @@ impl DocFreqs {
             out.add_document(d);
         }
         out
+    }
+
+    /// Adds the counts of another part of the collection (a shard's): the frequencies of
+    /// the union of two disjoint document sets are the sums.
+    pub fn merge(&mut self, other: DocFreqs) {
+        self.n_docs += other.n_docs;
+        for (t, n) in other.df {
+            *self.df.entry(t).or_insert(0) += n;
+        }
     }
 
     /// Document frequency of `term` (0 when unseen).

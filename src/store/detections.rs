@@ -353,6 +353,13 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every document's content hash (`text_hash`) by id.
+    pub fn text_hashes(&self) -> Result<std::collections::HashMap<i64, String>> {
+        let mut st = self.conn().prepare("SELECT id, text_hash FROM documents")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Every document's title by id (ANDD's `in_title` feature).
     pub fn doc_titles(&self) -> Result<std::collections::HashMap<i64, String>> {
         let mut st = self.conn().prepare("SELECT id, title FROM documents")?;

@@ -96,6 +96,36 @@ impl Store {
         Self::open(path)
     }
 
+    /// Opens an existing database for reading only (`query`): nothing is migrated or
+    /// written, and a database of another schema version is refused with what to do.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        if !path.is_file() {
+            bail!("no database at {}", path.display());
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("cannot open database {}", path.display()))?;
+        conn.busy_timeout(std::time::Duration::from_secs(30))?;
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .with_context(|| format!("{} is not a SQLite database", path.display()))?;
+        if version as usize != SCHEMA_VERSION {
+            bail!(
+                "{} has schema version {version}, this spotcheck reads {SCHEMA_VERSION} \
+                 read-only: open it once with a command that writes (e.g. `spotcheck stats \
+                 --db {}`) to migrate it",
+                path.display(),
+                path.display()
+            );
+        }
+        Ok(Store {
+            conn,
+            path: path.to_path_buf(),
+        })
+    }
+
     fn configure(&mut self) -> Result<()> {
         let path = self.path.display().to_string();
         self.conn

@@ -13,6 +13,8 @@ mod languages;
 mod minhash;
 mod params;
 mod spotsigs_defaults;
+mod query;
+mod staged;
 
 /// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a
 /// usage error: exit 2, the message naming the flag and what is valid.

@@ -1,0 +1,211 @@
+//! `spotcheck query`: for outside documents (files, folders, JSONL, or JSONL on stdin),
+//! the stored documents each detector's latest run would pair them with, with scores and
+//! the signatures they share. The database is opened read-only; the outside documents are
+//! read by the ingest code into a temporary database of their own (so every input format
+//! and the same text extraction apply), which is deleted afterwards.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use super::ingest::{ingest_paths, IngestOptions};
+use super::ListFormat;
+use crate::detect::METHODS;
+use crate::extract::ExtractOptions;
+use crate::store::{DocText, Store, TextKind};
+
+/// Shared signatures listed per match (the count is always given).
+const MAX_SHARED_LISTED: usize = 20;
+
+/// What `query` does.
+#[derive(Debug, Clone)]
+pub struct QueryConfig {
+    pub db: PathBuf,
+    /// Outside documents: crawl files, folders of pages, JSONL files.
+    pub paths: Vec<PathBuf>,
+    /// Also read JSONL records (`{"url":…,"html":…}` or `"text"`) from stdin.
+    pub stdin: bool,
+    pub format: ListFormat,
+    /// Only these methods (default: every method with a finished run, ANDD and MinHash
+    /// included when they have one).
+    pub methods: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct Match<'a> {
+    method: &'a str,
+    run: i64,
+    url: &'a str,
+    score: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a str>,
+    shared_count: usize,
+    shared: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct Answer<'a> {
+    url: &'a str,
+    matches: Vec<Match<'a>>,
+}
+
+pub fn run(c: &QueryConfig) -> Result<ExitCode> {
+    let started = Instant::now();
+    let store = Store::open_read_only(&c.db)?;
+    let mut runs = Vec::new();
+    for m in METHODS {
+        let asked = c.methods.iter().any(|x| x == m.name());
+        if !c.methods.is_empty() && !asked {
+            continue;
+        }
+        match store.resolve_run(m.name(), None) {
+            Ok(run) => runs.push((*m, run)),
+            Err(e) if asked => return Err(e),
+            Err(_) => {}
+        }
+    }
+    if runs.is_empty() {
+        bail!(
+            "{} has no finished detector run to query: run `spotcheck detect --db {}` first",
+            c.db.display(),
+            c.db.display()
+        );
+    }
+
+    let tmp = tempfile::tempdir().context("cannot make a temporary directory")?;
+    let mut paths = c.paths.clone();
+    if c.stdin {
+        let mut buf = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("reading stdin")?;
+        let p = tmp.path().join("stdin.jsonl");
+        std::fs::write(&p, buf)?;
+        paths.push(p);
+    }
+    let outside_db = tmp.path().join("outside.db");
+    let wants_main = runs
+        .iter()
+        .any(|(_, r)| r.params.get("text").and_then(|t| t.as_str()) == Some("Main"));
+    let opts = IngestOptions {
+        extract: ExtractOptions {
+            main_content: wants_main,
+            ..ExtractOptions::default()
+        },
+        ..IngestOptions::default()
+    };
+    let summary = ingest_paths(&outside_db, &paths, &opts)?;
+    if summary.errors > 0 {
+        eprintln!(
+            "spotcheck: {} outside records could not be read (damaged or not pages)",
+            summary.errors
+        );
+    }
+    let outside = Store::open(&outside_db)?;
+    let texts = |kind: TextKind| -> Result<Vec<DocText>> {
+        let mut all = Vec::new();
+        outside.for_each_text_chunk(kind, 4096, |chunk| {
+            all.extend(chunk);
+            Ok(())
+        })?;
+        Ok(all)
+    };
+    let outside_urls: Vec<String> = texts(TextKind::Visible)?
+        .into_iter()
+        .map(|d| d.url)
+        .collect();
+    let read_at = started.elapsed().as_secs_f64();
+
+    let stored_url: HashMap<i64, String> =
+        store.url_ids()?.into_iter().map(|(u, i)| (i, u)).collect();
+    let mut per_method = Vec::new();
+    for (m, run) in &runs {
+        let t = Instant::now();
+        let hits = m
+            .query(&run.params, &store, &texts)
+            .with_context(|| format!("querying {} run {}", m.name(), run.id))?;
+        per_method.push((m.name(), run.id, hits, t.elapsed().as_secs_f64()));
+    }
+
+    let mut out = std::io::stdout().lock();
+    let result = write_answers(&mut out, c.format, &outside_urls, &stored_url, &per_method);
+    match result {
+        Err(e) if is_broken_pipe(&e) => return Ok(ExitCode::SUCCESS),
+        other => other?,
+    }
+    let times: Vec<String> = per_method
+        .iter()
+        .map(|(m, _, _, s)| format!("{m} {s:.2}s"))
+        .collect();
+    eprintln!(
+        "query: {} outside documents against {} stored; reading {read_at:.2}s, {}",
+        outside_urls.len(),
+        stored_url.len(),
+        times.join(", ")
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+type MethodHits<'a> = (&'a str, i64, Vec<crate::detect::query::QueryHit>, f64);
+
+fn write_answers(
+    out: &mut impl Write,
+    format: ListFormat,
+    outside_urls: &[String],
+    stored_url: &HashMap<i64, String>,
+    per_method: &[MethodHits<'_>],
+) -> Result<()> {
+    let mut by_outside: Vec<Vec<Match<'_>>> = outside_urls.iter().map(|_| Vec::new()).collect();
+    for (method, run, hits, _) in per_method {
+        for h in hits {
+            let Some(slot) = by_outside.get_mut(h.outside) else {
+                continue;
+            };
+            slot.push(Match {
+                method,
+                run: *run,
+                url: stored_url.get(&h.stored).map_or("", String::as_str),
+                score: h.score,
+                detail: h.detail.as_deref(),
+                shared_count: h.shared.len(),
+                shared: &h.shared[..h.shared.len().min(MAX_SHARED_LISTED)],
+            });
+        }
+    }
+    if format == ListFormat::Tsv {
+        writeln!(out, "outside\tmethod\tstored\tscore\tshared\tdetail")?;
+    }
+    for (url, matches) in outside_urls.iter().zip(by_outside) {
+        match format {
+            ListFormat::Jsonl => super::write_json_line(out, &Answer { url, matches })?,
+            ListFormat::Tsv => {
+                for m in &matches {
+                    writeln!(
+                        out,
+                        "{}\t{}\t{}\t{:.4}\t{}\t{}",
+                        super::tsv_cell(url),
+                        m.method,
+                        super::tsv_cell(m.url),
+                        m.score,
+                        m.shared_count,
+                        super::tsv_cell(m.detail.unwrap_or(""))
+                    )?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
