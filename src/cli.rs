@@ -149,6 +149,21 @@ pub struct ReviewArgs {
     /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+    /// Show each member's replay URL under this base (BASE + 14-digit capture timestamp +
+    /// `/` + URL), e.g. a local pywb `http://localhost:8080/my-coll/` or
+    /// `https://web.archive.org/web/`; `w` copies it (OSC 52).
+    #[arg(long, value_name = "BASE", value_parser = parse_replay_base)]
+    pub replay_url: Option<String>,
+}
+
+fn parse_replay_base(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if !(t.starts_with("http://") || t.starts_with("https://")) || t.chars().any(char::is_control) {
+        return Err(format!(
+            "expected an http:// or https:// base URL, got {s:?}"
+        ));
+    }
+    Ok(t.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -545,6 +560,7 @@ impl ReviewArgs {
             coder: self.coder.clone(),
             blind: self.blind,
             keymap: self.keymap.clone(),
+            replay_url: self.replay_url.clone(),
         }
     }
 }

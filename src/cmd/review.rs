@@ -28,6 +28,8 @@ pub struct ReviewConfig {
     pub blind: bool,
     /// A keymap file merged over the bundled one.
     pub keymap: Option<PathBuf>,
+    /// Replay base for members' replay links (pywb collection, Wayback Machine).
+    pub replay_url: Option<String>,
 }
 
 pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
@@ -37,7 +39,8 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     if coder.trim().is_empty() {
         bail!("--coder must not be empty");
     }
-    let session = Session::new(store, &coder, a.blind)?;
+    let mut session = Session::new(store, &coder, a.blind)?;
+    session.replay_base = a.replay_url.clone();
     if !std::io::stdout().is_terminal() {
         bail!("`spotcheck review` needs a terminal (stdout is not one)");
     }

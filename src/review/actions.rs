@@ -58,6 +58,7 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "group-9", modes: CP, description: "put the current (or the selected) members into group 9 of the split", hint: false, run: |s| s.assign_group(9) },
     Action { name: "ungroup", modes: CP, description: "take the current (or the selected) members back out of their group", hint: false, run: |s| s.assign_group(0) },
     Action { name: "cut", modes: QC, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
+    Action { name: "copy-replay", modes: CP, description: "copy the current member's replay URL (--replay-url) to the clipboard (OSC 52)", hint: false, run: |s| { s.copy_replay(); Ok(()) } },
     Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
     Action { name: "tag", modes: BROWSE, description: "tag the selection or the current cluster (Tab completes)", hint: true, run: |s| { s.start_input(super::session::InputKind::Tag); Ok(()) } },
     Action { name: "note", modes: BROWSE, description: "add a note to the current cluster", hint: false, run: |s| { s.start_input(super::session::InputKind::Note); Ok(()) } },

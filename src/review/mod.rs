@@ -8,6 +8,7 @@ pub mod actions;
 pub mod background;
 pub mod evidence;
 pub mod oracle;
+pub mod replay;
 pub mod sanitize;
 pub mod session;
 pub mod undo;
