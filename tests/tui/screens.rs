@@ -944,3 +944,32 @@ fn evidence_jumps_say_so_in_blind_mode() {
     assert!(t.contains("blind mode: no evidence is shown"), "{t}");
     assert!(!t.contains("ANDD k-grams"), "{t}");
 }
+
+#[test]
+fn replay_links_show_on_the_cluster_screen_and_w_copies_one() {
+    let f = fixture();
+    let mut plain = f.session("ann");
+    press(&mut plain, &["Enter", "w"]);
+    assert!(plain.message.contains("--replay-url"), "{}", plain.message);
+    assert!(plain.clipboard.is_none());
+
+    let mut s = f.session("ann");
+    s.replay_base = Some("https://web.archive.org/web/".into());
+    let buf = press(&mut s, &["Enter"]);
+    let text = text_of(&buf);
+    assert!(
+        text.contains("replay (w copies): https://web.archive.org/web/"),
+        "{text}"
+    );
+    press(&mut s, &["w"]);
+    let copied = s.clipboard.clone().expect("w asks for the clipboard");
+    let c = s.cluster.as_ref().unwrap();
+    let member = &c.members[c.cursor];
+    assert!(
+        copied.starts_with("https://web.archive.org/web/") && copied.ends_with(&member.url),
+        "{copied} for {}",
+        member.url
+    );
+    assert!(!copied.chars().any(char::is_control));
+    assert!(s.message.starts_with("copied (OSC 52): "), "{}", s.message);
+}
