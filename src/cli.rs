@@ -212,6 +212,21 @@ pub struct ReviewArgs {
     /// Stay on an entry after a verdict instead of moving on to the next (Ctrl-a toggles).
     #[arg(long)]
     pub no_auto_advance: bool,
+    /// Show each member's replay URL under this base (BASE + 14-digit capture timestamp +
+    /// `/` + URL), e.g. a local pywb `http://localhost:8080/my-coll/` or
+    /// `https://web.archive.org/web/`; `W` copies it (OSC 52).
+    #[arg(long, value_name = "BASE", value_parser = parse_replay_base)]
+    pub replay_url: Option<String>,
+}
+
+fn parse_replay_base(s: &str) -> Result<String, String> {
+    let t = s.trim();
+    if !(t.starts_with("http://") || t.starts_with("https://")) || t.chars().any(char::is_control) {
+        return Err(format!(
+            "expected an http:// or https:// base URL, got {s:?}"
+        ));
+    }
+    Ok(t.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -796,6 +811,7 @@ impl ReviewArgs {
             blind: self.blind,
             keymap: self.keymap.clone(),
             auto_advance: !self.no_auto_advance,
+            replay_url: self.replay_url.clone(),
         }
     }
 }

@@ -82,6 +82,7 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
         blind: false,
         keymap: None,
         auto_advance: true,
+        replay_url: None,
     })
 }
 

@@ -30,6 +30,8 @@ pub struct ReviewConfig {
     pub keymap: Option<PathBuf>,
     /// Move on to the next entry after a verdict (the default; `--no-auto-advance`).
     pub auto_advance: bool,
+    /// Replay base for members' replay links (pywb collection, Wayback Machine).
+    pub replay_url: Option<String>,
 }
 
 pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
@@ -41,6 +43,7 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     }
     let mut session = Session::new(store, &coder, a.blind)?;
     session.auto_advance = a.auto_advance;
+    session.replay_base = a.replay_url.clone();
     if !std::io::stdout().is_terminal() {
         bail!("`spotcheck review` needs a terminal (stdout is not one)");
     }

@@ -69,6 +69,7 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "group-9", modes: CP, description: "put the current (or the selected) members into group 9 of the split", hint: false, run: |s| s.assign_group(9) },
     Action { name: "ungroup", modes: CP, description: "take the current (or the selected) members back out of their group", hint: false, run: |s| s.assign_group(0) },
     Action { name: "cut", modes: QCG, description: "cut the cluster at its weakest bridge", hint: false, run: |s| s.cut() },
+    Action { name: "copy-replay", modes: CP, description: "copy the current member's replay URL (--replay-url) to the clipboard (OSC 52)", hint: false, run: |s| { s.copy_replay(); Ok(()) } },
     Action { name: "anchor", modes: C, description: "make the current member the anchor of comparisons", hint: false, run: |s| { s.set_anchor(); Ok(()) } },
     Action { name: "group-view", modes: QCG, description: "the entry as a table: site, capture date, length, words added/dropped against the likely source (back: the cluster screen)", hint: false, run: |s| s.toggle_group_view() },
     Action { name: "sort-group", modes: G, description: "sort the group table by date, site or length (cycles)", hint: true, run: |s| { s.cycle_group_sort(); Ok(()) } },

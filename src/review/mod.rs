@@ -10,6 +10,7 @@ pub mod charts;
 pub mod evidence;
 pub mod group;
 pub mod oracle;
+pub mod replay;
 pub mod sanitize;
 pub mod session;
 pub mod undo;

@@ -213,6 +213,13 @@ pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
                     panic!("{DEBUG_PANIC_KEY} was pressed");
                 }
                 handle_key(&mut session, keys, k);
+                if let Some(text) = session.clipboard.take() {
+                    // Already sanitized; base64 inside the sequence besides.
+                    use std::io::Write;
+                    let mut out = stdout();
+                    let _ = out.write_all(crate::review::replay::osc52(&text).as_bytes());
+                    let _ = out.flush();
+                }
                 dirty = true;
             }
             Event::Resize(..) => {

@@ -371,6 +371,9 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     if let Some(n) = &c.note {
         second.push_str(&format!(" │ note: {n}"));
     }
+    if let Some(u) = c.members.get(c.cursor).and_then(|m| c.replay.get(&m.id)) {
+        second.push_str(&format!(" │ replay (W copies): {u}"));
+    }
     frame.render_widget(
         Paragraph::new(vec![Line::raw(first), Line::raw(second)])
             .block(Block::new().borders(Borders::BOTTOM)),

@@ -7,6 +7,7 @@
 mod common;
 
 mod cli;
+mod formats;
 mod pages;
 mod readers_bench;
 mod readers_damage;

@@ -975,3 +975,32 @@ fn auto_advance_moves_on_after_a_verdict_and_ctrl_a_makes_the_screen_stay() {
     assert!(s.auto_advance && !t.contains("stays after verdicts"), "{t}");
     assert_eq!(s.mode(), spotcheck::review::Mode::Queue, "{t}");
 }
+
+#[test]
+fn replay_links_show_on_the_cluster_screen_and_w_copies_one() {
+    let f = fixture();
+    let mut plain = f.session("ann");
+    press(&mut plain, &["Enter", "W"]);
+    assert!(plain.message.contains("--replay-url"), "{}", plain.message);
+    assert!(plain.clipboard.is_none());
+
+    let mut s = f.session("ann");
+    s.replay_base = Some("https://web.archive.org/web/".into());
+    let buf = press(&mut s, &["Enter"]);
+    let text = text_of(&buf);
+    assert!(
+        text.contains("replay (W copies): https://web.archive.org/web/"),
+        "{text}"
+    );
+    press(&mut s, &["W"]);
+    let copied = s.clipboard.clone().expect("W asks for the clipboard");
+    let c = s.cluster.as_ref().unwrap();
+    let member = &c.members[c.cursor];
+    assert!(
+        copied.starts_with("https://web.archive.org/web/") && copied.ends_with(&member.url),
+        "{copied} for {}",
+        member.url
+    );
+    assert!(!copied.chars().any(char::is_control));
+    assert!(s.message.starts_with("copied (OSC 52): "), "{}", s.message);
+}

@@ -8,6 +8,7 @@ use anyhow::Result;
 
 use super::{Mode, Session};
 use crate::model::QueueRow;
+use crate::review::replay::replay_url;
 use crate::review::sanitize::sanitize_line;
 use crate::store::{ClusterMember, TextKind};
 
@@ -29,6 +30,8 @@ pub struct ClusterView {
     pub previews: HashMap<i64, String>,
     /// The members as a group table, once the group view was opened.
     pub table: Option<crate::review::group::GroupTable>,
+    /// Each member's replay URL (sanitized), when the review has a `--replay-url`.
+    pub replay: HashMap<i64, String>,
 }
 
 impl Session {
@@ -83,9 +86,17 @@ impl Session {
     }
 
     pub(super) fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
-        let members: Vec<ClusterMember> = self
-            .store
-            .entry_members(row.cluster)?
+        let raw = self.store.entry_members(row.cluster)?;
+        let mut replay = HashMap::new();
+        if let Some(base) = &self.replay_base {
+            let ids: Vec<i64> = raw.iter().map(|m| m.id).collect();
+            let dates = self.store.capture_dates(&ids)?;
+            for m in &raw {
+                let date = dates.get(&m.id).map(String::as_str);
+                replay.insert(m.id, replay_url(base, date, &m.url));
+            }
+        }
+        let members: Vec<ClusterMember> = raw
             .into_iter()
             .map(|mut m| {
                 m.url = sanitize_line(&m.url);
@@ -106,6 +117,7 @@ impl Session {
             note: None,
             previews: HashMap::new(),
             table: None,
+            replay,
         });
         // Only the open cluster's own status: the queue is unchanged.
         self.refresh_open_cluster()?;
@@ -140,6 +152,29 @@ impl Session {
         c.cursor = i as usize;
         let kind = self.pair.as_ref().map_or(TextKind::Visible, |p| p.text);
         self.open_pair(kind)
+    }
+
+    /// Asks for the current member's replay URL on the clipboard (needs `--replay-url`).
+    pub fn copy_replay(&mut self) {
+        let Some(c) = &self.cluster else {
+            return;
+        };
+        if self.replay_base.is_none() {
+            self.message = "no replay links: start the review with --replay-url BASE".into();
+            return;
+        }
+        let url = c
+            .members
+            .get(c.cursor)
+            .and_then(|m| c.replay.get(&m.id))
+            .cloned();
+        match url {
+            Some(u) => {
+                self.message = format!("copied (OSC 52): {u}");
+                self.clipboard = Some(u);
+            }
+            None => self.message = "no member under the cursor".into(),
+        }
     }
 
     pub fn set_anchor(&mut self) {

@@ -192,6 +192,10 @@ pub struct Session {
     undo: UndoStack,
     batch_counter: u64,
     saves: Saving,
+    /// `--replay-url`: the replay base members' replay links are made with.
+    pub replay_base: Option<String>,
+    /// Text an action asked to put on the clipboard; the terminal shell takes it (OSC 52).
+    pub clipboard: Option<String>,
 }
 
 impl Session {
@@ -251,6 +255,8 @@ impl Session {
             undo,
             batch_counter: 0,
             saves: Saving::new(writer),
+            replay_base: None,
+            clipboard: None,
         };
         s.reload_queue()?;
         s.cursor = s
