@@ -6,4 +6,6 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bombs;
 mod contract;
+mod kills;
