@@ -275,6 +275,7 @@ fn run_review_child(db: &Path, kill_at: Option<u64>, states: Option<&Path>) -> b
 }
 
 #[test]
+#[ignore = "unfinished: a kill at every commit of the review takes over 5 minutes (the batch tag makes hundreds of commits); needs sampled kill points before CI can run it"]
 fn a_killed_review_loses_no_committed_decision() {
     let dir = tempfile::tempdir().unwrap();
     let base = dir.path().join("base.db");
