@@ -8,4 +8,5 @@ mod common;
 
 mod bombs;
 mod contract;
+mod disk;
 mod kills;
