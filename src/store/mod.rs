@@ -100,7 +100,7 @@ impl Store {
         let mode: String = self
             .conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .with_context(|| format!("{path} is not a SQLite database"))?;
+            .with_context(|| format!("{path}: cannot read it as a SQLite database (not one, damaged, or its disk full)"))?;
         if !mode.eq_ignore_ascii_case("wal") {
             bail!("{path}: cannot switch to WAL mode (got {mode})");
         }
