@@ -139,7 +139,9 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
         },
     };
     let show_bar = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let summary = ingest_inputs(&mut store, &inputs, &opts, show_bar)?;
+    // A store error (a full disk, a damaged file) names the database it is about.
+    let summary = ingest_inputs(&mut store, &inputs, &opts, show_bar)
+        .with_context(|| format!("cannot ingest into {}", a.db.display()))?;
     if a.json {
         crate::cmd::write_json_line(&mut std::io::stdout().lock(), &summary)?;
     } else {

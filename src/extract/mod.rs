@@ -92,14 +92,19 @@ pub fn extract(
         visible::visible_text(&html, VisibleLimits::default())
     })?;
     let limits = MainLimits::default();
-    let main_text =
-        if opts.main_content && limits.admits(html.len(), visible.elements, visible.max_depth) {
-            main_content::main_text(&html, limits).map_err(|failure| {
-                ExtractError::Failed(format!("main-content extractor: {failure:?}"))
-            })?
-        } else {
-            None
-        };
+    let main_text = if opts.main_content
+        && limits.admits(
+            html.len(),
+            visible.elements,
+            visible.max_depth,
+            scan::max_attributes_per_tag(&html),
+        ) {
+        main_content::main_text(&html, limits).map_err(|failure| {
+            ExtractError::Failed(format!("main-content extractor: {failure:?}"))
+        })?
+    } else {
+        None
+    };
     let title = if visible.title.is_empty() {
         visible.first_h1
     } else {

@@ -457,6 +457,29 @@ fn letters_then_delimiter(b: &[u8], at: usize) -> Option<(usize, bool)> {
     Some((end, is_space(c) || c == b'/' || c == b'>'))
 }
 
+/// The most attributes written in one tag of `html` (duplicates included), for the
+/// main-content extractor's work budget ([`super::MainLimits::max_attributes`]). Every `<`
+/// followed by a letter is parsed as a start tag, even inside comments or scripts: an
+/// over-estimate is safe for a budget, and the pass touches only tags.
+pub fn max_attributes_per_tag(html: &str) -> usize {
+    let b = html.as_bytes();
+    let mut most = 0;
+    let mut at = 0;
+    while let Some(i) = memchr(b'<', &b[at..]).map(|i| at + i) {
+        at = i + 1;
+        if b.get(at).is_some_and(u8::is_ascii_alphabetic) {
+            match parse_tag(b, at) {
+                Some(tag) => {
+                    most = most.max(tag.attributes);
+                    at = tag.end;
+                }
+                None => break,
+            }
+        }
+    }
+    most
+}
+
 /// What the rules need of a parsed tag.
 struct ParsedTag {
     /// End of the name (the name starts where parsing started).
@@ -468,6 +491,9 @@ struct ParsedTag {
     hidden: bool,
     /// The value of the first `style` attribute (the tokenizer drops later duplicates).
     style: Option<(usize, usize)>,
+    /// Attributes written in the tag (duplicates included): the tree builder's work on a
+    /// tag grows with their square (it drops duplicates by a linear search).
+    attributes: usize,
 }
 
 impl ParsedTag {
@@ -501,6 +527,7 @@ fn parse_tag(b: &[u8], name_start: usize) -> Option<ParsedTag> {
         self_closing: false,
         hidden: false,
         style: None,
+        attributes: 0,
     };
     loop {
         // Before attribute name (also where after-value and after-name states lead).
@@ -533,6 +560,7 @@ fn parse_tag(b: &[u8], name_start: usize) -> Option<ParsedTag> {
             i += 1;
         }
         let attr = &b[name_from..i];
+        tag.attributes += 1;
         // After attribute name.
         while i < b.len() && is_space(b[i]) {
             i += 1;
@@ -717,6 +745,19 @@ mod tests {
             "scanner and html5ever differ on {html:?}"
         );
         fast
+    }
+
+    #[test]
+    fn attributes_per_tag_are_counted_with_duplicates() {
+        assert_eq!(max_attributes_per_tag("<p>no attributes</p>"), 0);
+        assert_eq!(
+            max_attributes_per_tag("<p a=1 b='x y' c d=\"2\"><i a a a>x</i>"),
+            4
+        );
+        let bomb = format!("<p {}>x</p>", "a=1 ".repeat(5000));
+        assert_eq!(max_attributes_per_tag(&bomb), 5000);
+        // A tag cut off at the end of the page ends the count.
+        assert_eq!(max_attributes_per_tag("<p a b><i c d e"), 2);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use super::block::{read_block, BlockKind, Truncated};
 use super::pending::{Pending, StepReader};
-use super::stream::{FaultKind, Line, Stream};
+use super::stream::{Line, Stream};
 use super::warc::escape;
 use super::{CrawlRecord, ReaderOptions};
 
@@ -202,7 +202,7 @@ impl ArcReader {
                 match fault {
                     Some(f) => {
                         self.pending.report_fault(&f);
-                        if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+                        if f.kind.breaks_member() && f.logical_start <= rec_start {
                             self.stream.recover();
                             return;
                         }
@@ -245,7 +245,7 @@ impl ArcReader {
                     // A member that failed its check (CRC) right after this record, and that began
                     // inside it, held only this record: the record is damaged. A big member
                     // that began before the record (whole-file gzip) does not condemn it.
-                    if f.kind == FaultKind::Corrupt
+                    if f.kind.breaks_member()
                         && f.logical_start >= rec_start
                         && f.logical_start < self.stream.pos()
                     {

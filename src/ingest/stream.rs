@@ -19,6 +19,15 @@ use super::record::{Compression, Locator};
 const BUF_SIZE: usize = 256 * 1024;
 /// Largest decompressed read per decoder call (see `fill_more`).
 const GZIP_READ: usize = 32 * 1024;
+/// Decompression bombs: a gzip member may inflate to this many bytes before its ratio is
+/// checked, and a file to [`FILE_INFLATE_FREE`]; past that, more than [`BOMB_RATIO`] times
+/// the compressed bytes read is a bomb. Crawled HTML inflates 3–15×, a run of zeros 1032×
+/// (deflate's maximum): a 10 MB file that inflates to 10 GB stops after 64 MiB per member
+/// and 1 GiB per file instead of costing ten gigabytes of inflating (memory is bounded
+/// anyway: the stream holds one buffer).
+const MEMBER_INFLATE_FREE: u64 = 64 << 20;
+const FILE_INFLATE_FREE: u64 = 1 << 30;
+const BOMB_RATIO: u64 = 100;
 /// The three bytes every gzip member (with deflate) starts with.
 pub const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b, 0x08];
 
@@ -41,6 +50,15 @@ pub enum FaultKind {
     /// Bytes that do not start a gzip member where one was expected.
     Junk,
     Io,
+    /// A gzip member (or the whole file) that inflates past the bomb caps.
+    Bomb,
+}
+
+impl FaultKind {
+    /// Whether the fault ends the gzip member it is in (nothing more to read from it).
+    pub fn breaks_member(self) -> bool {
+        matches!(self, FaultKind::Corrupt | FaultKind::Bomb)
+    }
 }
 
 impl Fault {
@@ -50,6 +68,7 @@ impl Fault {
             FaultKind::Corrupt => format!("corrupt gzip: {}", self.detail),
             FaultKind::Junk => "junk: bytes that are not a gzip member".to_string(),
             FaultKind::Io => format!("io: {}", self.detail),
+            FaultKind::Bomb => format!("bomb: {}", self.detail),
         }
     }
 }
@@ -125,6 +144,11 @@ pub struct Stream {
     members: VecDeque<Member>,
     /// The last byte consumed (for "line start" checks); `\n` at the start.
     last_byte: u8,
+    /// The file's size, and the bytes all its members inflated to so far (the bomb caps).
+    file_len: u64,
+    inflated: u64,
+    /// The file as a whole is a bomb: after the fault, nothing more is read.
+    gave_up: bool,
 }
 
 /// What [`Stream::read_line`] found.
@@ -144,7 +168,13 @@ impl Stream {
     }
 
     /// A stream over any seekable bytes; positions are relative to the source's start.
-    pub fn from_source(source: Box<dyn ByteSource>, gzip: bool) -> Stream {
+    pub fn from_source(mut source: Box<dyn ByteSource>, gzip: bool) -> Stream {
+        // The source's length bounds how far its gzip members may inflate (the bomb caps);
+        // an unseekable length counts as 0, the caps' floor.
+        let file_len = source
+            .seek(std::io::SeekFrom::End(0))
+            .and_then(|n| source.seek(std::io::SeekFrom::Start(0)).map(|_| n))
+            .unwrap_or(0);
         let reader = CountingReader {
             inner: BufReader::with_capacity(BUF_SIZE, source),
             pos: 0,
@@ -164,7 +194,32 @@ impl Stream {
             pending: None,
             members: VecDeque::new(),
             last_byte: b'\n',
+            file_len,
+            inflated: 0,
+            gave_up: false,
         }
+    }
+
+    /// The bomb caps after a member produced more bytes: the fault's detail when the
+    /// member (at `member_logical` inflated bytes from `member_compressed`) or the file
+    /// inflated too far.
+    fn bomb_check(&mut self, member_logical: u64, member_compressed: u64) -> Option<String> {
+        let file_cap = FILE_INFLATE_FREE.max(self.file_len.saturating_mul(BOMB_RATIO));
+        if self.inflated > file_cap {
+            self.gave_up = true;
+            return Some(format!(
+                "the file inflates past {file_cap} bytes, over {BOMB_RATIO}x its size; the \
+                 rest of it is not read"
+            ));
+        }
+        (member_logical > MEMBER_INFLATE_FREE
+            && member_logical > member_compressed.max(1).saturating_mul(BOMB_RATIO))
+        .then(|| {
+            format!(
+                "a gzip member inflates past {member_logical} bytes from {member_compressed}, \
+                 over {BOMB_RATIO}x; skipped"
+            )
+        })
     }
 
     pub fn is_gzip(&self) -> bool {
@@ -353,6 +408,28 @@ impl Stream {
                             self.source = Source::GzipIdle(r);
                         }
                         Ok(n) => {
+                            self.inflated += n as u64;
+                            let bomb = self.members.back().map(|m| {
+                                let produced = logical_end + n as u64 - m.logical_start;
+                                let compressed = d.get_ref().pos.saturating_sub(m.file_start);
+                                (produced, compressed, m.file_start, m.logical_start)
+                            });
+                            if let Some((produced, compressed, file_offset, logical_start)) = bomb {
+                                if let Some(detail) = self.bomb_check(produced, compressed) {
+                                    // The member is given up: forget it so nobody maps into
+                                    // it. The bytes it produced so far stay readable.
+                                    self.members.pop_back();
+                                    self.source = Source::GzipIdle(d.into_inner());
+                                    self.end += n;
+                                    self.pending = Some(Fault {
+                                        kind: FaultKind::Bomb,
+                                        file_offset,
+                                        logical_start,
+                                        detail,
+                                    });
+                                    return true;
+                                }
+                            }
                             self.source = Source::GzipMember(d);
                             self.end += n;
                             return true;
@@ -556,6 +633,10 @@ impl Stream {
             return 0;
         };
         self.last_byte = b'\n';
+        if self.gave_up {
+            self.eof = true;
+            return self.file_len.saturating_sub(fault.file_offset);
+        }
         match std::mem::replace(&mut self.source, Source::Gone) {
             Source::GzipIdle(mut r) => {
                 let from = match fault.kind {

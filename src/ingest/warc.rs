@@ -6,7 +6,7 @@
 use super::block::{read_block, BlockKind, Truncated};
 use super::http::trim_ascii;
 use super::pending::{Pending, StepReader};
-use super::stream::{FaultKind, Line, Stream};
+use super::stream::{Line, Stream};
 use super::{CrawlRecord, ReaderOptions};
 
 const HEADER_LINE_MAX: usize = 64 * 1024;
@@ -186,7 +186,7 @@ impl WarcReader {
     fn fail_record(&mut self, rec_start: u64, reason: String) {
         if let Err(f) = self.stream.fill_buf() {
             self.pending.report_fault(&f);
-            if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+            if f.kind.breaks_member() && f.logical_start <= rec_start {
                 // The record's own member is broken: nothing in it to rescan.
                 self.stream.recover();
                 return;
@@ -332,7 +332,7 @@ impl WarcReader {
                 match fault {
                     Some(f) => {
                         self.pending.report_fault(&f);
-                        if f.kind == FaultKind::Corrupt && f.logical_start <= rec_start {
+                        if f.kind.breaks_member() && f.logical_start <= rec_start {
                             // The record's own member is broken: nothing in it to rescan.
                             self.stream.recover();
                             return;
@@ -373,7 +373,7 @@ impl WarcReader {
                     // A member that failed its check (CRC) right after this record, and that began
                     // inside it, held only this record: the record is damaged. A big member
                     // that began before the record (whole-file gzip) does not condemn it.
-                    if f.kind == FaultKind::Corrupt
+                    if f.kind.breaks_member()
                         && f.logical_start >= rec_start
                         && f.logical_start < self.stream.pos()
                     {

@@ -134,13 +134,19 @@ impl Store {
         let mode: String = self
             .conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
-            .with_context(|| format!("{path} is not a SQLite database"))?;
+            .with_context(|| format!("{path}: cannot read it as a SQLite database (not one, damaged, or its disk full)"))?;
         if !mode.eq_ignore_ascii_case("wal") {
             bail!("{path}: cannot switch to WAL mode (got {mode})");
         }
         self.conn.execute_batch(
             "PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA temp_store=MEMORY;",
         )?;
+        if let Some(n) = kill_at_commit() {
+            self.conn.commit_hook(Some(move || {
+                kill_if_nth_commit(n);
+                false
+            }));
+        }
         Ok(())
     }
 
@@ -178,6 +184,26 @@ impl Store {
     /// Direct access for sibling store modules.
     pub(crate) fn conn(&self) -> &Connection {
         &self.conn
+    }
+}
+
+/// Fault injection for the kill tests (`tests/reliability/kills.rs`): with
+/// `SPOTCHECK_KILL_AT_COMMIT=N` the process aborts inside its N-th commit (counted over
+/// all its connections), before SQLite makes it durable, as a SIGKILL at that moment
+/// would: no destructor, no rollback, no flush runs. Kill points are chosen by commit
+/// count, never by timing. Unset (always, outside those tests): no hook is installed.
+const KILL_AT_COMMIT: &str = "SPOTCHECK_KILL_AT_COMMIT";
+
+fn kill_at_commit() -> Option<u64> {
+    static AT: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    *AT.get_or_init(|| std::env::var(KILL_AT_COMMIT).ok()?.parse().ok())
+}
+
+fn kill_if_nth_commit(n: u64) {
+    static COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if COMMITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n {
+        eprintln!("spotcheck: {KILL_AT_COMMIT}={n}: killed inside commit {n}");
+        std::process::abort();
     }
 }
 

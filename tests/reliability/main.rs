@@ -6,4 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bombs;
 mod contract;
+mod disk;
+mod kills;
