@@ -166,4 +166,46 @@ mod tests {
         assert!(choose_l2(&[], &pairs, &o, &[], 3).is_err());
         assert!(choose_l2(&[], &pairs, &o, &[1.0], 1).is_err());
     }
+
+    /// Documents 2i and 2i+1 are copies of each other (same terms and features); documents of
+    /// different copies draw terms from disjoint-ish random sets.
+    fn copied_docs(n_copies: usize, nf: usize, seed: u64) -> Vec<DocFeatures> {
+        let mut rng = SplitMix64::new(seed);
+        let mut u = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        let mut docs = Vec::new();
+        for _ in 0..n_copies {
+            let mut hashes: Vec<u64> = (0..30).map(|_| (u() * 500.0) as u64).collect();
+            hashes.sort_unstable();
+            hashes.dedup();
+            let x: Vec<f64> = (0..hashes.len() * nf)
+                .map(|i| if i % nf == 0 { 1.0 } else { u() })
+                .collect();
+            let d = DocFeatures { nf, hashes, x };
+            docs.push(d.clone());
+            docs.push(d);
+        }
+        docs
+    }
+
+    #[test]
+    fn choose_l2_separates_copies_from_strangers() {
+        let o = TrainOptions {
+            k: 1,
+            max_iters: 20,
+            ..TrainOptions::default()
+        };
+        let docs = copied_docs(12, crate::sig::andd::n_features(o.k), 3);
+        let pairs: Vec<TrainPair> = (0..12)
+            .map(|i| TrainPair::new(2 * i, 2 * i + 1, true))
+            .chain((0..11).map(|i| TrainPair::new(2 * i, 2 * i + 3, false)))
+            .collect();
+        let grid = [0.1, 10.0];
+        let c = choose_l2(&docs, &pairs, &o, &grid, 3).expect("enough labels in every fold");
+        assert!(grid.contains(&c.l2));
+        assert_eq!(c.scores.len(), grid.len());
+        // Copies have similarity 1 and strangers share few terms: every held-out fold is
+        // separated at the fold model's own threshold.
+        let best = c.scores.iter().map(|s| s.1).fold(0.0, f64::max);
+        assert!(best > 0.9, "{:?}", c.scores);
+    }
 }
