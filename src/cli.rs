@@ -559,6 +559,10 @@ pub struct TrainArgs {
     /// Strength α of the L2 pull toward TF·IDF weights [default: 1].
     #[arg(long, value_name = "F", value_parser = parse_l2)]
     pub l2: Option<f64>,
+    /// Choose α by 3-fold cross-validation on the labels (F1 at each fold model's own
+    /// threshold; α from 0.01, 0.1, 1, 10, 100).
+    #[arg(long, conflicts_with = "l2")]
+    pub l2_cv: bool,
     /// Seed of the negative sampling (labels and seed fix the model).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
@@ -962,6 +966,7 @@ impl TrainArgs {
                 _ => TextKind::Main,
             },
             coder: self.coder.clone(),
+            l2_cv: self.l2_cv,
             json: self.json,
         }
     }

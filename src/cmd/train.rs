@@ -15,6 +15,7 @@ use serde_json::json;
 
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
 pub use crate::learn::corpus::{collection_terms, load_model, save_model, text_kind_of, text_name};
+use crate::learn::cv::{choose_l2, DEFAULT_L2_GRID};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
 use crate::sig::andd::{features, DocFeatures};
 use crate::store::{Store, TextKind, NO_MAIN_TEXT};
@@ -35,8 +36,13 @@ pub struct TrainConfig {
     pub text: TextKind,
     /// Only this coder's labels.
     pub coder: Option<String>,
+    /// Choose α by cross-validation on the labels instead of `options.l2`.
+    pub l2_cv: bool,
     pub json: bool,
 }
+
+/// Folds of `--l2-cv`.
+pub const CV_FOLDS: usize = 3;
 
 /// `spotcheck train`.
 pub fn run(a: &TrainConfig) -> Result<ExitCode> {
@@ -85,7 +91,20 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
         text_name(text),
         opts.k
     );
-    let mut model = train_on_weighted(&store, &pairs, &opts, text, |i, loss| {
+    let (docs, indexed) = weighted_features(&store, &pairs, &opts, text)?;
+    let mut opts = opts;
+    if a.l2_cv {
+        let choice = choose_l2(&docs, &indexed, &opts, &DEFAULT_L2_GRID, CV_FOLDS)?;
+        for (l2, f1) in &choice.scores {
+            eprintln!("α {l2}: held-out F1 at the fold models' thresholds {f1:.4}");
+        }
+        eprintln!(
+            "chose α = {} by {CV_FOLDS}-fold cross-validation",
+            choice.l2
+        );
+        opts.l2 = choice.l2;
+    }
+    let mut model = andd::train(&docs, &indexed, &opts, text_name(text), |i, loss| {
         eprintln!("iteration {i:>3}: objective {loss:.6}");
     })?;
     model.training.coders = set.coders.clone();
@@ -190,6 +209,17 @@ pub fn train_on_weighted(
     text: TextKind,
     progress: impl FnMut(u64, f64) + Send + 'static,
 ) -> Result<AnddModel> {
+    let (docs, indexed) = weighted_features(store, pairs, opts, text)?;
+    andd::train(&docs, &indexed, opts, text_name(text), progress)
+}
+
+/// The feature rows of the labeled documents and the pairs as indices into them.
+pub fn weighted_features(
+    store: &Store,
+    pairs: &[(i64, i64, bool, f64)],
+    opts: &TrainOptions,
+    text: TextKind,
+) -> Result<(Vec<DocFeatures>, Vec<TrainPair>)> {
     let as_train: Vec<TrainPair> = pairs
         .iter()
         .map(|&(a, b, same, _)| TrainPair::new(a as usize, b as usize, same))
@@ -216,7 +246,7 @@ pub fn train_on_weighted(
             })
         })
         .collect();
-    andd::train(&docs, &indexed, opts, text_name(text), progress)
+    Ok((docs, indexed))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
-//! Training pairs, ANDD features and training, evaluation metrics.
+//! Training pairs, ANDD features and training, cross-validation, evaluation metrics.
 
 pub mod andd;
 pub mod corpus;
+pub mod cv;
 pub mod labels;
 pub mod metrics;
 pub mod pairs;

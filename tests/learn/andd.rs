@@ -290,4 +290,17 @@ fn train_from_oracle_labels_is_reproducible_and_refuses_too_few_labels() {
     assert_eq!(m.similarity, spotcheck::sig::andd::Similarity::Jaccard);
     let (ok, _, err) = train(&m3, &["--k", "2"]);
     assert!(!ok && err.contains("k must be 1 or 3"), "{err}");
+    // --l2-cv chooses α from its grid, says so, and records it in the model.
+    let m4 = db.with_file_name("m4.json");
+    let (ok, _, err) = train(&m4, &["--seed", "7", "--l2-cv"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("by 3-fold cross-validation"), "{err}");
+    let m = load_model(&m4).unwrap();
+    assert!(
+        spotcheck::learn::cv::DEFAULT_L2_GRID.contains(&m.l2),
+        "{}",
+        m.l2
+    );
+    let (ok, _, err) = train(&m4, &["--l2", "1", "--l2-cv"]);
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
 }
