@@ -10,6 +10,7 @@ pub mod listing;
 pub mod queue;
 pub mod results;
 pub mod review;
+pub mod sample;
 pub mod stats;
 pub mod train;
 

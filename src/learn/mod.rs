@@ -2,6 +2,7 @@
 
 pub mod andd;
 pub mod corpus;
+pub mod estimate;
 pub mod labels;
 pub mod metrics;
 pub mod pairs;

@@ -6,6 +6,7 @@
 //! (`agreement`). No I/O: the store persists these types and the review session shows
 //! them.
 
+pub mod adjudication;
 pub mod agreement;
 pub mod decision;
 pub mod entries;
@@ -13,6 +14,7 @@ pub mod label;
 pub mod log;
 pub mod queue;
 pub mod replay;
+pub mod sample;
 pub mod status;
 pub mod triage;
 

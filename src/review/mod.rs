@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod background;
+pub mod coverage;
 pub mod evidence;
 pub mod oracle;
 pub mod sanitize;

@@ -12,6 +12,7 @@ mod queries;
 mod review;
 mod review_queue;
 mod review_status;
+mod samples;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
@@ -23,6 +24,7 @@ pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{ClusterMember, PairEvidence, ReviewDoc};
 pub use review_queue::{EntryPair, PageAt};
+pub use samples::{NewSample, SampleInfo};
 // The review model's types, defined in `crate::model` and persisted here; re-exported
 // under their old paths so callers written against the store keep working.
 pub use crate::model::{

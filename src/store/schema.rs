@@ -316,6 +316,45 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM review_status;
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // Estimation samples (`spotcheck sample`, `model::sample`): the strata with their
+    // populations, the drawn pairs in labeling order, and each run's pairs per stratum as
+    // they were when the sample was drawn (run_id 0: the pairs of any run), which the
+    // estimates weight by. Labels of the pairs are ordinary decisions on two-document sets.
+    r#"
+    CREATE TABLE samples (
+        id         INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        seed       INTEGER NOT NULL,
+        params     TEXT NOT NULL,               -- JSON: size or width, candidate generator, runs
+        documents  INTEGER NOT NULL,
+        blind      INTEGER NOT NULL DEFAULT 1,  -- 1: coders are not shown the scores
+        coder      TEXT                         -- the coder it is queued for (NULL: anyone)
+    );
+    CREATE TABLE sample_strata (
+        sample_id  INTEGER NOT NULL REFERENCES samples(id),
+        stratum    INTEGER NOT NULL,
+        name       TEXT NOT NULL,
+        population INTEGER NOT NULL,            -- pairs of the collection in the stratum
+        drawn      INTEGER NOT NULL,
+        PRIMARY KEY (sample_id, stratum)
+    ) WITHOUT ROWID;
+    CREATE TABLE sample_pairs (
+        sample_id INTEGER NOT NULL REFERENCES samples(id),
+        position  INTEGER NOT NULL,             -- labeling order, from 1
+        stratum   INTEGER NOT NULL,
+        a         INTEGER NOT NULL,
+        b         INTEGER NOT NULL,
+        score     REAL,                         -- best candidate score (NULL: random stratum)
+        PRIMARY KEY (sample_id, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE sample_run_counts (
+        sample_id INTEGER NOT NULL REFERENCES samples(id),
+        run_id    INTEGER NOT NULL,             -- 0: the pairs any run proposed
+        stratum   INTEGER NOT NULL,
+        pairs     INTEGER NOT NULL,
+        PRIMARY KEY (sample_id, run_id, stratum)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.
