@@ -116,6 +116,26 @@ pub struct ReviewArgs {
     /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+    /// The queue order to start in: `size` (largest first, the default) or `active` (the
+    /// entries whose label would teach most first: detectors disagreeing, weakest link
+    /// nearest a threshold). The sort key cycles through every order.
+    #[arg(long, value_enum, default_value_t = OrderArg::Size)]
+    pub order: OrderArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Size,
+    Active,
+}
+
+impl OrderArg {
+    pub fn sort(self) -> crate::model::QueueSort {
+        match self {
+            OrderArg::Size => crate::model::QueueSort::SizeDesc,
+            OrderArg::Active => crate::model::QueueSort::Active,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -133,6 +153,9 @@ pub struct QueueArgs {
     /// instead of the review queue; blind samples show no scores.
     #[arg(long)]
     pub sample: bool,
+    /// The queue order: `size` (the workbench's default) or `active` (see `review --order`).
+    #[arg(long, value_enum, default_value_t = OrderArg::Size, conflicts_with = "sample")]
+    pub order: OrderArg,
     #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
     pub format: ListFormat,
 }
@@ -519,6 +542,7 @@ impl ReviewArgs {
             coder: self.coder.clone(),
             blind: self.blind,
             keymap: self.keymap.clone(),
+            order: self.order.sort(),
         }
     }
 }
@@ -539,6 +563,7 @@ impl QueueArgs {
             coder: self.coder.clone(),
             all: self.all,
             format: self.format.into(),
+            order: self.order.sort(),
         }
     }
 }

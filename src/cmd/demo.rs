@@ -80,6 +80,7 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
         coder: None,
         blind: false,
         keymap: None,
+        order: crate::model::QueueSort::default(),
     })
 }
 

@@ -23,6 +23,8 @@ pub struct QueueConfig {
     /// Also the triaged noise and the entries the coder has closed (reviewed).
     pub all: bool,
     pub format: ListFormat,
+    /// The queue order (the workbench's default unless `--order active`).
+    pub order: QueueSort,
 }
 
 /// What `queue --sample` prints: the estimation sample's pairs still to label.
@@ -139,8 +141,7 @@ pub fn run(a: &QueueConfig) -> Result<ExitCode> {
         },
         ..QueueFilter::default()
     };
-    // The workbench's default order.
-    let sort = QueueSort::default();
+    let sort = a.order;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(

@@ -28,6 +28,8 @@ pub struct ReviewConfig {
     pub blind: bool,
     /// A keymap file merged over the bundled one.
     pub keymap: Option<PathBuf>,
+    /// The queue order to start in.
+    pub order: crate::model::QueueSort,
 }
 
 pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
@@ -37,7 +39,10 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     if coder.trim().is_empty() {
         bail!("--coder must not be empty");
     }
-    let session = Session::new(store, &coder, a.blind)?;
+    let mut session = Session::new(store, &coder, a.blind)?;
+    if a.order != crate::model::QueueSort::default() {
+        session.set_sort(a.order)?;
+    }
     if !std::io::stdout().is_terminal() {
         bail!("`spotcheck review` needs a terminal (stdout is not one)");
     }

@@ -28,7 +28,7 @@ pub use log::{
     active_decisions, label_of, last_verdict, parse_set_key, set_key, DecisionRow, LogEntry,
 };
 pub use queue::{
-    queue_order, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, MERGED_QUEUE,
+    queue_order, teach_score, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, MERGED_QUEUE,
 };
 pub use replay::Labels;
 pub use status::{cluster_review, derive_status, pair_count, ClusterReview, PairCounts};

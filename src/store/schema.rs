@@ -355,6 +355,12 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (sample_id, run_id, stratum)
     ) WITHOUT ROWID;
     "#,
+    // The active-learning queue order (`model::queue::teach_score`): one more rank column
+    // of the derived queue table, filled by the next refresh.
+    r#"
+    ALTER TABLE review_clusters ADD COLUMN rank_active INTEGER NOT NULL DEFAULT 0;
+    DELETE FROM meta WHERE key = 'review_queue_runs';
+    "#,
 ];
 
 /// The schema version this build writes.
