@@ -13,6 +13,7 @@ use crate::cmd::eval::{EvalConfig, SampleEvalConfig};
 use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
+use crate::cmd::merge::MergeConfig;
 use crate::cmd::queue::{QueueConfig, SampleQueueConfig};
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
@@ -55,10 +56,36 @@ pub struct DbArg {
 pub struct IngestArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// WARC/ARC files (.gz or not), folders of .html/.htm/.txt pages, JSONL(.gz) files.
+    /// WARC/ARC/WET files (.gz or not), WACZ files, folders of .html/.htm/.txt pages,
+    /// JSONL(.gz), CSV(.gz) and Parquet page tables (AUT/ARCH derivative folders too).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// Skip main-content extraction (visible text only; much faster).
+    /// Also extract the readability-style main-content text (dom_smoothie; about five
+    /// times slower). Only `--text main`, the review's `v` cycle and ANDD models on `main`
+    /// read it.
+    #[arg(long, conflicts_with = "no_main")]
+    pub main: bool,
+    /// Page tables (CSV, Parquet): the column holding the page URL [default: the first of
+    /// url, uri, target_uri, warc_target_uri, link, page_url].
+    #[arg(long, value_name = "NAME")]
+    pub url_column: Option<String>,
+    /// Page tables: the column holding the page's HTML [default: the first of html,
+    /// raw_html, html_content, body_html, page_html].
+    #[arg(long, value_name = "NAME", conflicts_with = "text_column")]
+    pub html_column: Option<String>,
+    /// Page tables: the column holding the page's plain text, used when there is no HTML
+    /// column [default: the first of text, content, raw_content, plain_text, body, page_text].
+    #[arg(long, value_name = "NAME")]
+    pub text_column: Option<String>,
+    /// Page tables: the column holding the capture date (ISO 8601, 14 or 8 digits, or a
+    /// Parquet date/timestamp) [default: the first of date, crawl_date, capture_date,
+    /// fetch_time, timestamp, warc_date, crawl_time, fetch_date].
+    #[arg(long, value_name = "NAME")]
+    pub date_column: Option<String>,
+    /// Page tables: the column holding the page title [default: title, page_title].
+    #[arg(long, value_name = "NAME")]
+    pub title_column: Option<String>,
+    /// Do not extract the main-content text (the default; kept as its explicit spelling).
     #[arg(long)]
     pub no_main: bool,
     /// Pages larger than this many bytes (after decompression) are stored as errors.
@@ -70,6 +97,29 @@ pub struct IngestArgs {
     /// Never draw a progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Coders' copies of the database (same corpus: documents are matched by URL and
+    /// content hash), merged in this order.
+    #[arg(long, required = true, num_args = 1.., value_name = "OTHER.db")]
+    pub from: Vec<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl MergeArgs {
+    pub fn config(&self) -> MergeConfig {
+        MergeConfig {
+            db: self.db.db.clone(),
+            from: self.from.clone(),
+            json: self.json,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -90,6 +140,19 @@ pub struct ListArgs {
     pub db: DbArg,
     #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct DocsArgs {
+    #[command(flatten)]
+    pub list: ListArgs,
+    /// Only documents captured at or after this date (UTC; 2016-03-01,
+    /// 2016-03-01T12:00:00Z, 20160301120000); documents without a date are left out.
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub since: Option<String>,
+    /// Only documents captured before this date (UTC; same forms as --since).
+    #[arg(long, value_name = "DATE", value_parser = parse_capture_date)]
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -116,6 +179,9 @@ pub struct ReviewArgs {
     /// A keymap file (`MODE KEY ACTION` lines) merged over assets/keymap.txt.
     #[arg(long, value_name = "FILE")]
     pub keymap: Option<PathBuf>,
+    /// Stay on an entry after a verdict instead of moving on to the next (Ctrl-a toggles).
+    #[arg(long)]
+    pub no_auto_advance: bool,
     /// The queue order to start in: `size` (largest first, the default) or `active` (the
     /// entries whose label would teach most first: detectors disagreeing, weakest link
     /// nearest a threshold). The sort key cycles through every order.
@@ -158,6 +224,76 @@ pub struct QueueArgs {
     pub order: OrderArg,
     #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
     pub format: ListFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlotWhatArg {
+    /// Histograms of each detector run's pair scores with its threshold.
+    Scores,
+    /// How many groups have 2, 3, 4, 5–9, … members.
+    Sizes,
+    /// Decisions per day (or hour) from the decision log.
+    Progress,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PeriodArg {
+    Hour,
+    Day,
+}
+
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Which figure.
+    #[arg(long, value_enum)]
+    pub what: PlotWhatArg,
+    /// Only this detector's latest run (sizes: its clusters instead of the merged queue).
+    #[arg(long, value_name = "M")]
+    pub method: Option<String>,
+    /// Whose labels and decisions count (default: every coder's).
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Scores: also mark this what-if threshold, with the pairs, groups, precision and
+    /// recall it would give.
+    #[arg(long, value_name = "F", value_parser = parse_unit_interval)]
+    pub threshold: Option<f64>,
+    /// Progress: decisions per day or per hour.
+    #[arg(long, value_enum, default_value_t = PeriodArg::Day)]
+    pub per: PeriodArg,
+    /// The SVG file to write.
+    #[arg(long, value_name = "FILE.svg")]
+    pub out: PathBuf,
+}
+
+/// A number in [0, 1].
+fn parse_unit_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("expected a number in [0, 1], got {s:?}")),
+    }
+}
+
+impl PlotArgs {
+    pub fn config(&self) -> cmd::plot::PlotConfig {
+        cmd::plot::PlotConfig {
+            db: self.db.db.clone(),
+            what: match self.what {
+                PlotWhatArg::Scores => cmd::plot::PlotWhat::Scores,
+                PlotWhatArg::Sizes => cmd::plot::PlotWhat::Sizes,
+                PlotWhatArg::Progress => cmd::plot::PlotWhat::Progress,
+            },
+            method: self.method.clone(),
+            coder: self.coder.clone(),
+            threshold: self.threshold,
+            period: match self.per {
+                PeriodArg::Hour => crate::chart::Period::Hour,
+                PeriodArg::Day => crate::chart::Period::Day,
+            },
+            out: self.out.clone(),
+        }
+    }
 }
 
 /// The triage rules under `queue --help` (from the rule table).
@@ -331,6 +467,23 @@ pub enum ExportFormat {
     GoldTsv,
     /// One folder per gold cluster holding its pages (the SpotSigs gold-set layout).
     GoldDirs,
+    /// A table (--what docs|pairs|clusters) as Parquet, with typed columns.
+    Parquet,
+    /// A table (--what docs|pairs|clusters) as CSV (header, RFC 4180 quoting, UTF-8).
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WhatArg {
+    /// One row per document: id, url, date, title, site, language, chars, dup_group,
+    /// cluster (the coders'), labels, source.
+    Docs,
+    /// One row per pair a detector proposed or a coder labeled: ids, urls, a score column
+    /// per method (its latest run), the agreed label and every coder's.
+    Pairs,
+    /// One row per cluster of each method's latest run: method, run_id, cluster, size,
+    /// urls, labels.
+    Clusters,
 }
 
 fn parse_fraction(s: &str) -> Result<f64, String> {
@@ -388,6 +541,9 @@ pub struct ExportArgs {
     /// said same, coders who said different).
     #[arg(long, value_name = "FILE")]
     pub conflicts: Option<PathBuf>,
+    /// parquet, csv: which table to write [default: docs].
+    #[arg(long, value_enum)]
+    pub what: Option<WhatArg>,
     /// Print the summary on stderr as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -468,15 +624,18 @@ pub enum Command {
     Runs(RunsArgs),
     /// Counts of sources, records by type, documents, duplicate groups and errors.
     Stats(StatsArgs),
-    /// One line per document: url, title, chars, dup_group, source.
-    Docs(ListArgs),
+    /// One line per document: url, title, chars, dup_group, source, date.
+    Docs(DocsArgs),
     /// The stored ingest errors: source, offset, reason.
     Errors(ListArgs),
     /// The review workbench (terminal UI).
     Review(ReviewArgs),
     /// The review queue's entries as the workbench shows them, in its order (JSONL or TSV).
     Queue(QueueArgs),
-    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs).
+    /// A figure as SVG: score histograms with thresholds (and a what-if), group sizes, progress.
+    Plot(PlotArgs),
+    /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs);
+    /// or documents, pairs or clusters as tables (parquet, csv).
     Export(ExportArgs),
     /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1), or estimate them
     /// with intervals from a labeled sample (`--sample`).
@@ -488,6 +647,9 @@ pub enum Command {
     Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
     Demo(DemoArgs),
+    /// Bring the decisions of coders' copies of this corpus into this database, then report
+    /// kappa and the pairs they label differently.
+    Merge(MergeArgs),
 }
 
 // The edge: raw flags become the plain, validated configs the commands take. Only this
@@ -508,8 +670,15 @@ impl IngestArgs {
         IngestConfig {
             db: self.db.db.clone(),
             paths: self.paths.clone(),
-            no_main: self.no_main,
+            main: self.main && !self.no_main,
             max_page_bytes: self.max_page_bytes,
+            columns: crate::ingest::table::ColumnMap {
+                url: self.url_column.clone(),
+                text: self.text_column.clone(),
+                html: self.html_column.clone(),
+                date: self.date_column.clone(),
+                title: self.title_column.clone(),
+            },
             json: self.json,
             quiet: self.quiet,
         }
@@ -531,6 +700,26 @@ impl ListArgs {
         ListConfig {
             db: self.db.db.clone(),
             format: self.format.into(),
+            since: None,
+            until: None,
+        }
+    }
+}
+
+/// A capture-date bound: any form ingest reads (ISO 8601, `YYYYMMDD[hhmmss]`), kept in the
+/// stored form.
+fn parse_capture_date(s: &str) -> Result<String, String> {
+    crate::ingest::date::normalize(s).ok_or_else(|| {
+        format!("not a date: {s:?} (use 2016-03-01, 2016-03-01T12:00:00Z or 20160301120000)")
+    })
+}
+
+impl DocsArgs {
+    pub fn config(&self) -> ListConfig {
+        ListConfig {
+            since: self.since.clone(),
+            until: self.until.clone(),
+            ..self.list.config()
         }
     }
 }
@@ -543,6 +732,7 @@ impl ReviewArgs {
             blind: self.blind,
             keymap: self.keymap.clone(),
             order: self.order.sort(),
+            auto_advance: !self.no_auto_advance,
         }
     }
 }
@@ -653,6 +843,18 @@ impl ExportArgs {
                 return Err(format!("{name} applies to --format andd-jsonl only"));
             }
         }
+        let table = matches!(a.format, ExportFormat::Parquet | ExportFormat::Csv);
+        if a.what.is_some() && !table {
+            return Err("--what applies to --format parquet and csv only".into());
+        }
+        if table && a.text.is_some() {
+            return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
+        }
+        if table && a.conflicts.is_some() {
+            return Err(
+                "--conflicts applies to --format andd-jsonl, gold-tsv and gold-dirs".into(),
+            );
+        }
         if a.format == ExportFormat::GoldTsv && a.text.is_some() {
             return Err("--text applies to --format andd-jsonl and gold-dirs only".into());
         }
@@ -671,6 +873,13 @@ impl ExportArgs {
                 ExportFormat::AnddJsonl => ExportFormatConfig::AnddJsonl,
                 ExportFormat::GoldTsv => ExportFormatConfig::GoldTsv,
                 ExportFormat::GoldDirs => ExportFormatConfig::GoldDirs,
+                ExportFormat::Parquet => ExportFormatConfig::Parquet,
+                ExportFormat::Csv => ExportFormatConfig::Csv,
+            },
+            what: match a.what.unwrap_or(WhatArg::Docs) {
+                WhatArg::Docs => crate::cmd::export_table::TableKind::Docs,
+                WhatArg::Pairs => crate::cmd::export_table::TableKind::Pairs,
+                WhatArg::Clusters => crate::cmd::export_table::TableKind::Clusters,
             },
             out: a.out.clone(),
             force: a.force,
@@ -754,11 +963,13 @@ pub fn main() -> ExitCode {
         Command::Review(a) => cmd::review::run(&a.config()),
         Command::Queue(a) if a.sample => cmd::queue::run_sample(&a.sample_config()),
         Command::Queue(a) => cmd::queue::run(&a.config()),
+        Command::Plot(a) => cmd::plot::run(&a.config()),
         Command::Export(a) => with_config(a.config(), cmd::export::run),
         Command::Eval(a) if a.sample => cmd::eval::run_sample(&a.sample_config()),
         Command::Eval(a) => with_config(a.config(), cmd::eval::run),
         Command::Sample(a) => cmd::sample::run(&a.config()),
         Command::Train(a) => cmd::train::run(&a.config()),
+        Command::Merge(a) => cmd::merge::run(&a.config()),
     };
     match result {
         Ok(code) => code,

@@ -4,9 +4,11 @@
 //! Every module below owns one stage; `store` is the only one that talks to SQLite and
 //! `tui` the only one that talks to the terminal (see DESIGN.md §3 of the project notes).
 
+pub mod chart;
 pub mod cli;
 pub mod cluster;
 pub mod cmd;
+pub mod columnar;
 pub mod detect;
 pub mod extract;
 pub mod ingest;

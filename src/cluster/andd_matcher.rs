@@ -17,7 +17,7 @@
 //!
 //! Pure and parallel (rayon); no I/O.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -89,7 +89,7 @@ pub fn brute_force(vecs: &[SparseVec], sim: Similarity, threshold: f64) -> Vec<(
 /// Candidate pairs (a < b) from the heavy-k-gram index over unit vectors at cosine `t`.
 fn index_candidates(vecs: &[SparseVec], t: f64, stats: &mut MatchStats) -> Vec<(u32, u32)> {
     // Global order: descending document frequency, then hash.
-    let mut df: HashMap<u64, u32> = HashMap::new();
+    let mut df: FxHashMap<u64, u32> = FxHashMap::default();
     for v in vecs {
         for &h in &v.terms {
             *df.entry(h).or_insert(0) += 1;
@@ -97,7 +97,7 @@ fn index_candidates(vecs: &[SparseVec], t: f64, stats: &mut MatchStats) -> Vec<(
     }
     let mut order: Vec<(u64, u32)> = df.into_iter().collect();
     order.sort_unstable_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-    let rank: HashMap<u64, u32> = order
+    let rank: FxHashMap<u64, u32> = order
         .iter()
         .enumerate()
         .map(|(i, &(h, _))| (h, i as u32))

@@ -14,7 +14,7 @@
 //!
 //! Output is deterministic: pairs sorted by `(a, b)`, clusters by their first member.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
 use super::union_find::UnionFind;
@@ -89,7 +89,7 @@ pub struct BucketResult {
 /// Buckets of one coordinate: groups of 2+ documents with the same present signature, each
 /// ascending, the groups ordered by first member.
 fn coordinate_buckets<S: Hash + Eq>(sigs: &[Vec<Option<S>>], coordinate: usize) -> Vec<Vec<u32>> {
-    let mut map: HashMap<&S, Vec<u32>> = HashMap::new();
+    let mut map: FxHashMap<&S, Vec<u32>> = FxHashMap::default();
     for (d, doc) in sigs.iter().enumerate() {
         if let Some(Some(s)) = doc.get(coordinate) {
             map.entry(s).or_default().push(d as u32);
@@ -200,7 +200,7 @@ pub fn cluster_signatures<S: Hash + Eq>(
     );
     pairs.sort_unstable();
 
-    let mut by_root: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut by_root: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for d in 0..sigs.len() as u32 {
         by_root.entry(uf.find(d)).or_default().push(d);
     }
@@ -217,7 +217,7 @@ pub fn cluster_signatures<S: Hash + Eq>(
     clusters.sort_unstable_by_key(|c| c.members[0]);
     // Members are ascending and the union keeps the smallest index as root, so a
     // document's root is its cluster's first member.
-    let slot: HashMap<u32, usize> = clusters
+    let slot: FxHashMap<u32, usize> = clusters
         .iter()
         .enumerate()
         .map(|(i, c)| (c.members[0], i))

@@ -37,28 +37,28 @@ pub struct DemoConfig {
 pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     let tmp = tempfile::tempdir()?;
     let db = a.db.clone().unwrap_or_else(|| tmp.path().join("demo.db"));
-    println!(
+    crate::cmd::outln!(
         "spotcheck demo: ingesting the bundled crawl {}",
         demo_crawl_dir().display()
-    );
+    )?;
     let summary = ingest_paths(&db, &[demo_crawl_dir()], &IngestOptions::default())?;
-    println!("{}", summary.line());
+    crate::cmd::outln!("{}", summary.line())?;
     let mut store = Store::open_existing(&db)?;
-    print!("{}", crate::cmd::stats::render(&store.stats()?));
-    println!("\ndetecting near-duplicates:");
+    crate::cmd::out!("{}", crate::cmd::stats::render(&store.stats()?))?;
+    crate::cmd::outln!("\ndetecting near-duplicates:")?;
     for planned in DetectConfig::defaults().runs() {
         let report = planned.run(&mut store, &|_| {})?;
-        println!("  {}", report.line());
+        crate::cmd::outln!("  {}", report.line())?;
     }
-    println!("\nlargest SpotSigs clusters:");
+    crate::cmd::outln!("\nlargest SpotSigs clusters:")?;
     let run = store.resolve_run("spotsigs", None)?;
     let mut shown = 0;
     store.for_each_run_cluster(run.id, |id, urls| {
         if shown < 4 {
-            println!(
+            crate::cmd::outln!(
                 "  cluster {id}: {}",
                 crate::review::sanitize_line(&urls.join("  "))
-            );
+            )?;
             shown += 1;
         }
         Ok(())
@@ -66,13 +66,13 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
     apply_demo_labels(&mut store)?;
     drop(store);
     if a.db.is_some() {
-        println!("database kept at {}", db.display());
+        crate::cmd::outln!("database kept at {}", db.display())?;
     }
     if a.no_review || !std::io::stdout().is_terminal() {
-        println!(
+        crate::cmd::outln!(
             "\nnext: spotcheck review --db {} (the demo opens it itself in a terminal)",
             db.display()
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     crate::cmd::review::run(&ReviewConfig {
@@ -81,6 +81,7 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
         blind: false,
         keymap: None,
         order: crate::model::QueueSort::default(),
+        auto_advance: true,
     })
 }
 
@@ -94,7 +95,7 @@ fn apply_demo_labels(store: &mut Store) -> Result<()> {
     let opts = OracleOptions::default();
     let gold = oracle.confirm_gold(store, &opts)?;
     let queue = oracle.label_queue(store, &opts)?;
-    println!(
+    crate::cmd::outln!(
         "\nlabels: {} recorded as decisions of coder \"{DEMO_CODER}\": {} gold clusters \
          confirmed; of the proposed clusters {} confirmed ({} more were gold clusters \
          already), {} split, {} rejected, {} not covered by the labels; {} documents labeled",
@@ -106,13 +107,13 @@ fn apply_demo_labels(store: &mut Store) -> Result<()> {
         queue.rejected,
         queue.skipped_unknown,
         oracle.labeled_documents().len()
-    );
+    )?;
     let loaded = load_gold(store, std::path::Path::new("labels"), Some(DEMO_CODER))?;
     let evals = evaluate_runs(store, &loaded.gold)?;
-    println!(
+    crate::cmd::outln!(
         "\nhow the detectors do against these labels (spotcheck eval --gold labels):\n{}",
         loaded.description
-    );
+    )?;
     let mut out = std::io::stdout().lock();
     write_table(&mut out, &evals)?;
     Ok(())

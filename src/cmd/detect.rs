@@ -54,7 +54,7 @@ pub fn run(req: &DetectRequest) -> Result<ExitCode> {
             if req.json {
                 crate::cmd::write_json_line(&mut std::io::stdout().lock(), &report)?;
             } else {
-                println!("{}", report.line());
+                crate::cmd::outln!("{}", report.line())?;
             }
             Ok(())
         })?;
@@ -90,12 +90,12 @@ pub fn lexicon_build(a: &LexiconBuild) -> Result<ExitCode> {
     let lexicon = lexicon_for(&store, &s)?;
     std::fs::write(&a.out, lexicon.to_text())
         .with_context(|| format!("cannot write lexicon {}", a.out.display()))?;
-    println!(
+    crate::cmd::outln!(
         "wrote {}: {} lexicon terms, {} secondary terms, from {} documents",
         a.out.display(),
         lexicon.primary().len(),
         lexicon.secondary().len(),
         lexicon.n_docs
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! `spotcheck export`: the coders' labels out, as ANDD training pairs (`andd-jsonl`, one
 //! JSON object per pair) or as a gold set (`gold-tsv`: `url<TAB>cluster`; `gold-dirs`: one
-//! folder per cluster holding its pages). The rules live in `learn::pairs` and
+//! folder per cluster holding its pages); and the collection as tables (`parquet`, `csv`:
+//! documents, pairs or clusters with dates, scores and labels; see `export_table`). The rules live in `learn::pairs` and
 //! `learn::labels`; this module reads, writes and reports.
 //!
 //! Output is written to a temporary file (or folder) beside the target and moved into
@@ -19,6 +20,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::cmd::eval::{check_coder, label_gold_for_store};
+use crate::cmd::export_table::TableKind;
 use crate::learn::labels::{Conflict, LabelGold};
 use crate::learn::pairs::{training_pairs, PairOptions, TrainingSet};
 use crate::review::sanitize_line;
@@ -37,6 +39,10 @@ pub enum ExportFormat {
     GoldTsv,
     /// One folder per gold cluster holding its pages.
     GoldDirs,
+    /// A table (documents, pairs or clusters) as Parquet.
+    Parquet,
+    /// A table as CSV.
+    Csv,
 }
 
 /// A validated export request (options of another format are refused at the edge).
@@ -59,6 +65,8 @@ pub struct ExportConfig {
     pub test_fraction: Option<f64>,
     /// Write the conflicting pairs here.
     pub conflicts: Option<PathBuf>,
+    /// parquet, csv: which table.
+    pub what: TableKind,
     pub json: bool,
 }
 
@@ -68,6 +76,7 @@ pub fn run(a: &ExportConfig) -> Result<ExitCode> {
     let text = a.text.unwrap_or(TextKind::Visible);
     let summary = match a.format {
         ExportFormat::AnddJsonl => export_andd(&store, a, text)?,
+        ExportFormat::Parquet | ExportFormat::Csv => export_table(&store, a)?,
         ExportFormat::GoldTsv | ExportFormat::GoldDirs => {
             let gold = label_gold_for_store(&store, a.coder.as_deref())?;
             if gold.clusters.is_empty() {
@@ -297,6 +306,42 @@ fn report_conflicts(store: &Store, a: &ExportConfig, conflicts: &[Conflict]) -> 
         )?;
     }
     Ok(())
+}
+
+// ------------------------------------------------------------------- parquet, csv
+
+fn export_table(store: &Store, a: &ExportConfig) -> Result<Summary> {
+    let table = super::export_table::table(store, a.what, a.coder.as_deref())?;
+    let format = if a.format == ExportFormat::Parquet {
+        "parquet"
+    } else {
+        "csv"
+    };
+    // Written whole to memory first: the Parquet writer wants a `Send` sink, and the
+    // table is in memory anyway.
+    let mut bytes = Vec::new();
+    if a.format == ExportFormat::Parquet {
+        crate::columnar::write_parquet(&table, &mut bytes)?;
+    } else {
+        crate::columnar::write_csv(&table, &mut bytes)?;
+    }
+    let mut out = Output::create(&a.out, a.force)?;
+    out.write_with(|w| Ok(w.write_all(&bytes)?))?;
+    out.commit()?;
+    let name = Output::name(&a.out);
+    let columns: Vec<&str> = table.columns.iter().map(|(n, _)| n.as_str()).collect();
+    Ok(Summary {
+        text: format!(
+            "{format}: {} {} rows written to {name} (columns: {})\n",
+            table.rows(),
+            a.what.as_str(),
+            columns.join(", ")
+        ),
+        json: json!({
+            "format": format, "what": a.what.as_str(), "rows": table.rows(),
+            "columns": columns, "out": name,
+        }),
+    })
 }
 
 // ------------------------------------------------------------------- andd-jsonl

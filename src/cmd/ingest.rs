@@ -114,10 +114,12 @@ impl IngestSummary {
 pub struct IngestConfig {
     pub db: PathBuf,
     pub paths: Vec<PathBuf>,
-    /// Skip main-content extraction.
-    pub no_main: bool,
+    /// Also extract the main-content text (`--main`; off by default).
+    pub main: bool,
     /// Pages larger than this (after decompression) are stored as errors.
     pub max_page_bytes: usize,
+    /// Column names for page tables (CSV, Parquet).
+    pub columns: crate::ingest::table::ColumnMap,
     pub json: bool,
     /// Never draw a progress bar.
     pub quiet: bool,
@@ -128,11 +130,12 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
     let mut store = Store::open(&a.db)?;
     let opts = IngestOptions {
         extract: ExtractOptions {
-            main_content: !a.no_main,
+            main_content: a.main,
             max_bytes: a.max_page_bytes,
         },
         reader: ReaderOptions {
             max_body_bytes: a.max_page_bytes,
+            columns: a.columns.clone(),
         },
     };
     let show_bar = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -140,19 +143,45 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
     if a.json {
         crate::cmd::write_json_line(&mut std::io::stdout().lock(), &summary)?;
     } else {
-        println!("{}", summary.line());
+        crate::cmd::outln!("{}", summary.line())?;
     }
     if summary.read_nothing() {
         eprintln!(
             "spotcheck: error: nothing could be read from {}; see `spotcheck errors --db {}`",
             a.paths
                 .iter()
+                .map(|p| crate::review::sanitize_line(&p.display().to_string()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            crate::review::sanitize_line(&a.db.display().to_string())
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    // Records read but no page among them (a crawl of images, a WARC of requests only, a
+    // table whose text column is empty): never a silent success.
+    if summary.sources_read > 0 && summary.documents_added == 0 {
+        let empty = store.stats_documents()? == 0;
+        eprintln!(
+            "spotcheck: {}: {} read {} records ({}) but none became a document (no HTML or \
+             text payload); see `spotcheck errors --db {}`",
+            if empty { "error" } else { "warning" },
+            a.paths
+                .iter()
                 .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            summary.records_by_type.values().sum::<u64>(),
+            summary
+                .records_by_type
+                .iter()
+                .map(|(t, n)| format!("{t} {n}"))
                 .collect::<Vec<_>>()
                 .join(", "),
             a.db.display()
         );
-        return Ok(ExitCode::FAILURE);
+        if empty {
+            return Ok(ExitCode::FAILURE);
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -258,6 +287,9 @@ pub fn ingest_inputs(
             summary.documents_added > 0,
             counts,
         )?;
+        // Documents the pass did not read (it runs only when documents were added or the
+        // rule changed) get their language now: a database made before languages were kept.
+        store.fill_missing_langs()?;
         summary.content_seconds = content_started.elapsed().as_secs_f64();
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();
@@ -614,7 +646,9 @@ fn prepare(
                     .clone()
                     .filter(|t| !t.is_empty())
                     .unwrap_or(x.title),
-                fetch_time: rec.date.clone(),
+                // One form for every input's capture date (ISO 8601 UTC), so dates sort
+                // and filter as text.
+                fetch_time: rec.date.as_deref().and_then(ingest::date::normalize),
                 content_type: rec.media_type.clone(),
                 encoding: x.encoding.to_string(),
                 http_status: rec.http_status,
@@ -756,7 +790,8 @@ impl Writer<'_> {
 }
 
 fn short_name(p: &Path) -> String {
+    // A crawl file's name is as hostile as its contents: the bar is drawn on a terminal.
     p.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| crate::review::sanitize_line(&n.to_string_lossy()))
         .unwrap_or_default()
 }

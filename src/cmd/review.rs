@@ -30,6 +30,8 @@ pub struct ReviewConfig {
     pub keymap: Option<PathBuf>,
     /// The queue order to start in.
     pub order: crate::model::QueueSort,
+    /// Move on to the next entry after a verdict (the default; `--no-auto-advance`).
+    pub auto_advance: bool,
 }
 
 pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
@@ -43,6 +45,7 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     if a.order != crate::model::QueueSort::default() {
         session.set_sort(a.order)?;
     }
+    session.auto_advance = a.auto_advance;
     if !std::io::stdout().is_terminal() {
         bail!("`spotcheck review` needs a terminal (stdout is not one)");
     }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 
+use crate::review::sanitize_line;
 use crate::store::{Stats, Store};
 
 /// What `stats` prints.
@@ -18,7 +19,8 @@ pub struct StatsConfig {
 }
 
 pub fn run(a: &StatsConfig) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db)?;
+    let mut store = Store::open_existing(&a.db)?;
+    store.fill_missing_langs()?;
     let stats = store.stats()?;
     let sources = if a.sources {
         Some(store.source_summaries()?)
@@ -44,8 +46,8 @@ pub fn run(a: &StatsConfig) -> Result<ExitCode> {
             writeln!(
                 out,
                 "agreement {} vs {}: {} of {} shared pair labels agree, Cohen's kappa {}",
-                ag.coder_a,
-                ag.coder_b,
+                sanitize_line(&ag.coder_a),
+                sanitize_line(&ag.coder_b),
                 ag.agreed,
                 ag.shared_pairs,
                 ag.kappa.map_or("undefined".into(), |k| format!("{k:.3}"))
@@ -55,12 +57,12 @@ pub fn run(a: &StatsConfig) -> Result<ExitCode> {
             let types: Vec<String> = s
                 .records_by_type
                 .iter()
-                .map(|(t, n)| format!("{t} {n}"))
+                .map(|(t, n)| format!("{} {n}", sanitize_line(t)))
                 .collect();
             writeln!(
                 out,
                 "{} [{}{}]: {}; documents {} (html responses {}, distinct urls {}); errors {}",
-                s.path,
+                sanitize_line(&s.path),
                 s.format,
                 if s.status == "complete" {
                     ""
@@ -78,7 +80,8 @@ pub fn run(a: &StatsConfig) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The human-readable form of the stats.
+/// The human-readable form of the stats. Record types and error reasons come from crawled
+/// files (a `WARC-Type` header, a quoted header line): sanitized like every crawled text.
 pub fn render(s: &Stats) -> String {
     let mut o = String::new();
     let partial = if s.sources_partial > 0 {
@@ -92,7 +95,7 @@ pub fn render(s: &Stats) -> String {
     o += &format!("sources                 {}{partial}\n", s.sources);
     o += "records by type\n";
     for (t, n) in &s.records_by_type {
-        o += &format!("  {t:<22}{n}\n");
+        o += &format!("  {:<22}{n}\n", sanitize_line(t));
     }
     o += &format!("documents               {}\n", s.documents);
     o += &format!(
@@ -103,9 +106,16 @@ pub fn render(s: &Stats) -> String {
         "revisits                {} resolved, {} unresolved\n",
         s.revisits_resolved, s.revisits_unresolved
     );
+    if !s.languages.is_empty() {
+        // Most documents first: the collection's languages at a glance.
+        let mut langs: Vec<(&String, &u64)> = s.languages.iter().collect();
+        langs.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let list: Vec<String> = langs.iter().map(|(l, n)| format!("{l} {n}")).collect();
+        o += &format!("languages               {}\n", list.join(", "));
+    }
     o += &format!("errors                  {}\n", s.errors);
     for (r, n) in &s.errors_by_reason {
-        o += &format!("  {r:<22}{n}\n");
+        o += &format!("  {:<22}{n}\n", sanitize_line(r));
     }
     o
 }

@@ -17,7 +17,7 @@ use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
 pub use crate::learn::corpus::{collection_terms, load_model, save_model, text_kind_of, text_name};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
 use crate::sig::andd::{features, DocFeatures};
-use crate::store::{Store, TextKind};
+use crate::store::{Store, TextKind, NO_MAIN_TEXT};
 
 /// The default model path: the database's path with the extension `.andd.json`.
 pub fn default_model_path(db: &Path) -> PathBuf {
@@ -77,6 +77,9 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
         }
     );
     let pairs = weighted_pairs(&set);
+    if text == TextKind::Main && !store.has_main_texts()? {
+        eprintln!("note: {NO_MAIN_TEXT}");
+    }
     eprintln!(
         "reading {} text of the collection (document frequencies, k = {})",
         text_name(text),
@@ -108,7 +111,7 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
     if a.json {
         super::write_json_line(&mut std::io::stdout().lock(), &summary)?;
     } else {
-        println!(
+        crate::cmd::outln!(
             "wrote {}: k = {}, {}, {} iterations ({}), objective {:.4} → {:.4}; threshold {:.4} \
              (F1 {:.3} on the training pairs); {:.1}s",
             out.display(),
@@ -121,14 +124,14 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
             model.threshold,
             t.train_f1,
             started.elapsed().as_secs_f64()
-        );
+        )?;
         let weights: Vec<String> = model
             .features
             .iter()
             .zip(&model.lambda)
             .map(|(f, l)| format!("{f} {l:+.3}"))
             .collect();
-        println!("λ: {}", weights.join(", "));
+        crate::cmd::outln!("λ: {}", weights.join(", "))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::method::{validate, Detector, Found, RunContext};
 use crate::cluster::components::clusters_with_bridges;
-use crate::store::{ClusterRow, Store};
+use crate::store::{ClusterRow, Store, TextKind, NO_MAIN_TEXT};
 
 /// Documents per chunk streamed from the store and signed in parallel.
 pub const CHUNK: usize = 2048;
@@ -45,8 +45,12 @@ impl RunReport {
     /// The one-line summary `detect` prints.
     pub fn line(&self) -> String {
         let s = &self.summary;
+        let note = match s["note"].as_str() {
+            Some(n) => format!(" ({n})"),
+            None => String::new(),
+        };
         format!(
-            "{} run {}: {} documents, {} matched on, {} pairs, {} clusters (sizes {}), largest {}; {:.1}s",
+            "{} run {}: {} documents, {} matched on, {} pairs, {} clusters (sizes {}), largest {}; {:.1}s{note}",
             self.method,
             self.run,
             s["documents"],
@@ -77,6 +81,10 @@ pub(crate) fn run_detector<D: Detector>(
     let started = Instant::now();
     let prepared = D::prepare(settings, store)?;
     let run = store.create_run(D::NAME, &D::stored_params(settings, &prepared)?)?;
+    // Main-content extraction is opt-in (`ingest --main`): say so rather than silently
+    // reading the visible text in its place.
+    let text_note =
+        (D::reads(&prepared) == TextKind::Main && !store.has_main_texts()?).then_some(NO_MAIN_TEXT);
     let mut ids: Vec<i64> = Vec::new();
     let mut sigs: Vec<D::Sig> = Vec::new();
     {
@@ -132,6 +140,9 @@ pub(crate) fn run_detector<D: Detector>(
         &mut summary,
         json!({"seconds": started.elapsed().as_secs_f64()}),
     );
+    if let Some(note) = text_note {
+        merge(&mut summary, json!({ "note": note }));
+    }
     store.finish_run(run, &summary)?;
     progress(Progress::Finished);
     Ok(RunReport {

@@ -22,7 +22,7 @@
 //! Pure functions; the store's ingest post-pass ([`crate::store::Store::update_content_texts`])
 //! feeds them the site counts.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::text::WordList;
 
@@ -100,7 +100,7 @@ pub fn distinct_blocks(text: &str) -> Vec<u64> {
 #[derive(Debug, Clone, Default)]
 pub struct SiteBlocks {
     pub pages: usize,
-    pub blocks: HashMap<u64, u32>,
+    pub blocks: FxHashMap<u64, u32>,
 }
 
 impl SiteBlocks {

@@ -2,8 +2,22 @@
 
 use super::*;
 
+/// Extraction with the main-content extractor on (`ingest --main`), as these tests exercise it.
 fn html(body: &str) -> Extracted {
-    extract(body.as_bytes(), None, false, &ExtractOptions::default()).expect("extracts")
+    let opts = ExtractOptions {
+        main_content: true,
+        ..ExtractOptions::default()
+    };
+    extract(body.as_bytes(), None, false, &opts).expect("extracts")
+}
+
+#[test]
+fn main_content_is_opt_in() {
+    let page = "<p>Some words here, more words there. </p>".repeat(50);
+    let x = extract(page.as_bytes(), None, false, &ExtractOptions::default()).expect("extracts");
+    assert!(x.visible_text.starts_with("Some words here"));
+    assert_eq!(x.main_text, None);
+    assert!(html(&page).main_text.is_some());
 }
 
 #[test]

@@ -21,6 +21,9 @@ fn format_by_extension(path: &Path) -> Option<InputFormat> {
         "jsonl" => Some(InputFormat::Jsonl),
         "html" | "htm" => Some(InputFormat::Html),
         "txt" => Some(InputFormat::Text),
+        "wacz" => Some(InputFormat::Wacz),
+        "csv" => Some(InputFormat::Csv),
+        "parquet" | "parq" => Some(InputFormat::Parquet),
         _ => None,
     }
 }
@@ -60,9 +63,19 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
     if t.starts_with(b"filedesc://") {
         return Ok(InputFormat::Arc);
     }
+    // Binary containers, by their magic bytes (before any whitespace skipping matters).
+    if head.starts_with(crate::columnar::PARQUET_MAGIC) {
+        return Ok(InputFormat::Parquet);
+    }
+    if head.starts_with(b"PK\x03\x04") {
+        return Ok(InputFormat::Wacz);
+    }
     // Page and JSONL extensions are trusted over weak content hints: a .txt about HTML
     // is still a text page.
-    if let Some(f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl)) = by_ext {
+    if let Some(
+        f @ (InputFormat::Html | InputFormat::Text | InputFormat::Jsonl | InputFormat::Csv),
+    ) = by_ext
+    {
         return Ok(f);
     }
     if t.starts_with(b"{") {
@@ -83,7 +96,14 @@ pub fn sniff(path: &Path) -> Result<InputFormat, InputError> {
 fn is_crawl_file(path: &Path) -> bool {
     matches!(
         format_by_extension(path),
-        Some(InputFormat::Warc | InputFormat::Arc | InputFormat::Jsonl)
+        Some(
+            InputFormat::Warc
+                | InputFormat::Arc
+                | InputFormat::Jsonl
+                | InputFormat::Wacz
+                | InputFormat::Csv
+                | InputFormat::Parquet
+        )
     )
 }
 

@@ -1,17 +1,21 @@
-//! Crawl readers: WARC/ARC files (plain, gzip per record, whole-file gzip), folders of
-//! HTML/text pages, and JSONL. They turn bytes on disk into [`CrawlRecord`]s with a
+//! Crawl readers: WARC/ARC files (plain, gzip per record, whole-file gzip; WET's text
+//! `conversion` records too), WACZ zips, folders of HTML/text pages, JSONL, and page tables
+//! (CSV and Parquet, the AUT/ARCH web-page derivatives among them). They turn bytes on disk into [`CrawlRecord`]s with a
 //! [`Locator`] that can reopen the raw record, and into [`RecordError`]s that say where a
 //! file is damaged. Readers never touch SQLite or the terminal; the ingest command in
 //! `cmd::ingest` drives them.
 
 mod arc;
 mod block;
+pub mod date;
 pub mod http;
 mod inputs;
 mod jsonl;
 mod pending;
 pub mod record;
 mod stream;
+pub mod table;
+mod wacz;
 mod warc;
 pub mod warc_write;
 
@@ -32,6 +36,12 @@ pub enum InputFormat {
     Html,
     /// One plain-text page.
     Text,
+    /// A WACZ zip (WARCs, page list, datapackage hashes).
+    Wacz,
+    /// A CSV page table, or an AUT/ARCH web-pages derivative part file.
+    Csv,
+    /// A Parquet page table (AUT/ARCH derivatives too).
+    Parquet,
 }
 
 impl InputFormat {
@@ -42,6 +52,9 @@ impl InputFormat {
             InputFormat::Jsonl => "jsonl",
             InputFormat::Html => "html",
             InputFormat::Text => "text",
+            InputFormat::Wacz => "wacz",
+            InputFormat::Csv => "csv",
+            InputFormat::Parquet => "parquet",
         }
     }
 }
@@ -61,9 +74,9 @@ pub struct InputFile {
 pub enum InputError {
     #[error("{}: no such file or directory", .0.display())]
     Missing(PathBuf),
-    #[error("{path}: not a WARC, ARC, JSONL, HTML or text file (first bytes: {first})", path = .0.display(), first = .1)]
+    #[error("{path}: not a WARC, ARC, WACZ, JSONL, CSV, Parquet, HTML or text file (first bytes: {first})", path = .0.display(), first = .1)]
     Unrecognized(PathBuf, String),
-    #[error("{}: the directory holds no .html, .htm, .txt, WARC, ARC or JSONL files", .0.display())]
+    #[error("{}: the directory holds no .html, .htm, .txt, WARC, ARC, WACZ, JSONL, CSV or Parquet files", .0.display())]
     EmptyDirectory(PathBuf),
     #[error("{path}: {err}", path = .0.display(), err = .1)]
     Io(PathBuf, std::io::Error),
@@ -75,12 +88,15 @@ pub struct ReaderOptions {
     /// Payloads larger than this (after de-chunking and decompression) are not buffered; the
     /// record becomes an error "page too large".
     pub max_body_bytes: usize,
+    /// Which columns of a page table (CSV, Parquet) hold the URL, page, date and title.
+    pub columns: table::ColumnMap,
 }
 
 impl Default for ReaderOptions {
     fn default() -> Self {
         ReaderOptions {
             max_body_bytes: crate::extract::DEFAULT_MAX_PAGE_BYTES,
+            columns: table::ColumnMap::default(),
         }
     }
 }
@@ -108,6 +124,12 @@ pub fn open_reader(
         )))),
         InputFormat::Jsonl => Ok(Box::new(Stepped(jsonl::JsonlReader::new(
             open_stream(input)?,
+            opts,
+        )))),
+        InputFormat::Wacz => Ok(Box::new(wacz::WaczReader::new(&input.path, opts))),
+        InputFormat::Csv => Ok(Box::new(Stepped(table::CsvReader::new(&input.path, opts)))),
+        InputFormat::Parquet => Ok(Box::new(Stepped(table::ParquetReader::new(
+            &input.path,
             opts,
         )))),
         InputFormat::Html | InputFormat::Text => {

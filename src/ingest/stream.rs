@@ -64,10 +64,15 @@ struct Member {
     file_end: Option<u64>,
 }
 
+/// What a stream reads from: a file, or a window of one (a WARC stored inside a WACZ zip),
+/// or bytes in memory (a WARC deflated inside a zip).
+pub trait ByteSource: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ByteSource for T {}
+
 /// A file reader that counts how many bytes have been consumed, so a gzip decoder that stops
 /// at a member's end tells us exactly where the member ended.
 struct CountingReader {
-    inner: BufReader<File>,
+    inner: BufReader<Box<dyn ByteSource>>,
     pos: u64,
 }
 
@@ -135,8 +140,13 @@ pub enum Line {
 
 impl Stream {
     pub fn open(file: File, gzip: bool) -> Stream {
+        Stream::from_source(Box::new(file), gzip)
+    }
+
+    /// A stream over any seekable bytes; positions are relative to the source's start.
+    pub fn from_source(source: Box<dyn ByteSource>, gzip: bool) -> Stream {
         let reader = CountingReader {
-            inner: BufReader::with_capacity(BUF_SIZE, file),
+            inner: BufReader::with_capacity(BUF_SIZE, source),
             pos: 0,
         };
         Stream {

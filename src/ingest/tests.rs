@@ -418,6 +418,7 @@ fn too_large_pages_become_errors() {
         &file,
         &ReaderOptions {
             max_body_bytes: 1000,
+            ..ReaderOptions::default()
         },
     );
     assert_eq!(urls(&r), vec!["http://big/", "http://ok/"]);
@@ -478,7 +479,10 @@ fn single_pages() {
     let r = read_bytes(
         "notes.txt",
         b"0123456789",
-        &ReaderOptions { max_body_bytes: 5 },
+        &ReaderOptions {
+            max_body_bytes: 5,
+            ..ReaderOptions::default()
+        },
     );
     assert_eq!(r.records[0].body, None);
     assert!(r.errors[0].reason.starts_with("page too large:"));
@@ -620,6 +624,7 @@ fn corrupt_whole_file_gzip_keeps_records_before_the_damage() {
 fn unlimited_page_size_does_not_overflow() {
     let opts = ReaderOptions {
         max_body_bytes: usize::MAX,
+        ..ReaderOptions::default()
     };
     let file = three_records().concat();
     assert_eq!(read_bytes("x.warc", &file, &opts).records.len(), 3);
@@ -652,6 +657,7 @@ fn page_read_with_digest_equals_open_reader() {
     ] {
         let opts = ReaderOptions {
             max_body_bytes: max,
+            ..ReaderOptions::default()
         };
         let expected = read_bytes(name, data, &opts);
         let dir = tempfile::tempdir().unwrap();

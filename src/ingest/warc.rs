@@ -313,7 +313,9 @@ impl WarcReader {
         let record_type = header.record_type.as_deref().map(str::to_ascii_lowercase);
         let kind = match record_type.as_deref() {
             Some("response") => BlockKind::Response,
-            Some("resource") => BlockKind::Resource,
+            // WET files (Common Crawl's text extracts) hold `conversion` records: the block is
+            // the page's text, typed text/plain by the record's Content-Type.
+            Some("resource") | Some("conversion") => BlockKind::Resource,
             Some("revisit") => BlockKind::Revisit,
             _ => BlockKind::Other,
         };

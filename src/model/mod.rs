@@ -3,7 +3,7 @@
 //! pairs (`label`), the status of a cluster (`status`), a log replayed in memory
 //! (`replay`), the merged queue's entries (`entries`), noise triage (`triage`), the
 //! queue's rows, filters and orders (`queue`), progress and agreement
-//! (`agreement`). No I/O: the store persists these types and the review session shows
+//! (`agreement`), and what merging coders' copies adds (`merge`). No I/O: the store persists these types and the review session shows
 //! them.
 
 pub mod adjudication;
@@ -12,6 +12,7 @@ pub mod decision;
 pub mod entries;
 pub mod label;
 pub mod log;
+pub mod merge;
 pub mod queue;
 pub mod replay;
 pub mod sample;

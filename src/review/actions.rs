@@ -71,6 +71,7 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "filter-disagree", modes: Q, description: "only entries not every detector found", hint: false, run: |s| s.toggle_disagree() },
     Action { name: "sort", modes: Q, description: "change the sort order (size, score, agreement)", hint: false, run: |s| s.cycle_sort() },
     Action { name: "clear-filter", modes: Q, description: "clear every filter and the search", hint: false, run: |s| s.clear_filter() },
+    Action { name: "auto-advance", modes: BROWSE, description: "toggle moving on to the next entry after a verdict (on by default)", hint: false, run: |s| { s.toggle_auto_advance(); Ok(()) } },
     Action { name: "undo", modes: BROWSE, description: "undo the last decision (or batch)", hint: true, run: |s| s.undo() },
     Action { name: "redo", modes: BROWSE, description: "redo the last undone decision", hint: false, run: |s| s.redo() },
     Action { name: "diff", modes: P, description: "toggle the word-level diff view", hint: true, run: |s| { s.toggle_diff(); Ok(()) } },

@@ -16,7 +16,9 @@
 //! (|A \ B| + |B \ A|), compared with the smaller list's size. Tolerances are integer
 //! percentages so boundary cases are exact.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use super::lexicon::{normalized_idf, DocFreqs};
 
@@ -188,7 +190,7 @@ fn prefix_len(len: usize, delta_pct: u32) -> usize {
 /// property test compares it with all pairs) and keeps posting lists short because the
 /// indexed terms are the rare ones.
 pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPair> {
-    let mut df: HashMap<&str, u32> = HashMap::new();
+    let mut df: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs {
         for t in d {
             *df.entry(t.as_str()).or_insert(0) += 1;
@@ -196,7 +198,7 @@ pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPai
     }
     let mut order: Vec<(u32, &str)> = df.iter().map(|(t, n)| (*n, *t)).collect();
     order.sort_unstable();
-    let rank: HashMap<&str, u32> = order
+    let rank: FxHashMap<&str, u32> = order
         .iter()
         .enumerate()
         .map(|(i, (_, t))| (*t, i as u32))

@@ -6,10 +6,12 @@
 //! Pure: the text form is produced and parsed as strings; writing the file is the shell's
 //! job (`spotcheck lexicon build`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::text::{tokenize, Token};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::text::{for_each_token, Token};
 
 /// Which tokens are I-Match terms. Defaults are the papers' preprocessing (Chowdhury et al.
 /// 2002; Kolcz & Chowdhury 2008): lowercase (the tokenizer already does), drop words shorter
@@ -48,18 +50,32 @@ impl TermOptions {
 
 /// The tokens of `text` that are terms, in text order, with their spans.
 pub fn term_tokens(text: &str, opts: &TermOptions) -> Vec<Token> {
-    tokenize(text)
-        .into_iter()
-        .filter(|t| opts.keeps(&t.norm))
-        .collect()
+    let mut out = Vec::new();
+    for_each_token(text, |norm, start, end| {
+        if opts.keeps(norm) {
+            out.push(Token {
+                norm: norm.to_owned(),
+                start,
+                end,
+            });
+        }
+    });
+    out
 }
 
-/// The unique terms U of a document, sorted.
+/// The unique terms U of a document, sorted. Allocates once per distinct term, not per
+/// token: the words are seen through [`for_each_token`] and deduplicated in a hash set
+/// first (a document repeats its terms several times over).
 pub fn unique_terms(text: &str, opts: &TermOptions) -> BTreeSet<String> {
-    term_tokens(text, opts)
-        .into_iter()
-        .map(|t| t.norm)
-        .collect()
+    let mut seen: FxHashSet<String> = FxHashSet::default();
+    for_each_token(text, |norm, _, _| {
+        if !seen.contains(norm) && opts.keeps(norm) {
+            seen.insert(norm.to_owned());
+        }
+    });
+    let mut terms: Vec<String> = seen.into_iter().collect();
+    terms.sort_unstable();
+    terms.into_iter().collect()
 }
 
 /// Document frequencies of a collection: in how many documents each term occurs.
@@ -68,7 +84,7 @@ pub struct DocFreqs {
     /// Number of documents added.
     pub n_docs: u64,
     /// Term → number of documents containing it.
-    pub df: HashMap<String, u32>,
+    pub df: FxHashMap<String, u32>,
 }
 
 impl DocFreqs {
@@ -163,7 +179,7 @@ pub struct Lexicon {
     pub n_docs: u64,
     primary: Vec<LexiconTerm>,
     secondary: Vec<LexiconTerm>,
-    index: HashMap<String, TermClass>,
+    index: FxHashMap<String, TermClass>,
 }
 
 impl Lexicon {
@@ -197,7 +213,10 @@ impl Lexicon {
     ) -> Self {
         primary.sort_by(|a, b| a.term.cmp(&b.term));
         secondary.sort_by(|a, b| b.df.cmp(&a.df).then_with(|| a.term.cmp(&b.term)));
-        let mut index = HashMap::with_capacity(primary.len() + secondary.len());
+        let mut index = FxHashMap::with_capacity_and_hasher(
+            primary.len() + secondary.len(),
+            Default::default(),
+        );
         for (i, t) in primary.iter().enumerate() {
             index.insert(t.term.clone(), TermClass::Primary(i));
         }
@@ -308,7 +327,7 @@ impl Lexicon {
                 _ => return Err(bad("kind must be L or B")),
             }
         }
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = FxHashSet::default();
         for t in primary.iter().chain(&secondary) {
             if !seen.insert(t.term.as_str()) {
                 return Err(LexiconParseError {
@@ -397,7 +416,7 @@ mod tests {
     /// N = 100: df 63 → idf≈0.100 (dropped), df 40 → 0.199 (dropped), df 39 → 0.204 (L),
     /// df 3 → 0.761 (L), df 2 → 0.849 (B), df 1 → 1.0 (B).
     fn sample_dfs() -> DocFreqs {
-        let mut df = HashMap::new();
+        let mut df = FxHashMap::default();
         for (t, d) in [
             ("common", 63),
             ("edgelow", 40),

@@ -11,9 +11,11 @@
 //! taken; the next candidate is the `d`-th word after the word just taken. A chain cut
 //! by the end of the document is kept when it holds at least one word.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use crate::text::{tokenize, Token, WordList};
+use rustc_hash::FxHashMap;
+
+use crate::text::{Token, WordList, Words};
 
 /// Parameters of signature extraction. Part of a run's recorded parameters.
 #[derive(Debug, Clone)]
@@ -52,6 +54,15 @@ pub fn default_antecedents() -> WordList {
     WordList::parse(include_str!("../../assets/antecedents.txt"))
 }
 
+/// The bundled antecedents of each language (the `# lang:` sections of
+/// `assets/antecedents.txt`, keyed by the codes `text::lang` reports). The default list is
+/// their union: a page is signed with every language's antecedents, so a page whose
+/// language is misidentified or mixed keeps its signatures (BENCHMARKS.md, issue 14
+/// "Languages").
+pub fn antecedents_by_language() -> std::collections::BTreeMap<String, WordList> {
+    WordList::parse_by_language(include_str!("../../assets/antecedents.txt"))
+}
+
 /// One occurrence of a spot signature in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpotSig {
@@ -78,31 +89,47 @@ impl SpotSig {
 /// off-by-one of some public ports); otherwise take it and `pos += d`. With `d = 1` this
 /// is simply "the next `c` non-stopwords".
 pub fn extract(tokens: &[Token], params: &SpotSigParams) -> Vec<SpotSig> {
+    extract_from(
+        tokens.len(),
+        |i| tokens[i].norm.as_str(),
+        |i| (tokens[i].start, tokens[i].end),
+        params,
+    )
+}
+
+/// [`extract`] over any word sequence given by its length, forms and spans.
+fn extract_from<'w>(
+    len: usize,
+    norm: impl Fn(usize) -> &'w str,
+    span: impl Fn(usize) -> (usize, usize),
+    params: &SpotSigParams,
+) -> Vec<SpotSig> {
     let d = params.distance.max(1);
     let c = params.chain.max(1);
     let mut out = Vec::new();
-    for (i, ante) in tokens.iter().enumerate() {
-        if !params.antecedents.contains(&ante.norm) {
+    for i in 0..len {
+        let ante = norm(i);
+        if !params.antecedents.contains(ante) {
             continue;
         }
-        let mut sig = ante.norm.clone();
+        let mut sig = ante.to_owned();
         let mut chain = Vec::with_capacity(c);
         let mut pos = i + d;
-        while chain.len() < c && pos < tokens.len() {
-            let t = &tokens[pos];
-            if params.stopwords.contains(&t.norm) {
+        while chain.len() < c && pos < len {
+            let t = norm(pos);
+            if params.stopwords.contains(t) {
                 pos += 1;
                 continue;
             }
             sig.push(':');
-            sig.push_str(&t.norm);
-            chain.push((t.start, t.end));
+            sig.push_str(t);
+            chain.push(span(pos));
             pos += d;
         }
         if !chain.is_empty() {
             out.push(SpotSig {
                 sig,
-                antecedent: (ante.start, ante.end),
+                antecedent: span(i),
                 chain,
             });
         }
@@ -110,9 +137,11 @@ pub fn extract(tokens: &[Token], params: &SpotSigParams) -> Vec<SpotSig> {
     out
 }
 
-/// Tokenizes `text` and extracts its signatures.
+/// Tokenizes `text` and extracts its signatures (the words in one buffer, [`Words`]: no
+/// allocation per word).
 pub fn extract_text(text: &str, params: &SpotSigParams) -> Vec<SpotSig> {
-    extract(&tokenize(text), params)
+    let words = Words::of(text);
+    extract_from(words.len(), |i| words.norm(i), |i| words.span(i), params)
 }
 
 /// A signature both texts contain, with the spans of all its occurrences in each.
@@ -174,7 +203,7 @@ pub fn shared_signatures_where(
 /// Interns signature strings as dense `u32` ids (in order of first sight).
 #[derive(Debug, Clone, Default)]
 pub struct SigVocab {
-    ids: HashMap<String, u32>,
+    ids: FxHashMap<String, u32>,
     strings: Vec<String>,
 }
 
@@ -459,8 +488,8 @@ fn site_boilerplate<'a>(
     sites: &[&'a str],
     rule: &SiteBoilerplate,
 ) -> std::collections::HashSet<(&'a str, u32)> {
-    let mut site_docs: HashMap<&str, usize> = HashMap::new();
-    let mut site_df: HashMap<(&str, u32), usize> = HashMap::new();
+    let mut site_docs: FxHashMap<&str, usize> = FxHashMap::default();
+    let mut site_df: FxHashMap<(&str, u32), usize> = FxHashMap::default();
     for (ids, &site) in id_docs.iter().zip(sites) {
         *site_docs.entry(site).or_default() += 1;
         let mut distinct = ids.clone();
@@ -583,7 +612,12 @@ mod tests {
         let sw = WordList::default_stopwords();
         assert_eq!(sw.len(), 570, "571 SMART lines, 'would' twice");
         let ante = default_antecedents();
-        assert_eq!(ante.len(), 130, "27 English, 103 of ten other languages");
+        let others = ante.len() - 27;
+        assert_eq!(
+            ante.len(),
+            224,
+            "27 English, {others} of 22 other languages"
+        );
         // The English ones are stopwords (skipped inside a chain, as in the paper); those of
         // other languages are not in the English stopword list and count as chain words.
         let english = [
@@ -595,6 +629,40 @@ mod tests {
             assert!(ante.contains(w), "{w}");
             assert!(sw.contains(w), "antecedent {w} should be a stopword");
         }
+    }
+
+    #[test]
+    fn every_language_s_antecedents_are_single_tokens_of_the_default_list() {
+        let by = antecedents_by_language();
+        for lang in [
+            "en", "de", "fr", "es", "it", "pt", "nl", "cs", "ru", "ar", "zh", "ja", "pl", "tr",
+            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he",
+        ] {
+            assert!(by.get(lang).is_some_and(|l| l.len() >= 4), "{lang}");
+        }
+        let all = default_antecedents();
+        let mut union = std::collections::HashSet::new();
+        for (lang, list) in &by {
+            for w in list.iter() {
+                // A word the tokenizer splits (a Devanagari vowel sign, a Hebrew or Urdu
+                // letter it took for punctuation) could never start a signature.
+                let tokens: Vec<String> = crate::text::tokenize(w)
+                    .into_iter()
+                    .map(|t| t.norm)
+                    .collect();
+                assert_eq!(tokens, [w], "{lang} antecedent {w:?}");
+                assert!(
+                    all.contains(w),
+                    "{lang} antecedent {w:?} not in the default list"
+                );
+                union.insert(w.to_string());
+            }
+        }
+        assert_eq!(
+            union.len(),
+            all.len(),
+            "every default antecedent has a language"
+        );
     }
 
     #[test]

@@ -59,7 +59,21 @@ pub(crate) fn text_column(kind: TextKind) -> &'static str {
     }
 }
 
+/// What a reader of the main-content text is told when no document has one (it then reads
+/// the visible text, [`text_column`]'s fallback).
+pub const NO_MAIN_TEXT: &str =
+    "no main-content text is stored (ingest extracts it only with --main): reading the visible text";
+
 impl Store {
+    /// Whether any document has a main-content text (`ingest --main`, or a plain-text page).
+    pub fn has_main_texts(&self) -> Result<bool> {
+        Ok(self.conn().query_row(
+            "SELECT EXISTS(SELECT 1 FROM documents WHERE main_text IS NOT NULL)",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
     pub fn create_run(&self, method: &str, params: &serde_json::Value) -> Result<i64> {
         self.conn().execute(
             "INSERT INTO runs(method, params, started_at) VALUES (?1, ?2, strftime('%s','now'))",

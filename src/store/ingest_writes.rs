@@ -477,25 +477,38 @@ impl Store {
             )?;
             let mut remove = tx.prepare_cached("DELETE FROM content_texts WHERE doc_id = ?1")?;
             let mut st = tx.prepare(
-                "SELECT d.id, d.url, d.visible_text, c.text
-                 FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id ORDER BY d.id",
+                "SELECT d.id, d.url, d.visible_text, c.text, l.lang
+                 FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id
+                   LEFT JOIN document_langs l ON l.doc_id = d.id ORDER BY d.id",
+            )?;
+            let mut put_lang = tx.prepare_cached(
+                "INSERT OR REPLACE INTO document_langs(doc_id, lang) VALUES (?1, ?2)",
             )?;
             let mut rows = st.query([])?;
-            type Row = (i64, String, String, Option<String>);
+            type Row = (i64, String, String, Option<String>, Option<String>);
             let mut chunk: Vec<Row> = Vec::with_capacity(CONTENT_CHUNK);
             let mut flush = |chunk: &mut Vec<Row>, done: &mut ContentUpdate| -> Result<()> {
-                let computed: Vec<(i64, Option<String>, bool, ContentWay)> = chunk
+                type Computed = (i64, Option<String>, bool, ContentWay, Option<&'static str>);
+                let computed: Vec<Computed> = chunk
                     .par_iter()
-                    .map(|(id, url, visible, stored)| {
+                    .map(|(id, url, visible, stored, stored_lang)| {
                         let site = sites.get(content::site_key(url));
                         let (text, way) = content::content_text(visible, site, rule, stopwords);
+                        // The language of the text the detectors read, kept with it.
+                        let lang = crate::text::lang::identify(&text);
+                        let new_lang = (stored_lang.as_deref() != Some(lang)).then_some(lang);
                         // No row stands for "the visible text".
                         let new = (text != *visible).then_some(text);
                         let changed = new != *stored;
-                        (*id, new, changed, way)
+                        (*id, new, changed, way, new_lang)
                     })
                     .collect();
-                for (id, new, changed, way) in computed {
+                for (id, new, changed, way, new_lang) in computed {
+                    if let Some(lang) = new_lang {
+                        let write = std::time::Instant::now();
+                        put_lang.execute(params![id, lang])?;
+                        writing += write.elapsed();
+                    }
                     done.documents += 1;
                     match way {
                         ContentWay::Template => done.template += 1,
@@ -516,7 +529,7 @@ impl Store {
                 Ok(())
             };
             while let Some(r) = rows.next()? {
-                chunk.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?));
+                chunk.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?));
                 if chunk.len() >= CONTENT_CHUNK {
                     flush(&mut chunk, &mut done)?;
                 }

@@ -5,9 +5,12 @@
 
 mod decision_log;
 mod detections;
+mod figures;
 mod ingest_writes;
 mod label_sets;
 mod label_writes;
+mod langs;
+mod merge;
 mod queries;
 mod review;
 mod review_queue;
@@ -15,12 +18,13 @@ mod review_status;
 mod samples;
 mod schema;
 
-pub use detections::{ClusterRow, DocText, RunInfo, TextKind};
+pub use detections::{ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT};
 pub use ingest_writes::{
     ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
 };
 pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};
+pub use merge::MergeOutcome;
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{ClusterMember, PairEvidence, ReviewDoc};
 pub use review_queue::{EntryPair, PageAt};

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
+use rusqlite::OptionalExtension;
 use serde::Serialize;
 
 use super::Store;
@@ -23,6 +24,8 @@ pub struct Stats {
     pub revisits_unresolved: u64,
     pub errors: u64,
     pub errors_by_reason: BTreeMap<String, u64>,
+    /// Documents per identified language (`text::lang`: ISO 639-1, `und` for unknown).
+    pub languages: BTreeMap<String, u64>,
 }
 
 /// One line of `spotcheck docs`.
@@ -34,8 +37,13 @@ pub struct DocListing {
     pub chars: u64,
     pub dup_group: Option<i64>,
     pub source: String,
+    /// The capture date, ISO 8601 UTC (`2016-03-01T12:34:56Z`), when the input gave one.
+    pub fetch_time: Option<String>,
     /// The HTTP status of the capture (None for files and JSONL).
     pub http_status: Option<i64>,
+    /// The identified language of its content text (`und`: unknown; None: not identified
+    /// yet, see `Store::fill_missing_langs`).
+    pub lang: Option<String>,
 }
 
 /// One line of `spotcheck errors`.
@@ -103,6 +111,7 @@ impl Store {
                 .entry(reason_kind(&row?).to_string())
                 .or_default() += 1;
         }
+        s.languages = self.lang_counts()?;
         Ok(s)
     }
 
@@ -110,8 +119,9 @@ impl Store {
     pub fn for_each_document(&self, mut f: impl FnMut(DocListing) -> Result<()>) -> Result<()> {
         let mut st = self.conn().prepare(
             "SELECT d.id, d.url, d.title, length(d.visible_text), d.dup_group, s.path,
-               d.http_status
-             FROM documents d JOIN sources s ON s.id = d.source_id ORDER BY d.id",
+               d.http_status, l.lang, d.fetch_time
+             FROM documents d JOIN sources s ON s.id = d.source_id
+               LEFT JOIN document_langs l ON l.doc_id = d.id ORDER BY d.id",
         )?;
         let mut rows = st.query([])?;
         while let Some(r) = rows.next()? {
@@ -123,9 +133,37 @@ impl Store {
                 dup_group: r.get(4)?,
                 source: r.get(5)?,
                 http_status: r.get(6)?,
+                lang: r.get(7)?,
+                fetch_time: r.get(8)?,
             })?;
         }
         Ok(())
+    }
+
+    /// The capture dates (`documents.fetch_time`, ISO 8601 UTC, so they sort as text) of
+    /// documents `ids`; documents without one are left out. The one accessor for capture
+    /// dates: listings, exports, replay links and the group view read them here.
+    pub fn capture_dates(&self, ids: &[i64]) -> Result<std::collections::HashMap<i64, String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT fetch_time FROM documents WHERE id = ?1")?;
+        let mut out = std::collections::HashMap::new();
+        for &id in ids {
+            let date: Option<Option<String>> = st.query_row([id], |r| r.get(0)).optional()?;
+            if let Some(Some(d)) = date {
+                out.insert(id, d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every coder's pair labels in force: (coder, a, b, label), a < b as stored.
+    pub fn all_pair_labels(&self) -> Result<Vec<(String, i64, i64, String)>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT coder, a, b, label FROM pair_labels ORDER BY a, b, coder")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Calls `f` for every stored ingest error, by source and offset.

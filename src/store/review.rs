@@ -24,6 +24,8 @@ pub struct ClusterMember {
     pub dup_group: Option<i64>,
     /// Byte-identical captures this member stands for (1: none besides itself).
     pub captures: i64,
+    /// The identified language of its content text (`und`: unknown or not identified).
+    pub lang: String,
 }
 
 /// A document with both texts, for the pair view.
@@ -53,8 +55,10 @@ impl Store {
     /// The members of a queue entry with what the cluster screen shows.
     pub fn entry_members(&self, entry: i64) -> Result<Vec<ClusterMember>> {
         let mut st = self.conn().prepare(
-            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group, m.captures
+            "SELECT d.id, d.url, d.title, octet_length(d.visible_text), d.dup_group, m.captures,
+               coalesce(l.lang, 'und')
              FROM review_entry_members m JOIN documents d ON d.id = m.doc_id
+               LEFT JOIN document_langs l ON l.doc_id = d.id
              WHERE m.entry = ?1 ORDER BY d.id",
         )?;
         let rows = st.query_map([entry], |r| {
@@ -65,6 +69,7 @@ impl Store {
                 bytes: r.get(3)?,
                 dup_group: r.get(4)?,
                 captures: r.get(5)?,
+                lang: r.get(6)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -316,6 +316,34 @@ const MIGRATIONS: &[&str] = &[
     DELETE FROM review_status;
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // The language of every document (`text::lang::identify` on its content text: an ISO
+    // 639-1 code, or `und`). Written by the ingest's content pass for the texts it computes;
+    // a document with no row (one stored before this migration) gets one the next time a
+    // command reads the languages (`Store::fill_missing_langs`). Derived data like
+    // `content_texts`: no foreign key.
+    r#"
+    CREATE TABLE document_langs (
+        doc_id INTEGER PRIMARY KEY,             -- documents.id
+        lang   TEXT NOT NULL
+    );
+    "#,
+    // Main-content extraction became opt-in (`ingest --main`): readers of the main text ask
+    // whether any document has one, which this partial index answers without a table scan
+    // (it holds only the documents that do).
+    r#"
+    CREATE INDEX IF NOT EXISTS documents_with_main ON documents(id) WHERE main_text IS NOT NULL;
+    "#,
+    // Provenance of the decision log rows `spotcheck merge` brought in from coders' copies:
+    // the database each row was first written in and its id there. Rows written here have
+    // no entry. Part of the log (the truth), never derived or rebuilt.
+    r#"
+    CREATE TABLE IF NOT EXISTS decision_origins (
+        decision_id INTEGER PRIMARY KEY REFERENCES decisions(id),
+        origin      TEXT NOT NULL,              -- the copy's path as given to `merge`
+        origin_id   INTEGER NOT NULL,           -- the row's id there
+        merged_at   TEXT NOT NULL
+    );
+    "#,
     // Estimation samples (`spotcheck sample`, `model::sample`): the strata with their
     // populations, the drawn pairs in labeling order, and each run's pairs per stratum as
     // they were when the sample was drawn (run_id 0: the pairs of any run), which the

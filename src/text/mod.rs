@@ -3,11 +3,12 @@
 //! reported by a detector always points into the stored text the review UI shows.
 
 pub mod escapes;
+pub mod lang;
 pub mod tokens;
 pub mod wordlists;
 
 pub use escapes::{strip_escape_sequences, EscapeStripper};
-pub use tokens::{tokenize, Token};
+pub use tokens::{for_each_token, tokenize, Token, Words};
 pub use wordlists::WordList;
 
 /// Whether `c` belongs to a script written without spaces between words (Chinese,

@@ -1,13 +1,13 @@
 //! Word lists (stopwords, antecedents, lexicons) loaded from `assets/` or a user file.
 //! One word per line, `#` starts a comment, words are normalized like tokens.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 use std::path::Path;
 
 /// A set of normalized words.
 #[derive(Debug, Clone, Default)]
 pub struct WordList {
-    words: HashSet<String>,
+    words: FxHashSet<String>,
 }
 
 impl WordList {
@@ -20,6 +20,42 @@ impl WordList {
             .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
             .collect();
         WordList { words }
+    }
+
+    /// Parses a list whose words are grouped by language: a line `# lang: CODE [CODE...]`
+    /// starts the words of those languages (the bundled antecedents). Words before the first
+    /// such line belong to no language. Returns each language's list.
+    pub fn parse_by_language(text: &str) -> std::collections::BTreeMap<String, WordList> {
+        let mut out: std::collections::BTreeMap<String, WordList> = Default::default();
+        let mut current: Vec<String> = Vec::new();
+        let mut section = String::new();
+        let mut flush = |langs: &[String], section: &str| {
+            let list = Self::parse(section);
+            for l in langs {
+                out.entry(l.clone())
+                    .or_default()
+                    .words
+                    .extend(list.words.iter().cloned());
+            }
+        };
+        for line in text.lines() {
+            if let Some(codes) = line.trim().strip_prefix("# lang:") {
+                flush(&current, &section);
+                section.clear();
+                current = codes
+                    .split('(')
+                    .next()
+                    .unwrap_or("")
+                    .split_whitespace()
+                    .map(str::to_string)
+                    .collect();
+            } else {
+                section.push_str(line);
+                section.push('\n');
+            }
+        }
+        flush(&current, &section);
+        out
     }
 
     /// Reads a list from a file, naming the file in the error.
@@ -60,6 +96,18 @@ mod tests {
         let l = WordList::parse("# header\nThe\n\n  a  # article\ndon’t\n");
         assert_eq!(l.len(), 3);
         assert!(l.contains("the") && l.contains("a") && l.contains("don't"));
+    }
+
+    #[test]
+    fn lists_by_language_follow_their_headers() {
+        let by = WordList::parse_by_language(
+            "# intro\nnone\n# lang: en\nThe\n# lang: zh ja (note)\n的\n# lang: en\nis\n",
+        );
+        assert_eq!(by.keys().collect::<Vec<_>>(), ["en", "ja", "zh"]);
+        assert!(by["en"].contains("the") && by["en"].contains("is"));
+        assert_eq!(by["en"].len(), 2);
+        assert!(by["zh"].contains("的") && by["ja"].contains("的"));
+        assert!(!by.values().any(|l| l.contains("none")));
     }
 
     #[test]

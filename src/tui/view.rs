@@ -153,6 +153,9 @@ fn header_line(s: &Session) -> String {
     if s.blind {
         parts.push("BLIND".into());
     }
+    if !s.auto_advance {
+        parts.push("stays after verdicts".into());
+    }
     if !s.selection.is_empty() {
         parts.push(format!("{} selected", s.selection.len()));
     }
@@ -526,7 +529,11 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
         return;
     }
     for (pane, area, label) in [(&p.left, left, "anchor"), (&p.right, right, "compare")] {
-        let title = format!("{label} {} · {}", pane.doc_id, pane.url);
+        let title = if pane.lang.is_empty() {
+            format!("{label} {} · {}", pane.doc_id, pane.url)
+        } else {
+            format!("{label} {} · {} · {}", pane.doc_id, pane.lang, pane.url)
+        };
         let body = if p.loading() {
             waiting("reading and comparing the documents…")
         } else {

@@ -34,8 +34,12 @@ fn pages(corpus: &Path, sub: &str) -> Vec<PathBuf> {
 
 fn extract_file(path: &Path) -> Extracted {
     let body = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    extract(&body, None, false, &ExtractOptions::default())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    // These tests check the main-content extractor too: it runs only when asked (`--main`).
+    let opts = ExtractOptions {
+        main_content: true,
+        ..ExtractOptions::default()
+    };
+    extract(&body, None, false, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn name(path: &Path) -> String {

@@ -133,7 +133,7 @@ proptest! {
             Just("utf-8"), Just("shift_jis"), Just("utf-16le"), Just("bogus"), Just("gbk")
         ]),
     ) {
-        let x = extract(&body, header, is_text, &ExtractOptions::default())
+        let x = extract(&body, header, is_text, &with_main())
             .expect("random bytes never fail");
         assert_clean(&x, !is_text);
     }
@@ -149,7 +149,7 @@ proptest! {
         ),
     ) {
         let body = parts.concat();
-        let x = extract(body.as_bytes(), None, false, &ExtractOptions::default())
+        let x = extract(body.as_bytes(), None, false, &with_main())
             .expect("markup soup never fails");
         assert_clean(&x, true);
     }
@@ -172,7 +172,7 @@ proptest! {
         for m in &mutations {
             apply(&mut page, m);
         }
-        let x = extract(&page, None, false, &ExtractOptions::default())
+        let x = extract(&page, None, false, &with_main())
             .expect("mutated pages never fail");
         assert_clean(&x, true);
     }
@@ -417,4 +417,13 @@ fn scanner_declines_only_pages_with_nul() {
         Err(Declined::NulCharacter)
     );
     assert!(scan_visible_text("<p>a&#0;b</p>", limits).is_ok());
+}
+
+/// Every extractor on, the main-content one included (`ingest --main`): hostile input must
+/// survive all of them.
+fn with_main() -> ExtractOptions {
+    ExtractOptions {
+        main_content: true,
+        ..ExtractOptions::default()
+    }
 }

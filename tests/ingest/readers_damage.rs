@@ -154,6 +154,7 @@ fn garbage_case(format: InputFormat, prefix: &[u8], body: &[u8], gz: bool) -> us
         &input,
         &ReaderOptions {
             max_body_bytes: 512,
+            ..ReaderOptions::default()
         },
     )
     .expect("open")

@@ -7,6 +7,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod merge;
+
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::Value;

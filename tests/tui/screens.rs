@@ -537,7 +537,10 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
     );
     // The evidence line and the titles come at once.
     assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
-    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(
+        t.contains("compare 2 · en · http://metro-post.example"),
+        "{t}"
+    );
     // Keys still work: the diff is asked for, the next member replaces the queued job, and
     // the previous one replaces that.
     let t = text_of(&key(&mut s, "d"));
@@ -549,7 +552,10 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
     s.wait_background();
     let t = text_of(&key(&mut s, "j"));
     assert!(!s.busy());
-    assert!(t.contains("compare 2 · http://metro-post.example"), "{t}");
+    assert!(
+        t.contains("compare 2 · en · http://metro-post.example"),
+        "{t}"
+    );
     assert!(t.contains("│Metro Post | News"), "{t}");
     assert!(!t.contains("reading and comparing"), "{t}");
     assert_eq!(
@@ -943,4 +949,29 @@ fn evidence_jumps_say_so_in_blind_mode() {
     );
     assert!(t.contains("blind mode: no evidence is shown"), "{t}");
     assert!(!t.contains("ANDD k-grams"), "{t}");
+}
+
+/// Auto-advance is on by default: a verdict in the cluster screen goes back to the queue, on
+/// the next entry. `Ctrl-a` turns it off (the header says so): the next verdict stays on the
+/// entry it decided, in the cluster screen, its status updated.
+#[test]
+fn auto_advance_moves_on_after_a_verdict_and_ctrl_a_makes_the_screen_stay() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    assert!(s.auto_advance);
+    press(&mut s, &["Enter", "y"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+    assert_eq!(s.cursor, 1);
+    let buf = press(&mut s, &["Ctrl-a", "Enter", "x"]);
+    insta::assert_snapshot!("cluster_stays_after_verdict", text_of(&buf));
+    let t = text_of(&buf);
+    assert!(!s.auto_advance);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Cluster, "{t}");
+    assert_eq!(s.cursor, 1);
+    assert!(t.contains("stays after verdicts"), "{t}");
+    assert!(t.contains("rejected"), "{t}");
+    // Toggled back on, the header no longer mentions it and verdicts move on again.
+    let t = text_of(&press(&mut s, &["Ctrl-a", "Esc", "j", "Enter", "y"]));
+    assert!(s.auto_advance && !t.contains("stays after verdicts"), "{t}");
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue, "{t}");
 }

@@ -14,6 +14,16 @@ use crate::review::sanitize::sanitize_line;
 use crate::review::writer::Saved;
 
 impl Session {
+    /// Turns auto-advance after verdicts on or off (the header shows it when off).
+    pub fn toggle_auto_advance(&mut self) {
+        self.auto_advance = !self.auto_advance;
+        self.message = if self.auto_advance {
+            "auto-advance on: a verdict moves on to the next entry".into()
+        } else {
+            "auto-advance off: a verdict stays on the entry".into()
+        };
+    }
+
     pub fn undo_depth(&self) -> (usize, usize) {
         (self.undo.undo.len(), self.undo.redo.len())
     }
@@ -94,8 +104,12 @@ impl Session {
         Ok(())
     }
 
-    /// After a verdict on a whole cluster, go back to the queue, on the next cluster.
+    /// After a verdict on a whole cluster, go back to the queue, on the next cluster — or,
+    /// with auto-advance off, stay where the verdict was given.
     pub(super) fn advance_after_verdict(&mut self) {
+        if !self.auto_advance {
+            return;
+        }
         while self.mode() != Mode::Queue {
             self.back();
         }

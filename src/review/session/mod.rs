@@ -157,6 +157,9 @@ pub struct Session {
     pub pending: Option<PendingDecision>,
     /// Decisions labeling more pairs than this ask first (`u64::MAX`: never for size).
     pub prompt_above_pairs: u64,
+    /// After a verdict on a whole entry, go on to the next one (as Prodigy does); off, the
+    /// screen stays on the entry just decided (`review --no-auto-advance`, toggled by a key).
+    pub auto_advance: bool,
     pub message: String,
     pub progress: Vec<Progress>,
     /// What noise triage kept out of the default queue (documents per rule, copies).
@@ -181,6 +184,8 @@ impl Session {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
         store.refresh_review_queue()?;
+        // Documents stored before languages were kept get theirs (the pane headers show it).
+        store.fill_missing_langs()?;
         // The label writer's commits copy the log back; a key's never does.
         store.set_wal_autocheckpoint(0)?;
         let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
@@ -210,6 +215,7 @@ impl Session {
             input: None,
             pending: None,
             prompt_above_pairs: PROMPT_ABOVE_PAIRS,
+            auto_advance: true,
             message: String::new(),
             progress: Vec::new(),
             triage: TriageCounts::default(),

@@ -24,6 +24,9 @@ pub struct DocPane {
     pub doc_id: i64,
     pub url: String,
     pub title: String,
+    /// The document's identified language (`text::lang`), shown in the pane's header; empty
+    /// for a pane that is not one document (the word diff).
+    pub lang: String,
     pub text: String,
     pub highlights: Vec<Highlight>,
     /// Newest first.
@@ -37,6 +40,7 @@ impl DocPane {
             doc_id,
             url: sanitize_line(url),
             title: sanitize_line(title),
+            lang: String::new(),
             text,
             highlights: Vec::new(),
             wraps: Vec::new(),
@@ -261,8 +265,10 @@ impl Session {
             return Ok(());
         };
         let (ma, mb) = (&c.members[c.anchor], &c.members[c.cursor]);
-        let left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
-        let right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        let mut left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
+        let mut right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
+        left.lang = sanitize_line(&ma.lang);
+        right.lang = sanitize_line(&mb.lang);
         let (a, b) = (ma.id, mb.id);
         let evidence = if self.blind {
             Vec::new()
@@ -356,14 +362,24 @@ impl Session {
         let Some(p) = &self.pair else {
             return Ok(());
         };
-        let next = match p.text {
+        let mut next = match p.text {
             TextKind::Visible => TextKind::Content,
             TextKind::Content => TextKind::Main,
             TextKind::Main => TextKind::Visible,
         };
+        // Without `ingest --main` there is no main text to show: the cycle skips it and
+        // says why, instead of showing the visible text under the main text's name.
+        let skipped_main = next == TextKind::Main && !self.store.has_main_texts()?;
+        if skipped_main {
+            next = TextKind::Visible;
+        }
         self.open_pair(next)?;
         self.message = match next {
             TextKind::Main => "showing main-content text".into(),
+            TextKind::Visible if skipped_main => {
+                "showing visible text (no main-content text: ingest extracts it only with --main)"
+                    .into()
+            }
             TextKind::Visible => "showing visible text".into(),
             TextKind::Content => "showing content text (site template removed)".into(),
         };

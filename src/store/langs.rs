@@ -1,0 +1,104 @@
+//! The language of every document (`document_langs`: one ISO 639-1 code or `und` per
+//! document, from `text::lang::identify` on its content text). The ingest's content pass
+//! writes it with the content text; [`Store::fill_missing_langs`] computes it for documents
+//! stored before the table existed, so every reader (`docs`, `stats`, the review) sees a
+//! language for every document without a new ingest.
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::Result;
+use rusqlite::params;
+
+use super::Store;
+use crate::text::lang;
+
+/// Documents identified per step of [`Store::fill_missing_langs`].
+const LANG_CHUNK: usize = 2048;
+
+impl Store {
+    /// Identifies the language of every document that has none stored yet (its content
+    /// text, or its visible text where the content text is the same), in parallel a chunk at
+    /// a time, and stores it. Returns how many were identified: 0 on every call after the
+    /// first, at the cost of one indexed query.
+    pub fn fill_missing_langs(&mut self) -> Result<u64> {
+        use rayon::prelude::*;
+        let missing: i64 = self.conn().query_row(
+            "SELECT count(*) FROM documents d
+             WHERE NOT EXISTS (SELECT 1 FROM document_langs l WHERE l.doc_id = d.id)",
+            [],
+            |r| r.get(0),
+        )?;
+        if missing == 0 {
+            return Ok(0);
+        }
+        let tx = self.conn.savepoint()?;
+        let mut done = 0u64;
+        {
+            let mut put = tx.prepare_cached(
+                "INSERT OR REPLACE INTO document_langs(doc_id, lang) VALUES (?1, ?2)",
+            )?;
+            let mut st = tx.prepare(
+                "SELECT d.id, coalesce(c.text, d.visible_text)
+                 FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id
+                 WHERE NOT EXISTS (SELECT 1 FROM document_langs l WHERE l.doc_id = d.id)
+                 ORDER BY d.id",
+            )?;
+            let mut rows = st.query([])?;
+            let mut chunk: Vec<(i64, String)> = Vec::with_capacity(LANG_CHUNK);
+            let mut flush = |chunk: &mut Vec<(i64, String)>| -> Result<()> {
+                let found: Vec<(i64, &'static str)> = chunk
+                    .par_iter()
+                    .map(|(id, text)| (*id, lang::identify(text)))
+                    .collect();
+                for (id, code) in found {
+                    put.execute(params![id, code])?;
+                    done += 1;
+                }
+                chunk.clear();
+                Ok(())
+            };
+            while let Some(r) = rows.next()? {
+                chunk.push((r.get(0)?, r.get(1)?));
+                if chunk.len() >= LANG_CHUNK {
+                    flush(&mut chunk)?;
+                }
+            }
+            flush(&mut chunk)?;
+        }
+        tx.commit()?;
+        Ok(done)
+    }
+
+    /// The stored language of one document (`None`: not identified yet).
+    pub fn doc_lang(&self, doc_id: i64) -> Result<Option<String>> {
+        use rusqlite::OptionalExtension;
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT lang FROM document_langs WHERE doc_id = ?1",
+                [doc_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Every document's stored language, by document id.
+    pub fn doc_langs(&self) -> Result<HashMap<i64, String>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT doc_id, lang FROM document_langs")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// How many documents are in each language (documents not identified yet are not
+    /// counted: call [`Store::fill_missing_langs`] first).
+    pub fn lang_counts(&self) -> Result<BTreeMap<String, u64>> {
+        let mut st = self.conn().prepare(
+            "SELECT l.lang, count(*) FROM document_langs l
+             JOIN documents d ON d.id = l.doc_id GROUP BY l.lang",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
