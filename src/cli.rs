@@ -435,6 +435,15 @@ fn parse_size(s: &str) -> Result<u64, String> {
 }
 
 #[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The report file: `.html` (figures inline) or `.md`.
+    #[arg(long, value_name = "FILE.html|FILE.md")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct SampleArgs {
     #[command(flatten)]
     pub db: DbArg,
@@ -643,6 +652,9 @@ pub enum Command {
     /// Draw a stratified sample of document pairs (unproposed ones too) to label for
     /// estimates over the whole collection.
     Sample(SampleArgs),
+    /// Write a methods report (HTML or Markdown): corpus counts, runs and parameters,
+    /// estimated P/R/F1 with intervals, score histograms, agreement.
+    Report(ReportArgs),
     /// Train the ANDD similarity from the coders' labels.
     Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
@@ -968,6 +980,10 @@ pub fn main() -> ExitCode {
         Command::Eval(a) if a.sample => cmd::eval::run_sample(&a.sample_config()),
         Command::Eval(a) => with_config(a.config(), cmd::eval::run),
         Command::Sample(a) => cmd::sample::run(&a.config()),
+        Command::Report(a) => cmd::report::run(&cmd::report::ReportConfig {
+            db: a.db.db.clone(),
+            out: a.out.clone(),
+        }),
         Command::Train(a) => cmd::train::run(&a.config()),
         Command::Merge(a) => cmd::merge::run(&a.config()),
     };

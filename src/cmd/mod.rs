@@ -11,6 +11,7 @@ pub mod listing;
 pub mod merge;
 pub mod plot;
 pub mod queue;
+pub mod report;
 pub mod results;
 pub mod review;
 pub mod sample;

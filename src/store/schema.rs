@@ -349,7 +349,7 @@ const MIGRATIONS: &[&str] = &[
     // they were when the sample was drawn (run_id 0: the pairs of any run), which the
     // estimates weight by. Labels of the pairs are ordinary decisions on two-document sets.
     r#"
-    CREATE TABLE samples (
+    CREATE TABLE IF NOT EXISTS samples (
         id         INTEGER PRIMARY KEY,
         created_at TEXT NOT NULL,
         seed       INTEGER NOT NULL,
@@ -358,7 +358,7 @@ const MIGRATIONS: &[&str] = &[
         blind      INTEGER NOT NULL DEFAULT 1,  -- 1: coders are not shown the scores
         coder      TEXT                         -- the coder it is queued for (NULL: anyone)
     );
-    CREATE TABLE sample_strata (
+    CREATE TABLE IF NOT EXISTS sample_strata (
         sample_id  INTEGER NOT NULL REFERENCES samples(id),
         stratum    INTEGER NOT NULL,
         name       TEXT NOT NULL,
@@ -366,7 +366,7 @@ const MIGRATIONS: &[&str] = &[
         drawn      INTEGER NOT NULL,
         PRIMARY KEY (sample_id, stratum)
     ) WITHOUT ROWID;
-    CREATE TABLE sample_pairs (
+    CREATE TABLE IF NOT EXISTS sample_pairs (
         sample_id INTEGER NOT NULL REFERENCES samples(id),
         position  INTEGER NOT NULL,             -- labeling order, from 1
         stratum   INTEGER NOT NULL,
@@ -375,7 +375,7 @@ const MIGRATIONS: &[&str] = &[
         score     REAL,                         -- best candidate score (NULL: random stratum)
         PRIMARY KEY (sample_id, position)
     ) WITHOUT ROWID;
-    CREATE TABLE sample_run_counts (
+    CREATE TABLE IF NOT EXISTS sample_run_counts (
         sample_id INTEGER NOT NULL REFERENCES samples(id),
         run_id    INTEGER NOT NULL,             -- 0: the pairs any run proposed
         stratum   INTEGER NOT NULL,
