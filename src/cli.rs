@@ -9,16 +9,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cmd;
 use crate::cmd::demo::DemoConfig;
-use crate::cmd::eval::EvalConfig;
+use crate::cmd::eval::{EvalConfig, SampleEvalConfig};
 use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
 use crate::cmd::ingest::IngestConfig;
 use crate::cmd::listing::ListConfig;
 use crate::cmd::merge::MergeConfig;
 use crate::cmd::query::QueryConfig;
-use crate::cmd::queue::QueueConfig;
+use crate::cmd::queue::{QueueConfig, SampleQueueConfig};
 use crate::cmd::results::{RunSelectConfig, RunsConfig, SigsConfig};
 use crate::cmd::review::ReviewConfig;
 use crate::cmd::stage::StageConfig;
+use crate::cmd::sample::SampleConfig;
 use crate::cmd::stats::StatsConfig;
 use crate::cmd::train::TrainConfig;
 use crate::learn::andd::TrainOptions;
@@ -217,6 +218,26 @@ pub struct ReviewArgs {
     /// `https://web.archive.org/web/`; `W` copies it (OSC 52).
     #[arg(long, value_name = "BASE", value_parser = parse_replay_base)]
     pub replay_url: Option<String>,
+    /// The queue order to start in: `size` (largest first, the default) or `active` (the
+    /// entries whose label would teach most first: detectors disagreeing, weakest link
+    /// nearest a threshold). The sort key cycles through every order.
+    #[arg(long, value_enum, default_value_t = OrderArg::Size)]
+    pub order: OrderArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderArg {
+    Size,
+    Active,
+}
+
+impl OrderArg {
+    pub fn sort(self) -> crate::model::QueueSort {
+        match self {
+            OrderArg::Size => crate::model::QueueSort::SizeDesc,
+            OrderArg::Active => crate::model::QueueSort::Active,
+        }
+    }
 }
 
 fn parse_replay_base(s: &str) -> Result<String, String> {
@@ -240,6 +261,13 @@ pub struct QueueArgs {
     /// Also the triaged noise and the entries the coder has closed.
     #[arg(long)]
     pub all: bool,
+    /// The estimation sample's pairs to label (`spotcheck sample`), in labeling order,
+    /// instead of the review queue; blind samples show no scores.
+    #[arg(long)]
+    pub sample: bool,
+    /// The queue order: `size` (the workbench's default) or `active` (see `review --order`).
+    #[arg(long, value_enum, default_value_t = OrderArg::Size, conflicts_with = "sample")]
+    pub order: OrderArg,
     #[arg(long, value_enum, default_value_t = ListFormat::Jsonl)]
     pub format: ListFormat,
 }
@@ -419,13 +447,69 @@ pub struct EvalArgs {
     pub db: DbArg,
     /// Gold clustering: `url<TAB>cluster` lines, `#` comments; or `labels`: the clustering
     /// the coders' labels imply (only labeled documents count).
-    #[arg(long, value_name = "FILE|labels")]
-    pub gold: PathBuf,
+    #[arg(long, value_name = "FILE|labels", required_unless_present = "sample")]
+    pub gold: Option<PathBuf>,
     /// With `--gold labels`: only this coder's labels (default: every coder's, pairs they
     /// disagree on left out).
     #[arg(long, value_name = "NAME")]
     pub coder: Option<String>,
-    /// One JSON object per run.
+    /// Estimate every run's precision, recall and F1 over the whole collection, with 95%
+    /// intervals, from the labeled sample `spotcheck sample` drew (the newest one).
+    #[arg(long, conflicts_with_all = ["gold", "coder"])]
+    pub sample: bool,
+    /// With `--sample`: this sample instead of the newest.
+    #[arg(long, value_name = "ID", requires = "sample")]
+    pub sample_id: Option<i64>,
+    /// One JSON object per run (with `--sample`: one object for the whole estimate).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn parse_width(s: &str) -> Result<f64, String> {
+    let f: f64 = s.trim().parse().map_err(|_| format!("bad number {s:?}"))?;
+    if !(f > 0.0 && f <= 1.0) {
+        return Err(format!("expected a width above 0 and at most 1, got {s}"));
+    }
+    Ok(f)
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("expected a number of pairs of 1 or more, got {s}")),
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// The report file: `.html` (figures inline) or `.md`.
+    #[arg(long, value_name = "FILE.html|FILE.md")]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SampleArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// Pairs to draw in all, spread evenly over the strata [default: sized from --width].
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    pub size: Option<u64>,
+    /// Seed of the draw (the same database and seed give the same sample).
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Target width of each stratum's 95% interval of its share of true pairs; sets each
+    /// stratum's size (ignored with --size).
+    #[arg(long, value_name = "W", default_value_t = crate::model::sample::DEFAULT_WIDTH, value_parser = parse_width)]
+    pub width: f64,
+    /// The coder the sample is queued for [default: anyone].
+    #[arg(long, value_name = "NAME")]
+    pub coder: Option<String>,
+    /// Show the coders the candidate scores (the sample is labeled blind by default).
+    #[arg(long)]
+    pub show_scores: bool,
+    /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
 }
@@ -612,8 +696,15 @@ pub enum Command {
     /// Export labels: ANDD training pairs (andd-jsonl), gold sets (gold-tsv, gold-dirs);
     /// or documents, pairs or clusters as tables (parquet, csv).
     Export(ExportArgs),
-    /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1).
+    /// Score detector runs against a gold file (pairwise P/R/F1, Max-F1), or estimate them
+    /// with intervals from a labeled sample (`--sample`).
     Eval(EvalArgs),
+    /// Draw a stratified sample of document pairs (unproposed ones too) to label for
+    /// estimates over the whole collection.
+    Sample(SampleArgs),
+    /// Write a methods report (HTML or Markdown): corpus counts, runs and parameters,
+    /// estimated P/R/F1 with intervals, score histograms, agreement.
+    Report(ReportArgs),
     /// Train the ANDD similarity from the coders' labels.
     Train(TrainArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
@@ -814,6 +905,7 @@ impl ReviewArgs {
             coder: self.coder.clone(),
             blind: self.blind,
             keymap: self.keymap.clone(),
+            order: self.order.sort(),
             auto_advance: !self.no_auto_advance,
             replay_url: self.replay_url.clone(),
         }
@@ -821,12 +913,22 @@ impl ReviewArgs {
 }
 
 impl QueueArgs {
+    pub fn sample_config(&self) -> SampleQueueConfig {
+        SampleQueueConfig {
+            db: self.db.db.clone(),
+            coder: self.coder.clone(),
+            all: self.all,
+            format: self.format.into(),
+        }
+    }
+
     pub fn config(&self) -> QueueConfig {
         QueueConfig {
             db: self.db.db.clone(),
             coder: self.coder.clone(),
             all: self.all,
             format: self.format.into(),
+            order: self.order.sort(),
         }
     }
 }
@@ -862,11 +964,37 @@ impl RunsArgs {
 }
 
 impl EvalArgs {
-    pub fn config(&self) -> EvalConfig {
-        EvalConfig {
+    /// The gold evaluation (clap requires `--gold` unless `--sample`).
+    pub fn config(&self) -> Result<EvalConfig, String> {
+        Ok(EvalConfig {
             db: self.db.db.clone(),
-            gold: self.gold.clone(),
+            gold: self
+                .gold
+                .clone()
+                .ok_or("--gold FILE|labels or --sample is required")?,
             coder: self.coder.clone(),
+            json: self.json,
+        })
+    }
+
+    pub fn sample_config(&self) -> SampleEvalConfig {
+        SampleEvalConfig {
+            db: self.db.db.clone(),
+            sample: self.sample_id,
+            json: self.json,
+        }
+    }
+}
+
+impl SampleArgs {
+    pub fn config(&self) -> SampleConfig {
+        SampleConfig {
+            db: self.db.db.clone(),
+            size: self.size,
+            seed: self.seed,
+            width: self.width,
+            coder: self.coder.clone(),
+            show_scores: self.show_scores,
             json: self.json,
         }
     }
@@ -1009,10 +1137,17 @@ pub fn main() -> ExitCode {
         Command::Sigs(a) => cmd::results::sigs(&a.config()),
         Command::Runs(a) => cmd::results::runs(&a.config()),
         Command::Review(a) => cmd::review::run(&a.config()),
+        Command::Queue(a) if a.sample => cmd::queue::run_sample(&a.sample_config()),
         Command::Queue(a) => cmd::queue::run(&a.config()),
         Command::Plot(a) => cmd::plot::run(&a.config()),
         Command::Export(a) => with_config(a.config(), cmd::export::run),
-        Command::Eval(a) => cmd::eval::run(&a.config()),
+        Command::Eval(a) if a.sample => cmd::eval::run_sample(&a.sample_config()),
+        Command::Eval(a) => with_config(a.config(), cmd::eval::run),
+        Command::Sample(a) => cmd::sample::run(&a.config()),
+        Command::Report(a) => cmd::report::run(&cmd::report::ReportConfig {
+            db: a.db.db.clone(),
+            out: a.out.clone(),
+        }),
         Command::Train(a) => cmd::train::run(&a.config()),
         Command::Merge(a) => cmd::merge::run(&a.config()),
         Command::Query(a) => cmd::query::run(&a.config()),

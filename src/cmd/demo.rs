@@ -81,6 +81,7 @@ pub fn run(a: &DemoConfig) -> Result<ExitCode> {
         coder: None,
         blind: false,
         keymap: None,
+        order: crate::model::QueueSort::default(),
         auto_advance: true,
         replay_url: None,
     })

@@ -11,10 +11,17 @@ use std::process::ExitCode;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
+use super::sample::sample_labels;
+use crate::learn::estimate::{
+    estimate, EstimateInput, Interval, LabeledPair, RunEstimate, StratumCounts,
+};
 use crate::learn::labels::{label_gold, merge_labels, LabelGold};
 use crate::learn::metrics::{Gold, PairScores};
+use crate::model::adjudication::Consensus;
+use crate::model::sample::{Stratum, RANDOM_STRATUM};
+use crate::model::PairLabel;
 use crate::review::sanitize_line;
-use crate::store::Store;
+use crate::store::{SampleInfo, Store};
 
 /// Scores of one run.
 #[derive(Debug, Clone, Serialize)]
@@ -213,6 +220,231 @@ pub struct EvalConfig {
     /// With `labels`: only this coder's.
     pub coder: Option<String>,
     pub json: bool,
+}
+
+/// `eval --sample`: estimates from a labeled sample.
+#[derive(Debug, Clone)]
+pub struct SampleEvalConfig {
+    pub db: PathBuf,
+    /// The sample (None: the newest).
+    pub sample: Option<i64>,
+    pub json: bool,
+}
+
+/// One run's estimates from a sample.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSampleEval {
+    pub run: i64,
+    pub method: String,
+    pub params: serde_json::Value,
+    #[serde(flatten)]
+    pub estimate: RunEstimate,
+}
+
+/// The estimates of every run from one labeled sample.
+#[derive(Debug, Clone, Serialize)]
+pub struct SampleEval {
+    pub sample: SampleInfo,
+    pub strata: Vec<Stratum>,
+    pub pairs: usize,
+    /// Sample pairs with a same/different label (agreed or adjudicated).
+    pub labeled: usize,
+    pub unlabeled: usize,
+    /// Pairs the coders disagree on with no adjudication (left out).
+    pub disagreed: usize,
+    pub true_pairs: Interval,
+    pub unfound: Interval,
+    pub stratum_counts: Vec<StratumCounts>,
+    pub runs: Vec<RunSampleEval>,
+    pub method: &'static str,
+    /// Finished runs made after the sample was drawn (not estimable from it).
+    pub newer_runs: Vec<i64>,
+}
+
+/// Estimates every run the sample knows from the sample's labels (see `learn::estimate`).
+pub fn evaluate_sample(store: &Store, sample: Option<i64>) -> Result<SampleEval> {
+    let info = match sample {
+        Some(id) => store.sample(id)?,
+        None => match store.latest_sample()? {
+            Some(s) => s,
+            None => bail!(
+                "no sample in {}: draw one with `spotcheck sample --db {}`",
+                store.path().display(),
+                store.path().display()
+            ),
+        },
+    };
+    let strata = store.sample_strata(info.id)?;
+    let pairs = store.sample_pairs(info.id)?;
+    let labels = sample_labels(store, &pairs)?;
+    let counts = store.sample_run_counts(info.id)?;
+    let run_info: HashMap<i64, crate::store::RunInfo> =
+        store.runs()?.into_iter().map(|r| (r.id, r)).collect();
+    let runs: Vec<(i64, Vec<u64>)> = counts.iter().filter(|c| c.0 != 0).cloned().collect();
+    let any_counts = counts
+        .iter()
+        .find(|c| c.0 == 0)
+        .map(|c| c.1.clone())
+        .unwrap_or_default();
+    let mut member: Vec<std::collections::HashSet<(i64, i64)>> = Vec::new();
+    for (run, _) in &runs {
+        member.push(
+            store
+                .run_pairs(*run)?
+                .into_iter()
+                .map(|(a, b, _)| (a.min(b), a.max(b)))
+                .collect(),
+        );
+    }
+    let mut labeled = Vec::new();
+    let (mut unlabeled, mut disagreed) = (0, 0);
+    for (p, c) in pairs.iter().zip(&labels) {
+        match c.label() {
+            Some(l @ (PairLabel::Same | PairLabel::Different)) => {
+                let in_run: Vec<bool> = member.iter().map(|m| m.contains(&(p.a, p.b))).collect();
+                labeled.push(LabeledPair {
+                    stratum: p.stratum,
+                    same: l == PairLabel::Same,
+                    in_any: in_run.iter().any(|&x| x),
+                    in_run,
+                });
+            }
+            _ if *c == Consensus::Disagreed => disagreed += 1,
+            _ => unlabeled += 1,
+        }
+    }
+    let input = EstimateInput {
+        populations: strata.iter().map(|s| s.population).collect(),
+        run_counts: runs.iter().map(|r| r.1.clone()).collect(),
+        any_counts,
+        labeled,
+        // Jeffreys' prior on the candidate strata, none on the random one (see
+        // learn::estimate).
+        prior: strata
+            .iter()
+            .map(|s| if s.index == RANDOM_STRATUM { 0.0 } else { 0.5 })
+            .collect(),
+    };
+    let n_labeled = input.labeled.len();
+    let est = estimate(&input);
+    let known: std::collections::HashSet<i64> = runs.iter().map(|r| r.0).collect();
+    let newer_runs = run_info
+        .values()
+        .filter(|r| r.finished && !known.contains(&r.id))
+        .map(|r| r.id)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    Ok(SampleEval {
+        runs: runs
+            .iter()
+            .zip(est.runs)
+            .map(|((run, _), estimate)| RunSampleEval {
+                run: *run,
+                method: run_info
+                    .get(run)
+                    .map(|r| r.method.clone())
+                    .unwrap_or_default(),
+                params: run_info
+                    .get(run)
+                    .map(|r| r.params.clone())
+                    .unwrap_or_default(),
+                estimate,
+            })
+            .collect(),
+        sample: info,
+        strata,
+        pairs: pairs.len(),
+        labeled: n_labeled,
+        unlabeled,
+        disagreed,
+        true_pairs: est.true_pairs,
+        unfound: est.unfound,
+        stratum_counts: est.strata,
+        method: est.method,
+        newer_runs,
+    })
+}
+
+/// "0.8123 [0.7712, 0.8501]" (or "-" when undefined).
+pub fn fmt_interval(i: Option<Interval>) -> String {
+    match i {
+        Some(i) => format!("{:.4} [{:.4}, {:.4}]", i.estimate, i.low, i.high),
+        None => "-".into(),
+    }
+}
+
+/// The sample evaluation as text: the sample, one line per run, the true pairs and the strata.
+pub fn write_sample_table(out: &mut impl Write, e: &SampleEval) -> Result<()> {
+    writeln!(
+        out,
+        "sample {} (seed {}, {} documents): {} pairs, {} labeled, {} unlabeled or unsure, {} disagreed without adjudication",
+        e.sample.id, e.sample.seed, e.sample.documents, e.pairs, e.labeled, e.unlabeled, e.disagreed
+    )?;
+    writeln!(out, "method: {}", e.method)?;
+    writeln!(
+        out,
+        "{:<5} {:<9} {:>9}  {:<26} {:<26} {:<26}",
+        "run", "method", "pairs", "precision [95% CI]", "recall [95% CI]", "F1 [95% CI]"
+    )?;
+    for r in &e.runs {
+        writeln!(
+            out,
+            "{:<5} {:<9} {:>9}  {:<26} {:<26} {:<26}",
+            r.run,
+            r.method,
+            r.estimate.predicted,
+            fmt_interval(r.estimate.precision),
+            fmt_interval(r.estimate.recall),
+            fmt_interval(r.estimate.f1)
+        )?;
+    }
+    let i = e.true_pairs;
+    writeln!(
+        out,
+        "true pairs in the collection: {:.0} [{:.0}, {:.0}]; found by no run: {:.0} [{:.0}, {:.0}]",
+        i.estimate, i.low, i.high, e.unfound.estimate, e.unfound.low, e.unfound.high
+    )?;
+    writeln!(
+        out,
+        "{:<24} {:>14} {:>7} {:>7} {:>6}  upper bound if none",
+        "stratum", "population", "drawn", "labeled", "same"
+    )?;
+    for (s, c) in e.strata.iter().zip(&e.stratum_counts) {
+        writeln!(
+            out,
+            "{:<24} {:>14} {:>7} {:>7} {:>6}  {}",
+            s.name,
+            s.population,
+            s.drawn,
+            c.labeled,
+            c.same,
+            c.upper_if_none
+                .map(|u| format!("{u:.0}"))
+                .unwrap_or_else(|| "-".into())
+        )?;
+    }
+    if !e.newer_runs.is_empty() {
+        writeln!(
+            out,
+            "runs {:?} finished after this sample was drawn: draw a new sample to estimate them",
+            e.newer_runs
+        )?;
+    }
+    Ok(())
+}
+
+/// `eval --sample`.
+pub fn run_sample(a: &SampleEvalConfig) -> Result<ExitCode> {
+    let store = Store::open_existing(&a.db)?;
+    let e = evaluate_sample(&store, a.sample)?;
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        super::write_json_line(&mut out, &e)?;
+    } else {
+        write_sample_table(&mut out, &e)?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 pub fn run(a: &EvalConfig) -> Result<ExitCode> {

@@ -12,9 +12,11 @@ pub mod merge;
 pub mod plot;
 pub mod query;
 pub mod queue;
+pub mod report;
 pub mod results;
 pub mod review;
 pub mod stage;
+pub mod sample;
 pub mod stats;
 pub mod train;
 

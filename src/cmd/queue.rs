@@ -23,6 +23,103 @@ pub struct QueueConfig {
     /// Also the triaged noise and the entries the coder has closed (reviewed).
     pub all: bool,
     pub format: ListFormat,
+    /// The queue order (the workbench's default unless `--order active`).
+    pub order: QueueSort,
+}
+
+/// What `queue --sample` prints: the estimation sample's pairs still to label.
+#[derive(Debug, Clone)]
+pub struct SampleQueueConfig {
+    pub db: PathBuf,
+    /// Whose labels close a pair (None: [`super::review::default_coder`]).
+    pub coder: Option<String>,
+    /// Also the pairs the coder has labeled.
+    pub all: bool,
+    pub format: ListFormat,
+}
+
+/// `queue --sample`: the newest sample's pairs in labeling order, those the coder has not
+/// labeled yet (every pair with `all`); blind samples show no score and no stratum (the
+/// stratum would tell the coder how similar the detectors found the pair).
+pub fn run_sample(a: &SampleQueueConfig) -> Result<ExitCode> {
+    let mut store = Store::open_existing(&a.db)?;
+    let coder = a.coder.clone().unwrap_or_else(super::review::default_coder);
+    if coder.trim().is_empty() {
+        bail!("--coder must not be empty");
+    }
+    store.materialize_pending()?;
+    let Some(sample) = store.latest_sample()? else {
+        bail!(
+            "no sample in {}: draw one with `spotcheck sample --db {}`",
+            a.db.display(),
+            a.db.display()
+        );
+    };
+    let pairs = store.sample_pairs(sample.id)?;
+    let ids: Vec<i64> = pairs.iter().flat_map(|p| [p.a, p.b]).collect();
+    let briefs = store.doc_briefs(&ids)?;
+    let brief = |id: i64| {
+        briefs
+            .get(&id)
+            .map(|b| (b.url.as_str(), b.title.as_str()))
+            .unwrap_or_default()
+    };
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if a.format == ListFormat::Tsv {
+        writeln!(
+            out,
+            "position\tlabel\t{}url_a\turl_b\ttitle_a\ttitle_b",
+            if sample.blind { "" } else { "stratum\tscore\t" }
+        )?;
+    }
+    for (i, p) in pairs.iter().enumerate() {
+        let label = store.pair_label(&coder, p.a, p.b)?;
+        if label.is_some() && !a.all {
+            continue;
+        }
+        let ((url_a, title_a), (url_b, title_b)) = (brief(p.a), brief(p.b));
+        match a.format {
+            ListFormat::Jsonl => {
+                let mut v = json!({
+                    "sample": sample.id,
+                    "position": i + 1,
+                    "label": label,
+                    "a": url_a,
+                    "b": url_b,
+                    "title_a": title_a,
+                    "title_b": title_b,
+                });
+                if !sample.blind {
+                    v["stratum"] = json!(p.stratum);
+                    v["score"] = json!(p.score);
+                }
+                write_json_line(&mut out, &v)?;
+            }
+            ListFormat::Tsv => {
+                let extra = if sample.blind {
+                    String::new()
+                } else {
+                    format!(
+                        "{}\t{}\t",
+                        p.stratum,
+                        p.score.map(|s| format!("{s:.4}")).unwrap_or_default()
+                    )
+                };
+                writeln!(
+                    out,
+                    "{}\t{}\t{extra}{}\t{}\t{}\t{}",
+                    i + 1,
+                    label.as_deref().unwrap_or(""),
+                    tsv_cell(url_a).replace(' ', "%20"),
+                    tsv_cell(url_b).replace(' ', "%20"),
+                    tsv_cell(title_a),
+                    tsv_cell(title_b)
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Rows read per page.
@@ -44,8 +141,7 @@ pub fn run(a: &QueueConfig) -> Result<ExitCode> {
         },
         ..QueueFilter::default()
     };
-    // The workbench's default order.
-    let sort = QueueSort::default();
+    let sort = a.order;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(

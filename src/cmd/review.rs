@@ -28,6 +28,8 @@ pub struct ReviewConfig {
     pub blind: bool,
     /// A keymap file merged over the bundled one.
     pub keymap: Option<PathBuf>,
+    /// The queue order to start in.
+    pub order: crate::model::QueueSort,
     /// Move on to the next entry after a verdict (the default; `--no-auto-advance`).
     pub auto_advance: bool,
     /// Replay base for members' replay links (pywb collection, Wayback Machine).
@@ -42,6 +44,9 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
         bail!("--coder must not be empty");
     }
     let mut session = Session::new(store, &coder, a.blind)?;
+    if a.order != crate::model::QueueSort::default() {
+        session.set_sort(a.order)?;
+    }
     session.auto_advance = a.auto_advance;
     session.replay_base = a.replay_url.clone();
     if !std::io::stdout().is_terminal() {

@@ -515,6 +515,33 @@ pub fn verify(sigs: &[DocSig], candidates: &[(u32, u32)], threshold: f64) -> Vec
         .collect()
 }
 
+/// Every pair (document ids, a < b, sorted) whose exact Jaccard under `settings` reaches
+/// its threshold, with that Jaccard, without storing a run: the cheap candidate generator
+/// of `spotcheck sample` (run at a low threshold, so its strata reach pairs no detector
+/// proposed).
+pub fn candidate_pairs(store: &Store, settings: &MinHashSettings) -> Result<Vec<(i64, i64, f64)>> {
+    let prepared = Prepared::new(settings);
+    let mut ids: Vec<i64> = Vec::new();
+    let mut sigs: Vec<DocSig> = Vec::new();
+    store.for_each_text_chunk(settings.text, 1024, |chunk| {
+        let signed: Vec<DocSig> = chunk.par_iter().map(|d| prepared.sign(&d.text)).collect();
+        ids.extend(chunk.iter().map(|d| d.id));
+        sigs.extend(signed);
+        Ok(())
+    })?;
+    let (bands, _) = prepared.bands_rows();
+    let found = verify(&sigs, &candidates(&sigs, bands), settings.threshold);
+    let mut out: Vec<(i64, i64, f64)> = found
+        .into_iter()
+        .map(|p| {
+            let (a, b) = (ids[p.a as usize], ids[p.b as usize]);
+            (a.min(b), a.max(b), p.score())
+        })
+        .collect();
+    out.sort_by_key(|x| (x.0, x.1));
+    Ok(out)
+}
+
 /// Lower-case hex of a band hash, as `spotcheck sigs` shows it.
 fn hex(h: u64) -> String {
     format!("{h:016x}")

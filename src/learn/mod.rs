@@ -3,6 +3,7 @@
 pub mod andd;
 pub mod corpus;
 pub mod cv;
+pub mod estimate;
 pub mod labels;
 pub mod metrics;
 pub mod pairs;

@@ -6,6 +6,7 @@
 //! (`agreement`), and what merging coders' copies adds (`merge`). No I/O: the store persists these types and the review session shows
 //! them.
 
+pub mod adjudication;
 pub mod agreement;
 pub mod decision;
 pub mod entries;
@@ -14,6 +15,7 @@ pub mod log;
 pub mod merge;
 pub mod queue;
 pub mod replay;
+pub mod sample;
 pub mod status;
 pub mod triage;
 
@@ -27,7 +29,7 @@ pub use log::{
     active_decisions, label_of, last_verdict, parse_set_key, set_key, DecisionRow, LogEntry,
 };
 pub use queue::{
-    queue_order, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, MERGED_QUEUE,
+    queue_order, teach_score, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, MERGED_QUEUE,
 };
 pub use replay::Labels;
 pub use status::{cluster_review, derive_status, pair_count, ClusterReview, PairCounts};

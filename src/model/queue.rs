@@ -49,15 +49,19 @@ pub enum QueueSort {
     ScoreAsc,
     /// Most detectors agreeing first (then larger first).
     AgreementDesc,
+    /// Active learning: the entries whose label would teach most first ([`teach_score`]:
+    /// detectors disagreeing, weakest link near the threshold).
+    Active,
 }
 
 impl QueueSort {
-    pub const ALL: [QueueSort; 5] = [
+    pub const ALL: [QueueSort; 6] = [
         QueueSort::SizeDesc,
         QueueSort::SizeAsc,
         QueueSort::ScoreDesc,
         QueueSort::ScoreAsc,
         QueueSort::AgreementDesc,
+        QueueSort::Active,
     ];
 
     pub fn name(self) -> &'static str {
@@ -67,6 +71,7 @@ impl QueueSort {
             QueueSort::ScoreDesc => "score desc",
             QueueSort::ScoreAsc => "score asc",
             QueueSort::AgreementDesc => "agreement desc",
+            QueueSort::Active => "active",
         }
     }
 }
@@ -120,6 +125,23 @@ pub struct QueueKey {
     pub max_score: Option<f64>,
     /// Detectors that found a pair in it.
     pub agreement: i64,
+    /// Detectors with a finished run.
+    pub detectors_total: i64,
+}
+
+/// How much a coder's label of an entry would teach a model, for the active-learning order
+/// (uncertainty sampling): the detectors' disagreement, 1 − |2·agreement/total − 1| (1 when
+/// half of them found it, 0 when all or one of one), plus the uncertainty of its weakest
+/// link, 1 − min score (every merged pair passed some detector's threshold, so the
+/// weakest is the one nearest a decision boundary; an entry without scores counts ½).
+pub fn teach_score(k: &QueueKey) -> f64 {
+    let disagreement = if k.detectors_total > 1 {
+        1.0 - (2.0 * k.agreement as f64 / k.detectors_total as f64 - 1.0).abs()
+    } else {
+        0.0
+    };
+    let uncertainty = k.min_score.map_or(0.5, |s| 1.0 - s.clamp(0.0, 1.0));
+    disagreement + uncertainty
 }
 
 /// The order of the queue under `sort` (ties broken by run and cluster, so it is total).
@@ -139,6 +161,9 @@ pub fn queue_order(sort: QueueSort, a: &QueueKey, b: &QueueKey) -> Ordering {
             .cmp(&a.agreement)
             .then(b.size.cmp(&a.size))
             .then(score(b.max_score, a.max_score)),
+        QueueSort::Active => teach_score(b)
+            .total_cmp(&teach_score(a))
+            .then(b.size.cmp(&a.size)),
     };
     first.then((a.run_id, a.cluster).cmp(&(b.run_id, b.cluster)))
 }
@@ -156,6 +181,7 @@ mod tests {
             min_score: max,
             max_score: max,
             agreement: 1,
+            detectors_total: 1,
         };
         let mut v = [k(3, 2, None), k(2, 2, Some(0.5)), k(1, 5, Some(0.1))];
         v.sort_by(|a, b| queue_order(QueueSort::ScoreDesc, a, b));
@@ -164,5 +190,24 @@ mod tests {
         assert_eq!(v.map(|k| k.cluster), [1, 2, 3]);
         v.sort_by(|a, b| queue_order(QueueSort::ScoreAsc, a, b));
         assert_eq!(v.map(|k| k.cluster), [3, 1, 2]);
+    }
+
+    #[test]
+    fn the_active_order_puts_disagreement_and_weak_links_first() {
+        let k = |cluster, agreement, min| QueueKey {
+            run_id: 0,
+            cluster,
+            size: 2,
+            min_score: Some(min),
+            max_score: Some(min),
+            agreement,
+            detectors_total: 4,
+        };
+        // 2 of 4 detectors at 0.9: 1 + 0.1; 4 of 4 at 0.4: 0 + 0.6; 4 of 4 at 0.95: 0.05;
+        // 1 of 4 at 0.5: 0.5 + 0.5.
+        let mut v = [k(1, 4, 0.95), k(2, 2, 0.9), k(3, 4, 0.4), k(4, 1, 0.5)];
+        v.sort_by(|a, b| queue_order(QueueSort::Active, a, b));
+        assert_eq!(v.map(|k| k.cluster), [2, 4, 3, 1]);
+        assert!((teach_score(&k(9, 2, 0.9)) - 1.1).abs() < 1e-12);
     }
 }

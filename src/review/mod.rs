@@ -7,6 +7,7 @@
 pub mod actions;
 pub mod background;
 pub mod charts;
+pub mod coverage;
 pub mod evidence;
 pub mod group;
 pub mod oracle;

@@ -15,6 +15,7 @@ mod queries;
 mod review;
 mod review_queue;
 mod review_status;
+mod samples;
 mod schema;
 
 pub use detections::{ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT};
@@ -27,6 +28,7 @@ pub use merge::MergeOutcome;
 pub use queries::{DocListing, ErrorListing, SourceSummary, Stats};
 pub use review::{ClusterMember, PairEvidence, ReviewDoc};
 pub use review_queue::{EntryPair, PageAt};
+pub use samples::{NewSample, SampleInfo};
 // The review model's types, defined in `crate::model` and persisted here; re-exported
 // under their old paths so callers written against the store keep working.
 pub use crate::model::{

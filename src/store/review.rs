@@ -413,6 +413,20 @@ mod tests {
                     QueueSort::ScoreDesc => assert!(score(a.max_score) >= score(b.max_score)),
                     QueueSort::ScoreAsc => assert!(score(a.min_score) <= score(b.min_score)),
                     QueueSort::AgreementDesc => assert!(a.detectors.len() >= b.detectors.len()),
+                    QueueSort::Active => {
+                        let teach = |r: &QueueRow| {
+                            crate::model::teach_score(&crate::model::QueueKey {
+                                run_id: r.run_id,
+                                cluster: r.cluster,
+                                size: r.size,
+                                min_score: r.min_score,
+                                max_score: r.max_score,
+                                agreement: r.detectors.len() as i64,
+                                detectors_total: r.detectors_total,
+                            })
+                        };
+                        assert!(teach(a) >= teach(b))
+                    }
                 }
             }
         }

@@ -22,7 +22,7 @@ use crate::model::{
 };
 
 /// Bumped when the way entries are built changes, so the next refresh rebuilds them.
-const QUEUE_BUILD: &str = "merged-1";
+const QUEUE_BUILD: &str = "merged-2";
 
 /// The queue table's rank column of an order (1 = first).
 fn rank_column(sort: QueueSort) -> &'static str {
@@ -32,6 +32,7 @@ fn rank_column(sort: QueueSort) -> &'static str {
         QueueSort::ScoreDesc => "q.rank_score_desc",
         QueueSort::ScoreAsc => "q.rank_score_asc",
         QueueSort::AgreementDesc => "q.rank_agreement_desc",
+        QueueSort::Active => "q.rank_active",
     }
 }
 
@@ -453,7 +454,7 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
     ))
 }
 
-fn entry_key(number: i64, e: &Entry) -> QueueKey {
+fn entry_key(number: i64, e: &Entry, detectors_total: usize) -> QueueKey {
     QueueKey {
         run_id: MERGED_QUEUE,
         cluster: number,
@@ -461,6 +462,7 @@ fn entry_key(number: i64, e: &Entry) -> QueueKey {
         min_score: e.min_score,
         max_score: e.max_score,
         agreement: e.detectors.len() as i64,
+        detectors_total: detectors_total as i64,
     }
 }
 
@@ -473,10 +475,10 @@ fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
     let keys: Vec<QueueKey> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| entry_key(i as i64 + 1, e))
+        .map(|(i, e)| entry_key(i as i64 + 1, e, total))
         .collect();
     // ranks[i][k]: the position of entry i in order QueueSort::ALL[k] (the column order below).
-    let mut ranks = vec![[0i64; 5]; entries.len()];
+    let mut ranks = vec![[0i64; QueueSort::ALL.len()]; entries.len()];
     for (k, sort) in QueueSort::ALL.into_iter().enumerate() {
         let mut idx: Vec<usize> = (0..entries.len()).collect();
         idx.sort_by(|&i, &j| queue_order(sort, &keys[i], &keys[j]));
@@ -494,9 +496,9 @@ fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
         "INSERT INTO review_clusters(run_id, cluster, method, latest, size, min_score,
            max_score, members_key, title, disagree, detectors, agreement, detectors_total,
            noise, captures, bridge_a, bridge_b, bridge_score, rank_size_desc, rank_size_asc,
-           rank_score_desc, rank_score_asc, rank_agreement_desc)
+           rank_score_desc, rank_score_asc, rank_agreement_desc, rank_active)
          VALUES (?1, ?2, ?3, 1, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-           ?18, ?19, ?20, ?21, ?22)",
+           ?18, ?19, ?20, ?21, ?22, ?23)",
     )?;
     let mut member_st = conn
         .prepare("INSERT INTO review_entry_members(entry, doc_id, captures) VALUES (?1, ?2, ?3)")?;
@@ -540,7 +542,8 @@ fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
             r[1],
             r[2],
             r[3],
-            r[4]
+            r[4],
+            r[5]
         ])?;
         for (m, c) in e.members.iter().zip(&e.captures) {
             member_st.execute(params![k.cluster, m, c])?;
@@ -570,11 +573,13 @@ const QUEUE_INDEXES: &str = "
     CREATE INDEX review_clusters_size_asc ON review_clusters(rank_size_asc, noise);
     CREATE INDEX review_clusters_score_desc ON review_clusters(rank_score_desc, noise);
     CREATE INDEX review_clusters_score_asc ON review_clusters(rank_score_asc, noise);
-    CREATE INDEX review_clusters_agreement_desc ON review_clusters(rank_agreement_desc, noise);";
+    CREATE INDEX review_clusters_agreement_desc ON review_clusters(rank_agreement_desc, noise);
+    CREATE INDEX review_clusters_active ON review_clusters(rank_active, noise);";
 
 const QUEUE_DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS review_clusters_size_desc;
     DROP INDEX IF EXISTS review_clusters_size_asc;
     DROP INDEX IF EXISTS review_clusters_score_desc;
     DROP INDEX IF EXISTS review_clusters_score_asc;
-    DROP INDEX IF EXISTS review_clusters_agreement_desc;";
+    DROP INDEX IF EXISTS review_clusters_agreement_desc;
+    DROP INDEX IF EXISTS review_clusters_active;";

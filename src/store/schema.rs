@@ -344,6 +344,51 @@ const MIGRATIONS: &[&str] = &[
         merged_at   TEXT NOT NULL
     );
     "#,
+    // Estimation samples (`spotcheck sample`, `model::sample`): the strata with their
+    // populations, the drawn pairs in labeling order, and each run's pairs per stratum as
+    // they were when the sample was drawn (run_id 0: the pairs of any run), which the
+    // estimates weight by. Labels of the pairs are ordinary decisions on two-document sets.
+    r#"
+    CREATE TABLE IF NOT EXISTS samples (
+        id         INTEGER PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        seed       INTEGER NOT NULL,
+        params     TEXT NOT NULL,               -- JSON: size or width, candidate generator, runs
+        documents  INTEGER NOT NULL,
+        blind      INTEGER NOT NULL DEFAULT 1,  -- 1: coders are not shown the scores
+        coder      TEXT                         -- the coder it is queued for (NULL: anyone)
+    );
+    CREATE TABLE IF NOT EXISTS sample_strata (
+        sample_id  INTEGER NOT NULL REFERENCES samples(id),
+        stratum    INTEGER NOT NULL,
+        name       TEXT NOT NULL,
+        population INTEGER NOT NULL,            -- pairs of the collection in the stratum
+        drawn      INTEGER NOT NULL,
+        PRIMARY KEY (sample_id, stratum)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS sample_pairs (
+        sample_id INTEGER NOT NULL REFERENCES samples(id),
+        position  INTEGER NOT NULL,             -- labeling order, from 1
+        stratum   INTEGER NOT NULL,
+        a         INTEGER NOT NULL,
+        b         INTEGER NOT NULL,
+        score     REAL,                         -- best candidate score (NULL: random stratum)
+        PRIMARY KEY (sample_id, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS sample_run_counts (
+        sample_id INTEGER NOT NULL REFERENCES samples(id),
+        run_id    INTEGER NOT NULL,             -- 0: the pairs any run proposed
+        stratum   INTEGER NOT NULL,
+        pairs     INTEGER NOT NULL,
+        PRIMARY KEY (sample_id, run_id, stratum)
+    ) WITHOUT ROWID;
+    "#,
+    // The active-learning queue order (`model::queue::teach_score`): one more rank column
+    // of the derived queue table, filled by the next refresh.
+    r#"
+    ALTER TABLE review_clusters ADD COLUMN rank_active INTEGER NOT NULL DEFAULT 0;
+    DELETE FROM meta WHERE key = 'review_queue_runs';
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -11,3 +11,4 @@ mod andd;
 mod andd_corpus;
 mod labels_corpus;
 mod labels_export;
+mod sample;

@@ -343,6 +343,12 @@ impl Session {
         self.after_filter_change()
     }
 
+    /// Shows the queue in `sort` order (`review --order`).
+    pub fn set_sort(&mut self, sort: QueueSort) -> Result<()> {
+        self.sort = sort;
+        self.after_filter_change()
+    }
+
     pub fn clear_filter(&mut self) -> Result<()> {
         self.filter = QueueFilter::default();
         self.after_filter_change()
