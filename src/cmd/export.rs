@@ -71,8 +71,13 @@ pub struct ExportConfig {
 }
 
 pub fn run(a: &ExportConfig) -> Result<ExitCode> {
-    let store = Store::open_existing(&a.db)?;
+    let mut store = Store::open_existing(&a.db)?;
     check_coder(&store, a.coder.as_deref())?;
+    if matches!(a.format, ExportFormat::Parquet | ExportFormat::Csv) {
+        // The docs table's language column: a database from before languages were stored
+        // gets them now, as `docs` does.
+        store.fill_missing_langs()?;
+    }
     let text = a.text.unwrap_or(TextKind::Visible);
     let summary = match a.format {
         ExportFormat::AnddJsonl => export_andd(&store, a, text)?,

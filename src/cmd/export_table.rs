@@ -65,7 +65,9 @@ fn docs(store: &Store, coder: Option<&str>) -> Result<Table> {
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut chars, mut dup_group, mut cluster, mut doc_labels, mut source) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut language = Vec::new();
     store.for_each_document(|d| {
+        language.push(d.lang.clone());
         id.push(Some(d.id));
         site.push(Some(site_key(&d.url).to_string()));
         date.push(d.fetch_time.as_deref().and_then(unix_millis));
@@ -83,15 +85,15 @@ fn docs(store: &Store, coder: Option<&str>) -> Result<Table> {
         source.push(Some(d.source));
         Ok(())
     })?;
-    let n = id.len();
     let mut t = Table::default();
     t.push("id", Column::Int(id));
     t.push("url", Column::Text(url));
     t.push("date", Column::Timestamp(date));
     t.push("title", Column::Text(title));
     t.push("site", Column::Text(site));
-    // Per-document language is not stored yet: the column is there, null.
-    t.push("language", Column::Text(vec![None; n]));
+    // The language identified on the content text (`und`: unknown); null only in a database
+    // whose languages were never filled (see `Store::fill_missing_langs`).
+    t.push("language", Column::Text(language));
     t.push("chars", Column::Int(chars));
     t.push("dup_group", Column::Int(dup_group));
     t.push("cluster", Column::Int(cluster));
