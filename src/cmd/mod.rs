@@ -15,8 +15,8 @@ pub mod queue;
 pub mod report;
 pub mod results;
 pub mod review;
-pub mod stage;
 pub mod sample;
+pub mod stage;
 pub mod stats;
 pub mod train;
 

@@ -21,8 +21,8 @@ pub mod imatch;
 pub mod method;
 pub mod minhash;
 pub mod params;
-pub mod shared;
 pub mod query;
+pub mod shared;
 pub mod spotsigs;
 pub mod staged;
 

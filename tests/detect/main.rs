@@ -12,8 +12,8 @@ mod common;
 mod languages;
 mod minhash;
 mod params;
-mod spotsigs_defaults;
 mod query;
+mod spotsigs_defaults;
 mod staged;
 
 /// Each case (extra arguments, the flag, a piece of its valid range) run after `base` is a

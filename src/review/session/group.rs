@@ -48,9 +48,7 @@ impl Session {
             members.push(GroupMember {
                 id: m.id,
                 url: m.url.clone(),
-                captured: dates
-                    .get(&m.id)
-                    .map(|d| sanitize_line(d)),
+                captured: dates.get(&m.id).map(|d| sanitize_line(d)),
                 text: self.store.doc_text(m.id, kind)?.unwrap_or_default(),
             });
         }
