@@ -644,6 +644,8 @@ fn merged_queue_first_frame_and_key_latency() {
         cpu.append(&mut d.cpu);
         assert_eq!(s.mode(), spotcheck::review::Mode::Group);
         groups.push(d.press(&mut s, "Esc"));
+        // `w` from the queue opens the entry under the group view: back to the queue.
+        d.press(&mut s, "Esc");
         d.press(&mut s, "j");
     }
     d.cpu = cpu;
@@ -653,7 +655,7 @@ fn merged_queue_first_frame_and_key_latency() {
     d.cpu.clear();
     for _ in 0..10 {
         charts.push(d.press(&mut s, "p"));
-        assert_eq!(s.mode(), spotcheck::review::Mode::Chart);
+        assert_eq!(s.mode(), spotcheck::review::Mode::Chart, "{}", s.message);
         d.press(&mut s, "Esc");
     }
     eprintln!("chart screen (p) {}", d.report(charts));
