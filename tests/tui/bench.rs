@@ -571,3 +571,98 @@ fn real_first_frame_and_key_latency() {
         d.cpu
     );
 }
+
+/// Issue 15's benchmark: a copy of a database of 100,000+ real pages after `detect` with
+/// defaults (so `detect` has built the merged queue). Times the first frame, queue moves,
+/// opening entries and pairs, the group view (`w`) and the chart screen (`p`, its keys).
+/// `SPOTCHECK_BENCH_DB=/tmp/bench100k-run.db cargo test --release --test tui -- --ignored --nocapture bench::merged`
+/// (BENCHMARKS.md "Review workbench on 100,000 pages (issue 15)" says how the database is built).
+#[test]
+#[ignore = "benchmark: run explicitly in release mode (see the function's comment)"]
+fn merged_queue_first_frame_and_key_latency() {
+    let Ok(db) = std::env::var("SPOTCHECK_BENCH_DB") else {
+        crate::common::skip(
+            "benchmark: set SPOTCHECK_BENCH_DB to a copy of a database after detect (see the comment)",
+        );
+        return;
+    };
+    let db = std::path::PathBuf::from(db);
+    let docs: i64 = rusqlite::Connection::open(&db)
+        .unwrap()
+        .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+        .unwrap();
+    let mut d = Driver::new();
+    let c0 = cpu_time();
+    let (_, first) = d.start(&db);
+    let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    let (mut s, restart) = d.start(&db);
+    eprintln!(
+        "{}: {docs} documents, {} queue entries",
+        db.display(),
+        s.queue_len
+    );
+    eprintln!("first frame {first:?} (CPU {first_cpu:?}); restart {restart:?}");
+    eprintln!("queue move (j) {}", d.measure(&mut s, "j", 1000));
+    eprintln!("queue page down {}", d.measure(&mut s, "PageDown", 100));
+    // Open the first 100 entries (the largest first), each entry's first pair for 20.
+    d.press(&mut s, "g");
+    let (mut opens, mut cpu) = (Vec::new(), Vec::new());
+    let (mut pairs, mut pairs_ready) = (Vec::new(), Vec::new());
+    let mut sizes = Vec::new();
+    for i in 0..100 {
+        d.cpu.clear();
+        opens.push(d.press(&mut s, "Enter"));
+        cpu.append(&mut d.cpu);
+        sizes.push(s.cluster.as_ref().map_or(0, |c| c.members.len()));
+        if i < 20 {
+            let (key, ready) = open_pair(&mut d, &mut s);
+            pairs.push(key);
+            pairs_ready.push(ready);
+            d.press(&mut s, "Esc");
+        }
+        d.press(&mut s, "Esc");
+        d.press(&mut s, "j");
+    }
+    d.cpu = cpu;
+    eprintln!(
+        "open entry (Enter; {}..{} members) {}",
+        sizes.iter().min().unwrap_or(&0),
+        sizes.iter().max().unwrap_or(&0),
+        d.report(opens)
+    );
+    eprintln!(
+        "open pair: key to frame {}; to the compared documents {}",
+        stats(pairs),
+        stats(pairs_ready)
+    );
+    // The group view of the 50 largest entries.
+    d.press(&mut s, "g");
+    let (mut groups, mut cpu) = (Vec::new(), Vec::new());
+    for _ in 0..50 {
+        d.cpu.clear();
+        groups.push(d.press(&mut s, "w"));
+        cpu.append(&mut d.cpu);
+        assert_eq!(s.mode(), spotcheck::review::Mode::Group);
+        groups.push(d.press(&mut s, "Esc"));
+        // `w` from the queue opens the entry under the group view: back to the queue.
+        d.press(&mut s, "Esc");
+        d.press(&mut s, "j");
+    }
+    d.cpu = cpu;
+    eprintln!("group view (w, then Esc) {}", d.report(groups));
+    // The chart screen: opened ten times, its keys (next run, threshold moves).
+    let mut charts = Vec::new();
+    d.cpu.clear();
+    for _ in 0..10 {
+        charts.push(d.press(&mut s, "p"));
+        assert_eq!(s.mode(), spotcheck::review::Mode::Chart, "{}", s.message);
+        d.press(&mut s, "Esc");
+    }
+    eprintln!("chart screen (p) {}", d.report(charts));
+    d.press(&mut s, "p");
+    eprintln!(
+        "chart: what-if threshold (]) {}",
+        d.measure(&mut s, "]", 50)
+    );
+    eprintln!("chart: next run (m) {}", d.measure(&mut s, "m", 10));
+}
