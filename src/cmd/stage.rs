@@ -148,12 +148,13 @@ pub fn run(c: &StageConfig) -> Result<ExitCode> {
             let staged: StagedRun = read_json(run)?;
             let mut store = Store::open_existing(db)?;
             let id = import(&mut store, &staged)?;
-            println!(
+            // A closed stdout is success (the contract), not a `println!` panic.
+            crate::cmd::outln!(
                 "imported {} run {id}: {} pairs, {} clusters",
                 staged.method,
                 staged.pairs.len(),
                 staged.clusters.len()
-            );
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
