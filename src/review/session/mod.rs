@@ -148,12 +148,27 @@ struct Background {
     evidence: Option<SharedEvidence>,
 }
 
+/// The group view's and the chart screen's work running off the UI thread: each job's
+/// number, so a result the coder has moved past is dropped.
+#[derive(Default)]
+struct Jobs {
+    /// The group table being built, and the entry it is for.
+    group: Option<(u64, group::GroupKey)>,
+    charts: Option<u64>,
+    /// The what-if of a run being computed, and what was asked.
+    what_if: Option<(u64, crate::review::charts::PendingWhatIf)>,
+}
+
 /// A review session of one coder.
 pub struct Session {
     store: Store,
     pub coder: String,
     pub blind: bool,
     background: Background,
+    jobs: Jobs,
+    /// Group tables built this session, newest last (reopening an entry's group view is
+    /// free).
+    group_tables: Vec<(group::GroupKey, crate::review::group::GroupTable)>,
     pub filter: QueueFilter,
     pub sort: QueueSort,
     pub queue_len: u64,
@@ -223,6 +238,8 @@ impl Session {
                 worker,
                 evidence: None,
             },
+            jobs: Jobs::default(),
+            group_tables: Vec::new(),
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
             queue_len: 0,
@@ -307,40 +324,13 @@ impl Session {
             _ => {}
         }
         if self.mode() != Mode::Chart {
+            // The chart screen's work is of no use any more: its results are dropped.
             self.charts = None;
-        }
-    }
-
-    /// Opens the chart screen: the figures of the database read once (the coder's labels
-    /// for precision and recall), the what-if at the first run's own threshold.
-    pub fn open_charts(&mut self) -> Result<()> {
-        let figures = crate::chart::load_figures(
-            &self.store,
-            &crate::chart::FigureRequest {
-                coder: Some(self.coder.clone()),
-                ..Default::default()
-            },
-        )?;
-        let view = crate::review::charts::ChartView::new(figures);
-        self.message = view.summary();
-        self.charts = Some(view);
-        self.push(Mode::Chart);
-        Ok(())
-    }
-
-    /// Moves the what-if threshold (`steps` of 0.05) and says what it changes.
-    pub fn move_threshold(&mut self, steps: i64) {
-        if let Some(v) = &mut self.charts {
-            v.move_threshold(steps);
-            self.message = v.summary();
-        }
-    }
-
-    /// Shows the next detector run's histogram.
-    pub fn next_chart_run(&mut self) {
-        if let Some(v) = &mut self.charts {
-            v.show_run(v.run + 1);
-            self.message = v.summary();
+            let charts = self.jobs.charts.take();
+            let what_if = self.jobs.what_if.take().map(|(id, _)| id);
+            for id in charts.into_iter().chain(what_if) {
+                self.background.worker.cancel(id);
+            }
         }
     }
 
