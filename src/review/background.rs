@@ -3,7 +3,7 @@
 //! pair view), the word diff, wrapping long documents again for a new width (a resize),
 //! the group view's table (every member's text read and diffed against the source), and
 //! the chart screen's figures (every run's pairs read and binned) and what-if curve of a
-//! run. One worker thread with its own read connection to the database; a new job replaces
+//! run, and the merged queue when a session starts on new detector runs. One worker thread with its own read connection to the database; a new job replaces
 //! the queued jobs it makes useless (a new pair the queued pair work, any other job the
 //! queued one of its kind), and every result carries its job's number, so the session
 //! drops a result the coder has moved past.
@@ -68,6 +68,8 @@ pub enum Job {
         kind: TextKind,
         fallback_anchor: i64,
     },
+    /// The merged review queue brought up to date with the runs (a write).
+    BuildQueue,
     /// The chart screen of `coder`: every run's figures read, the first run's what-if.
     Charts { coder: String },
     /// The what-if points of run `run` (an index into the chart screen's runs) at
@@ -101,6 +103,7 @@ impl Job {
                 | (Job::Group { .. }, Job::Group { .. })
                 | (Job::Charts { .. }, Job::Charts { .. } | Job::WhatIf { .. })
                 | (Job::WhatIf { .. }, Job::WhatIf { .. })
+                | (Job::BuildQueue, Job::BuildQueue)
         )
     }
 }
@@ -118,6 +121,7 @@ pub enum Output {
         generation: u64,
         lines: Vec<(Pane, usize, Vec<Range<usize>>)>,
     },
+    QueueBuilt,
     Group(GroupTable),
     Charts(Box<ChartView>),
     WhatIf {
@@ -267,12 +271,12 @@ fn worker_loop(shared: &Shared, sender: &Sender<Done>, db: &std::path::Path) {
     }
 }
 
-/// The worker's read connection, opened on first use.
-fn connection<'a>(store: &'a mut Option<Store>, db: &std::path::Path) -> Result<&'a Store> {
+/// The worker's connection, opened on first use.
+fn connection<'a>(store: &'a mut Option<Store>, db: &std::path::Path) -> Result<&'a mut Store> {
     if store.is_none() {
         *store = Some(Store::open_for_session_thread(db)?);
     }
-    match store.as_ref() {
+    match store.as_mut() {
         Some(st) => Ok(st),
         None => anyhow::bail!("no database connection"),
     }
@@ -280,6 +284,10 @@ fn connection<'a>(store: &'a mut Option<Store>, db: &std::path::Path) -> Result<
 
 fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<Output> {
     match job {
+        Job::BuildQueue => {
+            connection(store, db)?.refresh_review_queue()?;
+            Ok(Output::QueueBuilt)
+        }
         Job::Group {
             members,
             kind,

@@ -377,3 +377,34 @@ fn the_pair_view_opens_on_the_text_the_detectors_read() {
     press(&mut s, &["Enter", "Enter"]);
     assert_eq!(s.pair.as_ref().map(|p| p.text), Some(TextKind::Visible));
 }
+
+#[test]
+fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
+    let f = fixture();
+    // The fixture's runs were never merged into a queue: the workbench's start builds it
+    // on the background worker, held here to see the first frame.
+    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let buf = tui_support::press_held(&mut s, &[]);
+    let t = text_of(&buf);
+    assert!(s.busy());
+    assert_eq!(s.queue_len, 0);
+    assert!(
+        t.contains("building the review queue from the detector runs"),
+        "{t}"
+    );
+    // Keys meanwhile do nothing harmful (an empty queue).
+    tui_support::press_held(&mut s, &["j", "Enter", "y"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+    let t = text_of(&tui_support::release(&mut s));
+    assert!(!s.busy());
+    assert_eq!(s.queue_len, 3);
+    assert!(
+        t.contains("resumed at the first unreviewed cluster (1)"),
+        "{t}"
+    );
+    assert!(f.store().decision_log("ann").unwrap().is_empty());
+    // The queue is current now: the next start shows it at once.
+    let s = Session::start(f.store(), "ann", false).unwrap();
+    assert!(!s.busy());
+    assert_eq!(s.queue_len, 3);
+}

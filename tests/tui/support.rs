@@ -206,6 +206,7 @@ pub fn press_held(s: &mut Session, keys: &[&str]) -> Buffer {
     s.hold_background(true);
     let keymap = Keymap::defaults();
     let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    render(&mut term, s, &keymap).unwrap();
     for k in keys {
         handle_key(s, &keymap, parse_key(k).unwrap());
         render(&mut term, s, &keymap).unwrap();

@@ -30,6 +30,7 @@ impl Session {
     /// and redraws when it lands).
     pub fn busy(&self) -> bool {
         !self.saves.pending.is_empty()
+            || self.jobs.queue.is_some()
             || self.jobs.group.is_some()
             || self.jobs.charts.is_some()
             || self.jobs.what_if.is_some()
@@ -79,6 +80,17 @@ impl Session {
     /// Applies one result if it belongs to the open pair view (a result for a pair the
     /// coder has left is dropped). Returns whether it was applied.
     pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
+        if self.jobs.queue == Some(id) {
+            self.jobs.queue = None;
+            let shown = match result {
+                Ok(_) => self.show_built_queue(),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = shown {
+                self.message = format!("cannot build the review queue: {e:#}");
+            }
+            return true;
+        }
         if self.jobs.group.as_ref().is_some_and(|(j, _)| *j == id) {
             return self.apply_group_result(result);
         }
