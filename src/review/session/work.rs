@@ -212,6 +212,10 @@ impl Session {
         };
         let pending = v.select_run(v.run + 1);
         self.message = v.summary();
+        // A what-if still queued for the run left is of no use any more.
+        if let Some((old, _)) = self.jobs.what_if.take() {
+            self.background.worker.cancel(old);
+        }
         self.jobs.what_if = match pending {
             None => None,
             Some(asked) => {
