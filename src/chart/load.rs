@@ -3,6 +3,7 @@
 //! Everything else in `chart` is pure; this is the one place it reads.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use anyhow::Result;
 
@@ -40,7 +41,8 @@ impl Default for FigureRequest {
 #[derive(Debug, Clone)]
 pub struct RunFigure {
     pub histogram: ScoreHistogram,
-    pub pairs: Vec<(i64, i64, f64)>,
+    /// Shared, so the what-if of a run can be computed off the UI thread without a copy.
+    pub pairs: Arc<Vec<(i64, i64, f64)>>,
 }
 
 impl RunFigure {
@@ -110,7 +112,7 @@ pub fn load_figures(store: &Store, req: &FigureRequest) -> Result<Figures> {
                 threshold: run_threshold(&r.params),
                 pairs: pairs.len() as u64,
             },
-            pairs,
+            pairs: Arc::new(pairs),
         });
     }
     let labels = agreed_labels(store.pair_label_rows(req.coder.as_deref())?);

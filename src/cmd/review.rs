@@ -43,7 +43,7 @@ pub fn run(a: &ReviewConfig) -> Result<ExitCode> {
     if coder.trim().is_empty() {
         bail!("--coder must not be empty");
     }
-    let mut session = Session::new(store, &coder, a.blind)?;
+    let mut session = Session::start(store, &coder, a.blind)?;
     if a.order != crate::model::QueueSort::default() {
         session.set_sort(a.order)?;
     }

@@ -1,10 +1,12 @@
 //! Work the session runs off the UI thread, so no key waits for it: reading two documents,
 //! sanitizing them, finding the evidence to highlight and wrapping them for the pane (the
-//! pair view), the word diff, and wrapping long documents again for a new width (a resize).
-//! One worker thread with its own read connection to the database; a new job replaces the
-//! queued jobs it makes useless (a new pair every queued job, a diff or a wrap the queued
-//! one of its kind), and every result carries its job's number, so the session drops a
-//! result the coder has moved past.
+//! pair view), the word diff, wrapping long documents again for a new width (a resize),
+//! the group view's table (every member's text read and diffed against the source), and
+//! the chart screen's figures (every run's pairs read and binned) and what-if curve of a
+//! run, and the merged queue when a session starts on new detector runs. One worker thread with its own read connection to the database; a new job replaces
+//! the queued jobs it makes useless (a new pair the queued pair work, any other job the
+//! queued one of its kind), and every result carries its job's number, so the session
+//! drops a result the coder has moved past.
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -13,9 +15,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use anyhow::Result;
 
+use super::charts::ChartView;
 use super::evidence::{word_diff, EvidenceProvider, Highlight};
-use super::sanitize::sanitize;
+use super::group::{GroupMember, GroupTable};
+use super::sanitize::{sanitize, sanitize_line};
 use super::wrap::wrap;
+use crate::chart::{what_if, FigureRequest, LabeledPair, WhatIfPoint};
 use crate::store::{Store, TextKind};
 
 /// The worker thread's name (the panic hook of the terminal UI leaves a panic on this
@@ -56,6 +61,25 @@ pub enum Job {
         generation: u64,
         texts: Vec<(Pane, String, usize)>,
     },
+    /// The group table of an entry's members `(id, url)`: their `kind` text and capture
+    /// dates read, each diffed against the earliest capture (or `fallback_anchor`).
+    Group {
+        members: Vec<(i64, String)>,
+        kind: TextKind,
+        fallback_anchor: i64,
+    },
+    /// The merged review queue brought up to date with the runs (a write).
+    BuildQueue,
+    /// The chart screen of `coder`: every run's figures read, the first run's what-if.
+    Charts { coder: String },
+    /// The what-if points of run `run` (an index into the chart screen's runs) at
+    /// `thresholds`.
+    WhatIf {
+        run: usize,
+        pairs: Arc<Vec<(i64, i64, f64)>>,
+        labels: Vec<LabeledPair>,
+        thresholds: Vec<f64>,
+    },
 }
 
 /// A pane of the pair view.
@@ -71,9 +95,15 @@ impl Job {
     fn supersedes(&self, old: &Job) -> bool {
         matches!(
             (self, old),
-            (Job::Pair { .. }, _)
-                | (Job::Diff { .. }, Job::Diff { .. })
+            (
+                Job::Pair { .. },
+                Job::Pair { .. } | Job::Diff { .. } | Job::Wrap { .. }
+            ) | (Job::Diff { .. }, Job::Diff { .. })
                 | (Job::Wrap { .. }, Job::Wrap { .. })
+                | (Job::Group { .. }, Job::Group { .. })
+                | (Job::Charts { .. }, Job::Charts { .. } | Job::WhatIf { .. })
+                | (Job::WhatIf { .. }, Job::WhatIf { .. })
+                | (Job::BuildQueue, Job::BuildQueue)
         )
     }
 }
@@ -90,6 +120,13 @@ pub enum Output {
     Wrapped {
         generation: u64,
         lines: Vec<(Pane, usize, Vec<Range<usize>>)>,
+    },
+    QueueBuilt,
+    Group(GroupTable),
+    Charts(Box<ChartView>),
+    WhatIf {
+        run: usize,
+        points: Vec<WhatIfPoint>,
     },
 }
 
@@ -171,6 +208,11 @@ impl Worker {
         id
     }
 
+    /// Drops job `id` if it is still queued (the coder left the screen it was for).
+    pub fn cancel(&self, id: u64) {
+        self.shared.lock().jobs.retain(|(j, _)| *j != id);
+    }
+
     /// Holds queued jobs back (true) or lets them run (false); for tests.
     pub fn hold(&self, held: bool) {
         self.shared.lock().held = held;
@@ -229,8 +271,65 @@ fn worker_loop(shared: &Shared, sender: &Sender<Done>, db: &std::path::Path) {
     }
 }
 
+/// The worker's connection, opened on first use.
+fn connection<'a>(store: &'a mut Option<Store>, db: &std::path::Path) -> Result<&'a mut Store> {
+    if store.is_none() {
+        *store = Some(Store::open_for_session_thread(db)?);
+    }
+    match store.as_mut() {
+        Some(st) => Ok(st),
+        None => anyhow::bail!("no database connection"),
+    }
+}
+
 fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<Output> {
     match job {
+        Job::BuildQueue => {
+            connection(store, db)?.refresh_review_queue()?;
+            Ok(Output::QueueBuilt)
+        }
+        Job::Group {
+            members,
+            kind,
+            fallback_anchor,
+        } => {
+            let st = connection(store, db)?;
+            let ids: Vec<i64> = members.iter().map(|m| m.0).collect();
+            let dates = st.capture_dates(&ids)?;
+            let mut with_text = Vec::with_capacity(members.len());
+            for (id, url) in members {
+                with_text.push(GroupMember {
+                    id,
+                    url,
+                    captured: dates.get(&id).map(|d| sanitize_line(d)),
+                    text: st.doc_text(id, kind)?.unwrap_or_default(),
+                });
+            }
+            Ok(Output::Group(GroupTable::build(
+                &with_text,
+                fallback_anchor,
+            )))
+        }
+        Job::Charts { coder } => {
+            let st = connection(store, db)?;
+            let figures = crate::chart::load_figures(
+                st,
+                &FigureRequest {
+                    coder: Some(coder),
+                    ..Default::default()
+                },
+            )?;
+            Ok(Output::Charts(Box::new(ChartView::new(figures))))
+        }
+        Job::WhatIf {
+            run,
+            pairs,
+            labels,
+            thresholds,
+        } => Ok(Output::WhatIf {
+            run,
+            points: what_if(&pairs, &labels, &thresholds),
+        }),
         Job::Pair {
             a,
             b,
@@ -238,12 +337,7 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             width,
             evidence,
         } => {
-            if store.is_none() {
-                *store = Some(Store::open_for_session_thread(db)?);
-            }
-            let Some(st) = store.as_ref() else {
-                anyhow::bail!("no database connection");
-            };
+            let st = connection(store, db)?;
             let text = |id: i64| -> Result<String> {
                 Ok(match st.review_document(id)? {
                     None => String::new(),

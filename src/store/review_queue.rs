@@ -62,18 +62,7 @@ impl Store {
     /// Brings the queue table up to date with the finished runs and the documents (a no-op
     /// when neither changed since the last call). Cheap enough to call at every review start.
     pub fn refresh_review_queue(&mut self) -> Result<()> {
-        let runs: String = self.conn().query_row(
-            "SELECT coalesce(group_concat(id, ','), '') FROM
-               (SELECT id FROM runs WHERE finished_at IS NOT NULL ORDER BY id)",
-            [],
-            |r| r.get(0),
-        )?;
-        let docs: String = self.conn().query_row(
-            "SELECT count(*) || ':' || coalesce(max(id), 0) FROM documents",
-            [],
-            |r| r.get(0),
-        )?;
-        let fingerprint = format!("{QUEUE_BUILD}|{runs}|{docs}");
+        let fingerprint = self.queue_fingerprint()?;
         if self.meta("review_queue_runs")?.as_deref() == Some(fingerprint.as_str()) {
             return Ok(());
         }
@@ -93,6 +82,29 @@ impl Store {
         )?;
         tx.commit()?;
         Ok(())
+    }
+
+    /// Whether the merged queue is built for the runs and documents stored now (else
+    /// [`Store::refresh_review_queue`] rebuilds it).
+    pub fn review_queue_is_current(&self) -> Result<bool> {
+        let fingerprint = self.queue_fingerprint()?;
+        Ok(self.meta("review_queue_runs")?.as_deref() == Some(fingerprint.as_str()))
+    }
+
+    /// What the queue was built from: the build's version, the finished runs, the documents.
+    fn queue_fingerprint(&self) -> Result<String> {
+        let runs: String = self.conn().query_row(
+            "SELECT coalesce(group_concat(id, ','), '') FROM
+               (SELECT id FROM runs WHERE finished_at IS NOT NULL ORDER BY id)",
+            [],
+            |r| r.get(0),
+        )?;
+        let docs: String = self.conn().query_row(
+            "SELECT count(*) || ':' || coalesce(max(id), 0) FROM documents",
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(format!("{QUEUE_BUILD}|{runs}|{docs}"))
     }
 
     /// The documents noise triage counted at the last queue refresh (what the status line

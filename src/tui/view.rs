@@ -461,6 +461,21 @@ fn draw_group(frame: &mut Frame, s: &Session, body: Rect) {
         return;
     };
     let Some(t) = &c.table else {
+        // The background worker is still reading and diffing the members.
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw(format!(
+                    "entry {} · {} members",
+                    c.row.cluster,
+                    c.members.len()
+                )),
+                Line::raw(
+                    "computing… (each member's text read and compared with the earliest capture)",
+                ),
+            ])
+            .block(Block::new().borders(Borders::BOTTOM)),
+            body,
+        );
         return;
     };
     let [info, list] = Layout::vertical([Constraint::Length(3), Constraint::Min(1)]).areas(body);
@@ -570,6 +585,12 @@ fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
     use ratatui::style::Color;
     use ratatui::widgets::{Bar, BarChart, BarGroup, Sparkline};
     let Some(v) = &s.charts else {
+        // The background worker is still reading every run's pair scores.
+        frame.render_widget(
+            Paragraph::new("computing… (every detector run's pair scores read and binned)")
+                .block(Block::bordered().title("pair scores")),
+            body,
+        );
         return;
     };
     let [top, whatif, bottom] = Layout::vertical([
@@ -581,7 +602,9 @@ fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
     let [sizes_area, progress_area] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(bottom);
     frame.render_widget(Paragraph::new(v.summary()).bold(), whatif);
-    if let (Some(run), Some(p)) = (v.figures.runs.get(v.run), v.current()) {
+    if let Some(run) = v.figures.runs.get(v.run) {
+        // No what-if point yet (being computed): every bar bright, no what-if named.
+        let what_if = v.current().map(|p| p.threshold);
         let h = &run.histogram;
         let n = h.bins.len().max(1) as u16;
         let inner = top.width.saturating_sub(2);
@@ -590,7 +613,7 @@ fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
             .bins
             .iter()
             .map(|b| {
-                let kept = b.lo + 1e-9 >= p.threshold;
+                let kept = what_if.is_none_or(|t| b.lo + 1e-9 >= t);
                 let label = format!("{:.2}", b.lo);
                 let label = label.trim_start_matches('0').to_string();
                 Bar::default()
@@ -609,12 +632,13 @@ fn draw_charts(frame: &mut Frame, s: &Session, body: Rect) {
             })
             .collect();
         let title = format!(
-            "{} run {} · {} pairs · run threshold {} · what-if {:.2} (bars ≥ it bright; m: next run)",
+            "{} run {} · {} pairs · run threshold {} · what-if {} (bars ≥ it bright; m: next run)",
             if s.blind { "·" } else { h.method.as_str() },
             h.run,
             h.pairs,
-            h.threshold.map_or("none".to_string(), |t| format!("{t:.2}")),
-            p.threshold
+            h.threshold
+                .map_or("none".to_string(), |t| format!("{t:.2}")),
+            what_if.map_or("computing…".to_string(), |t| format!("{t:.2}"))
         );
         frame.render_widget(
             BarChart::default()

@@ -90,6 +90,17 @@ impl Driver {
         format!("{} · UI-thread CPU p99 {p99:.2?}", stats(wall))
     }
 
+    /// "UI-thread CPU p99 …" of the presses since `cpu` was cleared.
+    fn cpu_p99(&mut self) -> String {
+        let mut c = std::mem::take(&mut self.cpu);
+        if c.is_empty() {
+            return "UI-thread CPU not measured".into();
+        }
+        c.sort();
+        let p99 = c[(c.len() * 99 / 100).min(c.len() - 1)];
+        format!("UI-thread CPU p99 {p99:.2?} (n = {})", c.len())
+    }
+
     /// Waits for the work running off the UI thread, then draws.
     fn settle(&mut self, s: &mut Session) -> Duration {
         let t = Instant::now();
@@ -573,10 +584,14 @@ fn real_first_frame_and_key_latency() {
 }
 
 /// Issue 15's benchmark: a copy of a database of 100,000+ real pages after `detect` with
-/// defaults (so `detect` has built the merged queue). Times the first frame, queue moves,
-/// opening entries and pairs, the group view (`w`) and the chart screen (`p`, its keys).
-/// `SPOTCHECK_BENCH_DB=/tmp/bench100k-run.db cargo test --release --test tui -- --ignored --nocapture bench::merged`
-/// (BENCHMARKS.md "Review workbench on 100,000 pages (issue 15)" says how the database is built).
+/// defaults. Times the first frame with the merged queue built by the session (cold: the
+/// test drops the queue's fingerprint first, so `Session::new` rebuilds it) and on restart
+/// (prebuilt), queue moves, opening entries and pairs, the group view (`w`: key to the
+/// "computing…" frame and to the finished table; its keys `j`, `o`, `y` with the consequence
+/// prompt and its answer) and the chart screen (`p` to its first frame and to the figures,
+/// `]`/`[`, `m` to its frame and to the run's what-if).
+/// `SPOTCHECK_BENCH_DB=/tmp/queuebg-run.db cargo test --release --test tui -- --ignored --nocapture bench::merged`
+/// (BENCHMARKS.md "Issue 15: 100k keys, release (session 3)" says how the database is built).
 #[test]
 #[ignore = "benchmark: run explicitly in release mode (see the function's comment)"]
 fn merged_queue_first_frame_and_key_latency() {
@@ -587,21 +602,44 @@ fn merged_queue_first_frame_and_key_latency() {
         return;
     };
     let db = std::path::PathBuf::from(db);
+    // Cold: the next session rebuilds the merged queue (as after a new detector run).
+    let forget_queue = || {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .execute("DELETE FROM meta WHERE key = 'review_queue_runs'", [])
+            .unwrap();
+    };
     let docs: i64 = rusqlite::Connection::open(&db)
         .unwrap()
         .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
         .unwrap();
     let mut d = Driver::new();
+    // The queue built on the UI thread (`Session::new`, what `review` did before).
+    forget_queue();
     let c0 = cpu_time();
-    let (_, first) = d.start(&db);
+    let (_, sync_first) = d.start(&db);
+    let sync_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    eprintln!("first frame, queue built on the UI thread (Session::new) {sync_first:?} (CPU {sync_cpu:?})");
+    // The queue built by the worker (`Session::start`, what `review` does).
+    forget_queue();
+    let (t, c0) = (Instant::now(), cpu_time());
+    let mut cold = Session::start(Store::open(&db).unwrap(), "bench", false).unwrap();
+    render(&mut d.term, &mut cold, &d.keys).unwrap();
+    let first = t.elapsed();
     let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    let built = d.settle(&mut cold) + first;
+    assert!(cold.queue_len > 0, "{}", cold.message);
+    drop(cold);
+    eprintln!("first frame, queue built off the UI thread (Session::start) {first:?} (CPU {first_cpu:?}); the queue shown {built:?}");
+    let c0 = cpu_time();
     let (mut s, restart) = d.start(&db);
+    let restart_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
     eprintln!(
         "{}: {docs} documents, {} queue entries",
         db.display(),
         s.queue_len
     );
-    eprintln!("first frame {first:?} (CPU {first_cpu:?}); restart {restart:?}");
+    eprintln!("first frame, queue prebuilt (restart) {restart:?} (CPU {restart_cpu:?})");
     eprintln!("queue move (j) {}", d.measure(&mut s, "j", 1000));
     eprintln!("queue page down {}", d.measure(&mut s, "PageDown", 100));
     // Open the first 100 entries (the largest first), each entry's first pair for 20.
@@ -635,34 +673,114 @@ fn merged_queue_first_frame_and_key_latency() {
         stats(pairs),
         stats(pairs_ready)
     );
-    // The group view of the 50 largest entries.
+    // The group view of the 50 largest entries: the key, the table's arrival, and keys in it.
     d.press(&mut s, "g");
-    let (mut groups, mut cpu) = (Vec::new(), Vec::new());
+    let (mut groups, mut groups_ready, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut escs, mut moves, mut sorts, mut moves_cpu) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut sizes = Vec::new();
     for _ in 0..50 {
         d.cpu.clear();
-        groups.push(d.press(&mut s, "w"));
+        let key = d.press(&mut s, "w");
         cpu.append(&mut d.cpu);
         assert_eq!(s.mode(), spotcheck::review::Mode::Group);
-        groups.push(d.press(&mut s, "Esc"));
+        groups.push(key);
+        groups_ready.push(key + d.settle(&mut s));
+        sizes.push(s.cluster.as_ref().map_or(0, |c| c.members.len()));
+        d.cpu.clear();
+        for _ in 0..5 {
+            moves.push(d.press(&mut s, "j"));
+        }
+        sorts.push(d.press(&mut s, "o"));
+        moves_cpu.append(&mut d.cpu);
+        escs.push(d.press(&mut s, "Esc"));
         // `w` from the queue opens the entry under the group view: back to the queue.
         d.press(&mut s, "Esc");
         d.press(&mut s, "j");
     }
     d.cpu = cpu;
-    eprintln!("group view (w, then Esc) {}", d.report(groups));
-    // The chart screen: opened ten times, its keys (next run, threshold moves).
-    let mut charts = Vec::new();
+    eprintln!(
+        "group view (w; {}..{} members): key to frame {}; to the table {}",
+        sizes.iter().min().unwrap_or(&0),
+        sizes.iter().max().unwrap_or(&0),
+        d.report(groups),
+        stats(groups_ready)
+    );
+    d.cpu = moves_cpu;
+    eprintln!(
+        "group view: j {} · o {} · Esc {} · j and o {}",
+        stats(moves),
+        stats(sorts),
+        stats(escs),
+        d.cpu_p99()
+    );
+    // Confirming a story from the group view with the consequence prompt: every confirm
+    // asks (threshold 0), `y` shows the prompt, `y` answers it; auto-advance moves on.
+    s.prompt_above_pairs = 0;
+    let (mut prompts, mut answers, mut durable) = (Vec::new(), Vec::new(), Vec::new());
+    let mut asked = 0;
+    d.cpu.clear();
+    let mut y_cpu = Vec::new();
+    for _ in 0..20 {
+        d.press(&mut s, "w");
+        d.settle(&mut s);
+        d.cpu.clear();
+        prompts.push(d.press(&mut s, "y"));
+        asked += usize::from(s.pending.is_some());
+        let (k, t) = decide_and_settle(&mut d, &mut s, "y");
+        y_cpu.append(&mut d.cpu);
+        answers.push(k);
+        durable.push(t);
+        while s.mode() != spotcheck::review::Mode::Queue {
+            d.press(&mut s, "Esc");
+        }
+    }
+    s.prompt_above_pairs = u64::MAX;
+    d.cpu = y_cpu;
+    eprintln!(
+        "group view confirm: y to the consequence prompt {} ({asked} of 20 asked); y answering it {}; until durable {} · both keys' {}",
+        stats(prompts),
+        stats(answers),
+        stats(durable),
+        d.cpu_p99()
+    );
+    // The chart screen: opened ten times (key to its frame, and to the figures), its keys.
+    let (mut charts, mut charts_ready) = (Vec::new(), Vec::new());
     d.cpu.clear();
     for _ in 0..10 {
-        charts.push(d.press(&mut s, "p"));
+        let key = d.press(&mut s, "p");
+        charts.push(key);
+        charts_ready.push(key + d.settle(&mut s));
         assert_eq!(s.mode(), spotcheck::review::Mode::Chart, "{}", s.message);
         d.press(&mut s, "Esc");
     }
-    eprintln!("chart screen (p) {}", d.report(charts));
+    eprintln!(
+        "chart screen (p): key to frame {}; to the figures {}",
+        d.report(charts),
+        stats(charts_ready)
+    );
     d.press(&mut s, "p");
+    d.settle(&mut s);
     eprintln!(
         "chart: what-if threshold (]) {}",
         d.measure(&mut s, "]", 50)
     );
-    eprintln!("chart: next run (m) {}", d.measure(&mut s, "m", 10));
+    eprintln!(
+        "chart: what-if threshold ([) {}",
+        d.measure(&mut s, "[", 50)
+    );
+    let runs = s.charts.as_ref().map_or(0, |v| v.figures.runs.len());
+    let (mut switches, mut switched) = (Vec::new(), Vec::new());
+    d.cpu.clear();
+    for _ in 0..10 {
+        let key = d.press(&mut s, "m");
+        switches.push(key);
+        switched.push(key + d.settle(&mut s));
+    }
+    eprintln!(
+        "chart: next run (m, {runs} runs; the first {} switches compute a what-if): key to frame {}; to the what-if {}",
+        runs.saturating_sub(1),
+        d.report(switches),
+        stats(switched)
+    );
 }

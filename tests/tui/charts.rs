@@ -1,7 +1,7 @@
 //! The chart screen: a run's score histogram with a what-if threshold moved by keys (pairs,
 //! groups, precision and recall at it), the group-size distribution and the progress.
 
-use crate::support::{fixture, press, text_of};
+use crate::support::{fixture, press, press_held, release, text_of};
 use spotcheck::review::Mode;
 
 #[test]
@@ -41,5 +41,49 @@ fn moving_the_threshold_shows_what_vanishes_with_precision_and_recall() {
     // q leaves the charts for the queue.
     press(&mut s, &["q"]);
     assert_eq!(s.mode(), Mode::Queue);
+    assert!(s.charts.is_none());
+}
+
+#[test]
+fn the_chart_screen_opens_at_once_and_each_run_fills_in_off_the_ui_thread() {
+    let f = fixture();
+    let mut s = f.session("ann");
+    // The worker held: the screen is there, its figures not yet read.
+    let buf = press_held(&mut s, &["p"]);
+    insta::assert_snapshot!("charts_computing", text_of(&buf));
+    let t = text_of(&buf);
+    assert_eq!(s.mode(), Mode::Chart);
+    assert!(s.busy());
+    assert!(t.contains("computing…"), "{t}");
+    let t = text_of(&release(&mut s));
+    assert!(!s.busy());
+    assert!(
+        t.contains("imatch run 2 · 2 pairs · run threshold none"),
+        "{t}"
+    );
+    // The next run: its histogram at once, its what-if computed off the UI thread; a
+    // threshold key meanwhile does nothing.
+    let t = text_of(&press_held(&mut s, &["m", "]"]));
+    assert!(s.busy());
+    assert!(
+        t.contains("spotsigs run 1 · 4 pairs · run threshold 0.50 · what-if computing…"),
+        "{t}"
+    );
+    assert!(
+        t.contains("computing the what-if of run 1 (4 pairs)…"),
+        "{t}"
+    );
+    let t = text_of(&release(&mut s));
+    assert!(t.contains("at 0.50 (run: 0.50): 4 pairs · 2 groups"), "{t}");
+    // Back to a run already computed: at once, with the worker held.
+    let t = text_of(&press_held(&mut s, &["m"]));
+    assert!(!s.busy());
+    assert!(t.contains("imatch run 2 · 2 pairs"), "{t}");
+    assert!(!t.contains("computing"), "{t}");
+    // Leaving while the figures are being read drops them: nothing is waited for.
+    press_held(&mut s, &["Esc", "p", "Esc"]);
+    assert_eq!(s.mode(), Mode::Queue);
+    assert!(!s.busy());
+    let _ = release(&mut s);
     assert!(s.charts.is_none());
 }

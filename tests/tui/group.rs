@@ -2,7 +2,7 @@
 //! differences from the likely source, sorted by keys; one key confirms the story, two split
 //! off an odd copy.
 
-use crate::support::{fixture, press, text_of};
+use crate::support::{fixture, press, press_held, release, text_of};
 use spotcheck::review::Mode;
 use spotcheck::store::LabelStatus;
 
@@ -76,4 +76,60 @@ fn one_key_confirms_the_story_and_two_split_off_an_odd_copy() {
         last.payload["groups"],
         serde_json::json!([[f.docs[2]], [f.docs[0], f.docs[1]]])
     );
+}
+
+#[test]
+fn the_group_view_opens_at_once_and_fills_in_when_its_table_arrives() {
+    let f = dated_fixture();
+    let mut s = f.session("ann");
+    // The worker held: the view is there with a placeholder, the members not yet diffed.
+    let buf = press_held(&mut s, &["w"]);
+    insta::assert_snapshot!("group_view_computing", text_of(&buf));
+    let t = text_of(&buf);
+    assert_eq!(s.mode(), Mode::Group);
+    assert!(s.busy());
+    assert!(t.contains("entry 1 · 3 members"), "{t}");
+    assert!(t.contains("computing…"), "{t}");
+    assert!(!t.contains("source"), "{t}");
+    let t = text_of(&release(&mut s));
+    assert!(!s.busy());
+    assert!(!t.contains("computing…"), "{t}");
+    let rows: Vec<&str> = t.lines().filter(|l| l.contains(".example")).collect();
+    assert_eq!(rows.len(), 3, "{t}");
+    assert!(rows[0].starts_with("source"), "{t}");
+    // Back and in again: the table was kept, shown at once even with the worker held.
+    press(&mut s, &["w"]);
+    assert_eq!(s.mode(), Mode::Cluster);
+    let t = text_of(&press_held(&mut s, &["w"]));
+    assert!(!s.busy());
+    assert!(t.lines().any(|l| l.starts_with("source")), "{t}");
+    s.hold_background(false);
+}
+
+#[test]
+fn a_group_table_the_coder_moved_past_is_dropped() {
+    let f = dated_fixture();
+    let mut s = f.session("ann");
+    // The story's table is asked for; the coder goes back to the queue and opens the next
+    // entry's group view before the worker ran.
+    press_held(&mut s, &["w", "Esc", "Esc", "j", "w"]);
+    assert_eq!(s.mode(), Mode::Group);
+    let t = text_of(&release(&mut s));
+    assert!(t.contains("2 members · "), "{t}");
+    assert!(!t.contains(".example"), "{t}");
+    // The table shown is the open entry's, not the story's.
+    let c = s.cluster.as_ref().unwrap();
+    let mut shown: Vec<i64> = c
+        .table
+        .as_ref()
+        .unwrap()
+        .rows
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    let mut members: Vec<i64> = c.members.iter().map(|m| m.id).collect();
+    shown.sort();
+    members.sort();
+    assert_eq!(shown, members);
+    assert!(!members.contains(&f.docs[0]));
 }

@@ -377,3 +377,61 @@ fn the_pair_view_opens_on_the_text_the_detectors_read() {
     press(&mut s, &["Enter", "Enter"]);
     assert_eq!(s.pair.as_ref().map(|p| p.text), Some(TextKind::Visible));
 }
+
+#[test]
+fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
+    let f = fixture();
+    // The fixture's runs were never merged into a queue: the workbench's start builds it
+    // on the background worker, held here to see the first frame.
+    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let buf = tui_support::press_held(&mut s, &[]);
+    let t = text_of(&buf);
+    assert!(s.busy());
+    assert_eq!(s.queue_len, 0);
+    assert!(
+        t.contains("building the review queue from the detector runs"),
+        "{t}"
+    );
+    // Keys meanwhile do nothing harmful (an empty queue).
+    tui_support::press_held(&mut s, &["j", "Enter", "y"]);
+    assert_eq!(s.mode(), spotcheck::review::Mode::Queue);
+    let t = text_of(&tui_support::release(&mut s));
+    assert!(!s.busy());
+    assert_eq!(s.queue_len, 3);
+    assert!(
+        t.contains("resumed at the first unreviewed cluster (1)"),
+        "{t}"
+    );
+    assert!(f.store().decision_log("ann").unwrap().is_empty());
+    // The queue is current now: the next start shows it at once.
+    let s = Session::start(f.store(), "ann", false).unwrap();
+    assert!(!s.busy());
+    assert_eq!(s.queue_len, 3);
+}
+
+#[test]
+fn a_news_pair_of_the_demo_opens_on_the_content_text_at_its_evidence() {
+    use spotcheck::cmd::ingest::{ingest_paths, IngestOptions};
+    use spotcheck::detect::spotsigs::{SpotSigs, SpotSigsSettings};
+    use spotcheck::store::TextKind;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("demo.db");
+    let demo = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/demo"));
+    ingest_paths(&db, &[demo], &IngestOptions::default()).unwrap();
+    let mut store = Store::open(&db).unwrap();
+    spotcheck::detect::run_with::<SpotSigs>(&mut store, &SpotSigsSettings::default()).unwrap();
+    let mut s = Session::new(store, "ann", false).unwrap();
+    // The wire story (Harrow Bridge's ferry) on three sites' templates and in a feed: found
+    // by its URLs, its entry opened, its first pair compared.
+    let mut keys = vec!["/"];
+    keys.extend(["w", "i", "r", "e", "Enter", "Enter", "Enter"]);
+    let buf = press(&mut s, &keys);
+    let t = text_of(&buf);
+    insta::assert_snapshot!("news_pair_first_evidence", t);
+    let p = s.pair.as_ref().expect("the pair view is open");
+    assert_eq!(p.text, TextKind::Content, "{t}");
+    assert!(!p.left.highlights.is_empty(), "no evidence: {t}");
+    // The story, not the sites' menus, is what the coder reads first.
+    assert!(t.contains("ferry"), "{t}");
+    assert!(!t.contains("Podcasts"), "{t}");
+}

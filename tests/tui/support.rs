@@ -195,3 +195,28 @@ pub fn fixture_log_is_empty(db: &Path, coder: &str) -> bool {
         .unwrap()
         .is_empty()
 }
+
+/// Presses `keys` with the background worker held and returns the frame drawn after the
+/// last one: what the coder sees before the work the keys started is done. The worker stays
+/// held; `release` lets it finish.
+pub fn press_held(s: &mut Session, keys: &[&str]) -> Buffer {
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+    use spotcheck::tui::{handle_key, parse_key, render};
+    s.hold_background(true);
+    let keymap = Keymap::defaults();
+    let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
+    render(&mut term, s, &keymap).unwrap();
+    for k in keys {
+        handle_key(s, &keymap, parse_key(k).unwrap());
+        render(&mut term, s, &keymap).unwrap();
+    }
+    term.backend().buffer().clone()
+}
+
+/// Lets the held worker run, waits for its results and returns the frame drawn then.
+pub fn release(s: &mut Session) -> Buffer {
+    s.hold_background(false);
+    s.wait_background();
+    press(s, &[])
+}

@@ -1,12 +1,24 @@
 //! The group view of the open entry: its members as a table (see `review::group`), opened
 //! from the queue or the cluster screen. Its cursor is the cluster screen's current member,
-//! so a verdict, a split or a pair opened from it acts as in the cluster screen.
+//! so a verdict, a split or a pair opened from it acts as in the cluster screen. The table
+//! (every member's text read and diffed) is built by the background worker: the view opens
+//! at once, says "computing…" until it arrives, and keeps the tables it built.
 
 use anyhow::Result;
 
 use super::{Mode, Session};
-use crate::review::group::{GroupMember, GroupTable};
-use crate::review::sanitize::sanitize_line;
+use crate::review::background::{Job, Output};
+use crate::review::group::GroupTable;
+
+/// Which table a group job builds: the entry and its members.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct GroupKey {
+    entry: i64,
+    members: Vec<i64>,
+}
+
+/// Group tables kept per session (each a few hundred bytes per member).
+const GROUP_TABLES_KEPT: usize = 32;
 
 impl Session {
     /// Shows the current entry (queue) or the open one (cluster screen) as a group table;
@@ -29,31 +41,88 @@ impl Session {
             Mode::Cluster => {}
             _ => return Ok(()),
         }
-        self.build_group_table()?;
         self.push(Mode::Group);
+        self.build_group_table()?;
         Ok(())
     }
 
-    /// Reads the members' texts (the one the entry's detectors read) and capture dates and
-    /// builds the table; the anchor becomes the likely source, the cursor the first copy.
+    /// The open entry's group table: from the tables built before, else built by the
+    /// background worker (the members' texts, the one the entry's detectors read, and
+    /// capture dates), the view showing "computing…" meanwhile.
     fn build_group_table(&mut self) -> Result<()> {
         let kind = self.proposing_text();
         let Some(c) = &self.cluster else {
             return Ok(());
         };
-        let ids: Vec<i64> = c.members.iter().map(|m| m.id).collect();
-        let dates = self.store.capture_dates(&ids)?;
-        let mut members = Vec::with_capacity(ids.len());
-        for m in &c.members {
-            members.push(GroupMember {
-                id: m.id,
-                url: m.url.clone(),
-                captured: dates.get(&m.id).map(|d| sanitize_line(d)),
-                text: self.store.doc_text(m.id, kind)?.unwrap_or_default(),
-            });
-        }
+        let key = GroupKey {
+            entry: c.row.cluster,
+            members: c.members.iter().map(|m| m.id).collect(),
+        };
         let fallback = c.members.get(c.anchor).map_or(0, |m| m.id);
-        let table = GroupTable::build(&members, fallback);
+        // A kept table fits unless it had no dates and was compared with another anchor.
+        let kept = self
+            .group_tables
+            .iter()
+            .find(|(k, t)| *k == key && (t.source.is_some() || t.anchor == fallback));
+        if let Some((_, table)) = kept {
+            let table = table.clone();
+            self.show_group_table(table);
+            return Ok(());
+        }
+        if self.jobs.group.as_ref().is_some_and(|(_, k)| *k == key) {
+            return Ok(());
+        }
+        let job = Job::Group {
+            members: c.members.iter().map(|m| (m.id, m.url.clone())).collect(),
+            kind,
+            fallback_anchor: fallback,
+        };
+        self.message = format!(
+            "computing how each of the {} members differs from the earliest capture…",
+            key.members.len()
+        );
+        self.jobs.group = Some((self.background.worker.submit(job), key));
+        Ok(())
+    }
+
+    /// Takes the group table the worker built: kept, and shown if its entry is still open
+    /// in the group view.
+    pub(super) fn apply_group_result(&mut self, result: Result<Output>) -> bool {
+        let Some((_, key)) = self.jobs.group.take() else {
+            return false;
+        };
+        let table = match result {
+            Ok(Output::Group(table)) => table,
+            Ok(_) => return false,
+            Err(e) => {
+                self.message = format!("cannot build the group table: {e:#}");
+                return true;
+            }
+        };
+        let open = self.cluster.as_ref().is_some_and(|c| {
+            c.row.cluster == key.entry
+                && c.members.len() == key.members.len()
+                && c.members
+                    .iter()
+                    .zip(&key.members)
+                    .all(|(m, id)| m.id == *id)
+        });
+        self.group_tables.retain(|(k, _)| *k != key);
+        if self.group_tables.len() >= GROUP_TABLES_KEPT {
+            self.group_tables.remove(0);
+        }
+        self.group_tables.push((key, table.clone()));
+        // A table arriving after the coder left the view only waits in the kept tables.
+        let shown = open && self.mode() == Mode::Group;
+        if shown {
+            self.show_group_table(table);
+        }
+        shown
+    }
+
+    /// Puts `table` on the open entry: the anchor becomes the likely source, the cursor the
+    /// first copy.
+    fn show_group_table(&mut self, table: GroupTable) {
         if let Some(c) = &mut self.cluster {
             if let Some(a) = c.members.iter().position(|m| m.id == table.anchor) {
                 c.anchor = a;
@@ -71,7 +140,6 @@ impl Session {
             };
             c.table = Some(table);
         }
-        Ok(())
     }
 
     /// Cycles the group table's order (date, site, length); the cursor stays on its member.

@@ -29,7 +29,7 @@ use anyhow::Result;
 pub use cluster::ClusterView;
 pub use pair::{evidence_summary, DocPane, PairView};
 
-use super::background::{SharedEvidence, Worker};
+use super::background::{Job, SharedEvidence, Worker};
 use super::evidence::EvidenceProvider;
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
@@ -148,12 +148,29 @@ struct Background {
     evidence: Option<SharedEvidence>,
 }
 
+/// The group view's and the chart screen's work running off the UI thread: each job's
+/// number, so a result the coder has moved past is dropped.
+#[derive(Default)]
+struct Jobs {
+    /// The merged queue being built (the queue shows nothing until it is).
+    queue: Option<u64>,
+    /// The group table being built, and the entry it is for.
+    group: Option<(u64, group::GroupKey)>,
+    charts: Option<u64>,
+    /// The what-if of a run being computed, and what was asked.
+    what_if: Option<(u64, crate::review::charts::PendingWhatIf)>,
+}
+
 /// A review session of one coder.
 pub struct Session {
     store: Store,
     pub coder: String,
     pub blind: bool,
     background: Background,
+    jobs: Jobs,
+    /// Group tables built this session, newest last (reopening an entry's group view is
+    /// free).
+    group_tables: Vec<(group::GroupKey, crate::review::group::GroupTable)>,
     pub filter: QueueFilter,
     pub sort: QueueSort,
     pub queue_len: u64,
@@ -201,10 +218,30 @@ pub struct Session {
 impl Session {
     /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
     /// the log and puts the cursor on the first unreviewed cluster.
-    pub fn new(mut store: Store, coder: &str, blind: bool) -> Result<Session> {
+    pub fn new(store: Store, coder: &str, blind: bool) -> Result<Session> {
+        Session::opened(store, coder, blind, false)
+    }
+
+    /// As [`Session::new`], but a merged queue that must be rebuilt (new detector runs, new
+    /// documents, an upgrade) is built by the background worker: the first frame comes at
+    /// once, saying so, and the queue fills in when it is built (the terminal UI opens this
+    /// way).
+    pub fn start(store: Store, coder: &str, blind: bool) -> Result<Session> {
+        Session::opened(store, coder, blind, true)
+    }
+
+    fn opened(
+        mut store: Store,
+        coder: &str,
+        blind: bool,
+        build_off_thread: bool,
+    ) -> Result<Session> {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
-        store.refresh_review_queue()?;
+        let build_off_thread = build_off_thread && !store.review_queue_is_current()?;
+        if !build_off_thread {
+            store.refresh_review_queue()?;
+        }
         // Documents stored before languages were kept get theirs (the pane headers show it).
         store.fill_missing_langs()?;
         // The label writer's commits copy the log back; a key's never does.
@@ -223,6 +260,8 @@ impl Session {
                 worker,
                 evidence: None,
             },
+            jobs: Jobs::default(),
+            group_tables: Vec::new(),
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
             queue_len: 0,
@@ -258,6 +297,18 @@ impl Session {
             replay_base: None,
             clipboard: None,
         };
+        if build_off_thread {
+            s.jobs.queue = Some(s.background.worker.submit(Job::BuildQueue));
+            s.message = "building the review queue from the detector runs (one entry per group of every detector's pairs)…".into();
+            return Ok(s);
+        }
+        s.show_built_queue()?;
+        Ok(s)
+    }
+
+    /// Reads the queue just built and puts the cursor on the first unreviewed entry.
+    fn show_built_queue(&mut self) -> Result<()> {
+        let s = self;
         s.reload_queue()?;
         s.cursor = s
             .store
@@ -268,7 +319,7 @@ impl Session {
         } else {
             format!("resumed at the first unreviewed cluster ({})", s.cursor + 1)
         };
-        Ok(s)
+        Ok(())
     }
 
     /// Replaces the detectors' explanations with another provider (it runs on the
@@ -307,40 +358,13 @@ impl Session {
             _ => {}
         }
         if self.mode() != Mode::Chart {
+            // The chart screen's work is of no use any more: its results are dropped.
             self.charts = None;
-        }
-    }
-
-    /// Opens the chart screen: the figures of the database read once (the coder's labels
-    /// for precision and recall), the what-if at the first run's own threshold.
-    pub fn open_charts(&mut self) -> Result<()> {
-        let figures = crate::chart::load_figures(
-            &self.store,
-            &crate::chart::FigureRequest {
-                coder: Some(self.coder.clone()),
-                ..Default::default()
-            },
-        )?;
-        let view = crate::review::charts::ChartView::new(figures);
-        self.message = view.summary();
-        self.charts = Some(view);
-        self.push(Mode::Chart);
-        Ok(())
-    }
-
-    /// Moves the what-if threshold (`steps` of 0.05) and says what it changes.
-    pub fn move_threshold(&mut self, steps: i64) {
-        if let Some(v) = &mut self.charts {
-            v.move_threshold(steps);
-            self.message = v.summary();
-        }
-    }
-
-    /// Shows the next detector run's histogram.
-    pub fn next_chart_run(&mut self) {
-        if let Some(v) = &mut self.charts {
-            v.show_run(v.run + 1);
-            self.message = v.summary();
+            let charts = self.jobs.charts.take();
+            let what_if = self.jobs.what_if.take().map(|(id, _)| id);
+            for id in charts.into_iter().chain(what_if) {
+                self.background.worker.cancel(id);
+            }
         }
     }
 

@@ -24,6 +24,12 @@ fn clean_row(mut r: QueueRow) -> QueueRow {
 impl Session {
     pub(super) fn reload_queue(&mut self) -> Result<()> {
         self.pages.clear();
+        if self.jobs.queue.is_some() {
+            // The table is being rebuilt: its old rows are not the queue.
+            self.queue_len = 0;
+            self.cursor = 0;
+            return Ok(());
+        }
         self.queue_len = self.store.queue_len(&self.coder, &self.filter)?;
         self.progress = self.store.review_progress(&self.coder)?;
         self.triage = self.store.triage_counts()?;
