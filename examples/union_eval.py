@@ -39,6 +39,7 @@ def row(name, s):
     print(f"{name:10} P {p:.3f} R {r:.3f} F1 {f:.3f}{ne}")
 # src/model/siblings.rs, in Python: tokens, identifiers, the two-sided share.
 SIBLING_SHARE = 0.08
+SIBLING_MIN_JACCARD = 0.1
 TOKEN = re.compile(r"[^\W]+(?:[.:\-]+[^\W]+)*")
 def is_identifier(t):
     return t.isascii() and ("_" in t.strip("_") or "::" in t or re.search(r"[a-z][A-Z]|[A-Za-z][0-9]|[A-Za-z]\.[A-Za-z]", t) is not None)
@@ -52,7 +53,7 @@ def tokens(u):
 def siblings(a, b):
     A, B = tokens(a), tokens(b)
     differing = len(A ^ B)
-    if differing == 0: return False
+    if differing == 0 or len(A & B) < SIBLING_MIN_JACCARD * len(A | B): return False
     only = lambda x, y: sum(1 for t in x - y if is_identifier(t))
     return 2 * min(only(A, B), only(B, A)) / differing >= SIBLING_SHARE
 found = collections.Counter()
