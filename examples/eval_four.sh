@@ -2,18 +2,22 @@
 # Issue 14's four corpora with default settings: ingest (unless the DB exists and KEEP=1),
 # `detect` (the default methods), `detect --method minhash`, then union_eval.py on each.
 # Usage: examples/eval_four.sh SPOTCHECK_BIN DB_DIR [extra detect args...]
-# Corpora are read from $HOME/.cache/spotcheck (news/whole, news/single: make_news_corpus;
-# ci-dd, cc-held: debian-docs.sh; see BENCHMARKS.md "issue 14"); EXTRA_CORPORA="name=dir ..."
-# adds more (each dir with html/ and gold.tsv).
+# Corpora are read from $HOME/.cache/spotcheck (news-v2/whole, news-v2/single: make_news_corpus;
+# ci-dd, cc-held, dd-held3: debian-docs.sh; see BENCHMARKS.md "issue 14"); a corpus whose
+# directory is missing is skipped with a note; EXTRA_CORPORA="name=dir ..." adds more (each dir
+# with html/ and gold.tsv). dd-held3 (a third held-out doc family, session 3):
+#   debian-docs.sh ~/.cache/spotcheck/dd-held3 libcairomm-1.0-doc libpangomm-1.4-doc libxml2-doc
+#   then examples/dd_held3_gold.py ~/.cache/spotcheck/dd-held3 (libxml2-doc moved its manual).
 set -euo pipefail
 bin=$1; dbdir=$2; shift 2
 cache=${SPOTCHECK_CACHE:-$HOME/.cache/spotcheck}
 here=$(dirname "$0")
 mkdir -p "$dbdir"
-corpora="news-whole=$cache/news/whole news-single=$cache/news/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held ${EXTRA_CORPORA:-}"
+corpora="news-whole=$cache/news-v2/whole news-single=$cache/news-v2/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held dd-held3=$cache/dd-held3 ${EXTRA_CORPORA:-}"
 for c in $corpora; do
     name=${c%%=*}; dir=${c#*=}
     db=$dbdir/$name.db
+    if [[ ! -f $dir/gold.tsv ]]; then echo "== $name: skipped, $dir/gold.tsv missing"; continue; fi
     if [[ ${KEEP:-0} != 1 || ! -f $db ]]; then
         rm -f "$db"
         "$bin" ingest --db "$db" "$dir/html" >/dev/null

@@ -99,6 +99,17 @@ pub fn build_entries(
     noise: &HashMap<i64, &'static str>,
     config: EntryConfig,
 ) -> Vec<Entry> {
+    let pairs = merge_pairs(detectors, representative, noise);
+    entries_from_pairs(pairs, detectors, representative, noise, config)
+}
+
+/// Every detector's pairs merged between representatives (each pair with the best score of
+/// each detector that found it), without the pairs across noise classes; ordered by (a, b).
+pub fn merge_pairs(
+    detectors: &[DetectorPairs],
+    representative: &HashMap<i64, i64>,
+    noise: &HashMap<i64, &'static str>,
+) -> Vec<MergedPair> {
     let rep = |d: i64| representative.get(&d).copied().unwrap_or(d);
     let class = |d: i64| noise.get(&d).copied();
     // Merge: (a, b) → detector → best score.
@@ -117,14 +128,26 @@ pub fn build_entries(
             *slot = slot.max(s);
         }
     }
-    let pairs: Vec<MergedPair> = merged
+    merged
         .into_iter()
         .map(|((a, b), scores)| MergedPair {
             a,
             b,
             scores: scores.into_iter().collect(),
         })
-        .collect();
+        .collect()
+}
+
+/// The entries of merged pairs (from [`merge_pairs`], possibly filtered since): capped
+/// connected components, their bridges, detectors and captures.
+pub fn entries_from_pairs(
+    pairs: Vec<MergedPair>,
+    detectors: &[DetectorPairs],
+    representative: &HashMap<i64, i64>,
+    noise: &HashMap<i64, &'static str>,
+    config: EntryConfig,
+) -> Vec<Entry> {
+    let class = |d: i64| noise.get(&d).copied();
     // Compact ids for the union-find.
     let ids: Vec<i64> = pairs
         .iter()

@@ -3,7 +3,8 @@
 //! pairs (`label`), the status of a cluster (`status`), a log replayed in memory
 //! (`replay`), the merged queue's entries (`entries`), noise triage (`triage`), the
 //! queue's rows, filters and orders (`queue`), progress and agreement
-//! (`agreement`), and what merging coders' copies adds (`merge`). No I/O: the store persists these types and the review session shows
+//! (`agreement`), what merging coders' copies adds (`merge`), and which single-detector
+//! pairs are template siblings rather than copies (`siblings`). No I/O: the store persists these types and the review session shows
 //! them.
 
 pub mod adjudication;
@@ -16,13 +17,15 @@ pub mod merge;
 pub mod queue;
 pub mod replay;
 pub mod sample;
+pub mod siblings;
 pub mod status;
 pub mod triage;
 
 pub use agreement::{agreement_of, cohens_kappa, kappa_cell, Agreement, Progress};
 pub use decision::{touches_cluster, with_batch, Decision, PairRule, DECISION_ACTIONS};
 pub use entries::{
-    agreement_label, build_entries, DetectorPairs, Entry, EntryConfig, MergedPair, MAX_ENTRY_SIZE,
+    agreement_label, build_entries, entries_from_pairs, merge_pairs, DetectorPairs, Entry,
+    EntryConfig, MergedPair, MAX_ENTRY_SIZE,
 };
 pub use label::{normalized_groups, Label, LabelSet, LabelStatus, PairLabel};
 pub use log::{

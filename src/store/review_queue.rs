@@ -1,5 +1,6 @@
 //! The review queue on disk: the merged queue's entries (built by the model's
-//! [`build_entries`] from the latest finished run of every detector, after noise triage),
+//! [`crate::model::build_entries`] from the latest finished run of every detector, after noise triage
+//! and with single-detector template siblings left out: `model::siblings`),
 //! their members and merged pairs, numbered in each queue order so a page is an index walk,
 //! and the paged reads of it under a filter. Rebuilt when a run finishes or documents are
 //! added; the statuses are then recomputed from the labels (which name document sets).
@@ -14,15 +15,16 @@ use super::decision_log::parse_tags;
 use super::review::{parse_key, target_key};
 use super::review_status::rebuild_statuses;
 use super::Store;
+use crate::model::siblings;
 use crate::model::triage::NEAR_EMPTY_CHARS;
 use crate::model::{
-    agreement_label, build_entries, queue_order, triage, DetectorPairs, DocFacts, Entry,
-    EntryConfig, LabelStatus, NoiseShown, QueueFilter, QueueKey, QueueRow, QueueSort, TriageCounts,
-    MERGED_QUEUE,
+    agreement_label, entries_from_pairs, merge_pairs, queue_order, triage, DetectorPairs, DocFacts,
+    Entry, EntryConfig, LabelStatus, MergedPair, NoiseShown, QueueFilter, QueueKey, QueueRow,
+    QueueSort, TriageCounts, MERGED_QUEUE,
 };
 
 /// Bumped when the way entries are built changes, so the next refresh rebuilds them.
-const QUEUE_BUILD: &str = "merged-2";
+const QUEUE_BUILD: &str = "merged-3-siblings";
 
 /// The queue table's rank column of an order (1 = first).
 fn rank_column(sort: QueueSort) -> &'static str {
@@ -460,10 +462,47 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
         }
         detectors.push(DetectorPairs { method, pairs });
     }
+    let mut pairs = merge_pairs(&detectors, &representative, &noise);
+    drop_template_siblings(conn, &mut pairs)?;
     Ok((
-        build_entries(&detectors, &representative, &noise, config),
+        entries_from_pairs(pairs, &detectors, &representative, &noise, config),
         counts,
     ))
+}
+
+/// Removes the pairs only one detector found whose pages are template siblings (each names
+/// code identifiers the other lacks: `model::siblings`), read on the content text the
+/// detectors use by default (the visible text where no content text is stored). Pairs two
+/// or more detectors agree on are kept whatever their text.
+fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
+    let mut text_st = conn.prepare_cached(
+        "SELECT coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
+                         d.visible_text)
+         FROM documents d WHERE d.id = ?1",
+    )?;
+    let mut texts: HashMap<i64, String> = HashMap::new();
+    for p in pairs.iter().filter(|p| p.scores.len() == 1) {
+        for d in [p.a, p.b] {
+            if let std::collections::hash_map::Entry::Vacant(slot) = texts.entry(d) {
+                let text: Option<String> = text_st.query_row([d], |r| r.get(0)).optional()?;
+                slot.insert(text.unwrap_or_default());
+            }
+        }
+    }
+    // Token sets once per document, not once per pair.
+    let tokens: HashMap<i64, HashSet<&str>> = texts
+        .iter()
+        .map(|(&d, t)| (d, siblings::tokens(t)))
+        .collect();
+    let empty = HashSet::new();
+    pairs.retain(|p| {
+        p.scores.len() > 1 || {
+            let a = tokens.get(&p.a).unwrap_or(&empty);
+            let b = tokens.get(&p.b).unwrap_or(&empty);
+            siblings::sibling_share(a, b) < siblings::SIBLING_SHARE
+        }
+    });
+    Ok(())
 }
 
 fn entry_key(number: i64, e: &Entry, detectors_total: usize) -> QueueKey {

@@ -291,3 +291,72 @@ fn the_readme_triage_table_is_the_rule_table() {
         }
     }
 }
+
+/// Issue 14 (session 3), template siblings: Qt's `QMapIterator` and `QMutableMapIterator`
+/// pages of one release are one template with different identifiers, which SpotSigs alone
+/// pairs (Jaccard 0.6); the queue must not show them as one entry, while the same page in two
+/// patch releases (5.15.8, 5.15.15) still is one. Fixture: the 72 iterator pages of qtcore
+/// in both releases, from the debian-docs test corpus.
+#[test]
+fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
+    let Some(corpus) = common::debian_docs_small() else {
+        return;
+    };
+    let fixture = tempfile::tempdir().unwrap();
+    let releases = ["5.15.8+dfsg-11+deb12u3", "5.15.15+dfsg-6+deb13u1"];
+    for v in releases {
+        let from = corpus.join(format!(
+            "html/qtbase5-doc-html/{v}/usr/share/qt5/doc/qtcore"
+        ));
+        let to = fixture.path().join("html").join(v);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(&from).unwrap() {
+            let f = f.unwrap();
+            if f.file_name().to_string_lossy().contains("iterator") {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+        }
+    }
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let html = fixture.path().join("html");
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let page = |v: &str, name: &str| format!("{v}/{name}.html");
+    let (map8, mutable8) = (
+        page(releases[0], "qmapiterator"),
+        page(releases[0], "qmutablemapiterator"),
+    );
+    let map15 = page(releases[1], "qmapiterator");
+    // The siblings are a candidate pair of SpotSigs: the queue's rule is what parts them.
+    let (spotsigs, _) = common::spotcheck_ok(&[
+        "pairs", "--db", db, "--method", "spotsigs", "--format", "tsv",
+    ]);
+    let paired = |a: &str, b: &str| {
+        spotsigs.lines().any(|l| {
+            let mut f = l.split('\t');
+            let (x, y) = (f.next().unwrap_or(""), f.next().unwrap_or(""));
+            (x.ends_with(a) && y.ends_with(b)) || (x.ends_with(b) && y.ends_with(a))
+        })
+    };
+    assert!(
+        paired(&map8, &mutable8),
+        "SpotSigs no longer pairs the siblings"
+    );
+    let (out, _) = common::spotcheck_ok(&["queue", "--db", db, "--all"]);
+    let mut entry_of: HashMap<String, u64> = HashMap::new();
+    for e in json_lines(&out) {
+        for u in member_urls(&e) {
+            entry_of.insert(u, e["entry"].as_u64().unwrap());
+        }
+    }
+    let entry = |u: &str| {
+        entry_of
+            .iter()
+            .find(|(k, _)| k.ends_with(u))
+            .map(|(_, &e)| e)
+    };
+    assert!(entry(&map8).is_some(), "{map8} is in no entry");
+    assert_eq!(entry(&map8), entry(&map15), "the patch-release copy");
+    assert_ne!(entry(&map8), entry(&mutable8), "the template siblings");
+}
