@@ -144,24 +144,28 @@ pub fn render_markdown(store: &Store) -> Result<String> {
         writeln!(md, "<figure class=\"scores\">\n{svg}\n</figure>\n")?;
     }
     writeln!(md, "## Agreement between coders\n")?;
-    let agreements = store.agreements()?;
+    let agreements = store.adjudicated_agreements()?;
     if agreements.is_empty() {
         writeln!(md, "Fewer than two coders labeled shared pairs.\n")?;
     } else {
         writeln!(
             md,
-            "| coder A | coder B | shared pairs | agreed | Cohen's κ |"
+            "| coder A | coder B | shared pairs | agreed | Cohen's κ | disagreements adjudicated | κ after adjudication |"
         )?;
-        writeln!(md, "|---|---|---|---|---|")?;
+        writeln!(md, "|---|---|---|---|---|---|---|")?;
+        let k = |k: Option<f64>| k.map_or("-".into(), |k| format!("{k:.3}"));
         for a in &agreements {
             writeln!(
                 md,
-                "| {} | {} | {} | {} | {} |",
-                esc(&crate::review::sanitize_line(&a.coder_a)),
-                esc(&crate::review::sanitize_line(&a.coder_b)),
-                a.shared_pairs,
-                a.agreed,
-                a.kappa.map_or("-".into(), |k| format!("{k:.3}"))
+                "| {} | {} | {} | {} | {} | {} of {} | {} |",
+                esc(&crate::review::sanitize_line(&a.before.coder_a)),
+                esc(&crate::review::sanitize_line(&a.before.coder_b)),
+                a.before.shared_pairs,
+                a.before.agreed,
+                k(a.before.kappa),
+                a.resolved,
+                a.disagreed,
+                k(a.after.kappa)
             )?;
         }
         writeln!(md)?;

@@ -15,7 +15,7 @@ use crate::model::adjudication::{
     adjudicator_key, agreement_before_after, consensus, is_adjudicator, AdjudicatedAgreement,
     CoderVerdict, Consensus, Disagreement, ADJUDICATOR_PREFIX,
 };
-use crate::model::PairLabel;
+use crate::model::{LogEntry, PairLabel};
 
 /// SQL true for a coder key that is not an adjudicator's (`c`: the column).
 fn not_adjudicator(c: &str) -> String {
@@ -88,8 +88,8 @@ impl Store {
     }
 
     /// Records adjudicator `name`'s final label of pair (a, b) (same or different), with an
-    /// optional note, as decisions of `adjudicator:NAME` on the two-document set. Returns
-    /// the verdict's log id.
+    /// optional note, as decisions of `adjudicator:NAME` on the two-document set, and
+    /// writes their labels. Returns the verdict's log id.
     pub fn adjudicate(
         &mut self,
         name: &str,
@@ -98,6 +98,26 @@ impl Store {
         label: PairLabel,
         note: Option<&str>,
     ) -> Result<i64> {
+        let (coder, entries) = self.adjudication_entries(name, a, b, label, note)?;
+        let rows = self.append_to_log(&coder, entries)?;
+        self.materialize_pending()?;
+        match rows.first() {
+            Some(r) => Ok(r.row.id),
+            None => bail!("nothing was appended"),
+        }
+    }
+
+    /// The log entries (and the coder key) of an adjudication, checked: a name, two
+    /// different documents of the database, same or different. The workbench appends
+    /// them behind its label writer; [`Store::adjudicate`] writes them at once.
+    pub fn adjudication_entries(
+        &self,
+        name: &str,
+        a: i64,
+        b: i64,
+        label: PairLabel,
+        note: Option<&str>,
+    ) -> Result<(String, Vec<LogEntry>)> {
         if name.trim().is_empty() {
             bail!("the adjudicator needs a name");
         }
@@ -117,13 +137,12 @@ impl Store {
             PairLabel::Different => "reject",
             PairLabel::Unsure => bail!("an adjudication is same or different, not unsure"),
         };
-        let coder = adjudicator_key(name);
         let target = [a.min(b), a.max(b)];
-        let row = self.record_decision(&coder, action, &target, json!({}))?;
+        let mut entries = vec![LogEntry::decision(action, &target, json!({}))];
         if let Some(n) = note.filter(|n| !n.trim().is_empty()) {
-            self.record_decision(&coder, "note", &target, json!({ "note": n }))?;
+            entries.push(LogEntry::decision("note", &target, json!({ "note": n })));
         }
-        Ok(row.id)
+        Ok((adjudicator_key(name), entries))
     }
 
     /// The adjudicated label of every pair an adjudicator decided (adjudicators who
