@@ -179,7 +179,8 @@ pub fn markdown_to_html(md: &str) -> String {
     let mut html = String::from(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>spotcheck methods report</title>\
          <style>body{font-family:sans-serif;max-width:60em;margin:2em auto}\
-         table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}</style>\
+         table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}\
+         td:last-child{overflow-wrap:anywhere}</style>\
          </head><body>\n",
     );
     let mut in_table = false;
