@@ -107,9 +107,11 @@ pub fn render_markdown(store: &Store) -> Result<String> {
                  over all {} document pairs of the collection ({} documents) from a stratified \
                  random sample of {} pairs (seed {}), {} of which were labeled by human coders \
                  ({} pairs the coders disagreed on without adjudication were left out). Strata \
-                 were formed by the highest similarity any detector or a MinHash LSH candidate \
-                 generator (Jaccard ≥ 0.3 on 5-word shingles) gave a pair, with pairs no method \
-                 proposed as a last, random stratum: {}. Estimates use {}. An estimated {:.0} \
+                 were formed by the highest similarity any detector or a candidate generator \
+                 (MinHash LSH at Jaccard ≥ 0.3 on 5-word shingles; pairs sharing 3 or more \
+                 5-word shingles found in at most 50 documents, scored by a Jaccard lower \
+                 bound) gave a pair, with pairs no method proposed as a last, random stratum: \
+                 {}. Estimates use {}. An estimated {:.0} \
                  (95% CI {:.0}–{:.0}) pairs are near-duplicates, of which {:.0} ({:.0}–{:.0}) \
                  were proposed by no detector.\n",
                 e.strata.iter().map(|s| s.population).sum::<u64>(),
