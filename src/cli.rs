@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::cmd;
+use crate::cmd::adjudicate::{AdjudicateAction, AdjudicateConfig};
 use crate::cmd::demo::DemoConfig;
 use crate::cmd::eval::{EvalConfig, SampleEvalConfig};
 use crate::cmd::export::{ExportConfig, ExportFormat as ExportFormatConfig};
@@ -150,6 +151,81 @@ impl MergeArgs {
             from: self.from.clone(),
             json: self.json,
         }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct AdjudicateArgs {
+    #[command(flatten)]
+    pub db: DbArg,
+    /// List the pairs coders disagree on, with every coder's verdict and note (the
+    /// default action).
+    #[arg(long, conflicts_with_all = ["decide", "agreement"])]
+    pub list: bool,
+    /// With --list: the adjudicated disagreements too.
+    #[arg(long, requires = "list")]
+    pub all: bool,
+    /// Record the final label of the pair of document ids A,B (needs --label and
+    /// --adjudicator).
+    #[arg(long, value_name = "A,B", requires_all = ["label", "adjudicator"])]
+    pub decide: Option<String>,
+    /// The final label: same or different.
+    #[arg(long, value_enum, requires = "decide")]
+    pub label: Option<AdjudicatedLabel>,
+    /// Who adjudicates: logged as coder `adjudicator:NAME`.
+    #[arg(long, value_name = "NAME", requires = "decide")]
+    pub adjudicator: Option<String>,
+    /// A note kept with the final label.
+    #[arg(long, value_name = "TEXT", requires = "decide")]
+    pub note: Option<String>,
+    /// Cohen's kappa of every pair of coders before and after adjudication.
+    #[arg(long, conflicts_with = "decide")]
+    pub agreement: bool,
+    /// One JSON object per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AdjudicatedLabel {
+    Same,
+    Different,
+}
+
+impl AdjudicateArgs {
+    pub fn config(&self) -> Result<AdjudicateConfig, String> {
+        let action = match (&self.decide, self.label, &self.adjudicator) {
+            (Some(pair), Some(label), Some(name)) => {
+                let ids: Vec<Option<i64>> =
+                    pair.split(',').map(|x| x.trim().parse().ok()).collect();
+                let [Some(a), Some(b)] = ids[..] else {
+                    return Err(format!(
+                        "--decide takes two document ids as A,B (e.g. 3,17), got {:?}",
+                        cmd::tsv_cell(pair)
+                    ));
+                };
+                if name.trim().is_empty() {
+                    return Err("--adjudicator needs a name".into());
+                }
+                AdjudicateAction::Decide {
+                    a,
+                    b,
+                    label: match label {
+                        AdjudicatedLabel::Same => crate::model::PairLabel::Same,
+                        AdjudicatedLabel::Different => crate::model::PairLabel::Different,
+                    },
+                    adjudicator: name.clone(),
+                    note: self.note.clone(),
+                }
+            }
+            _ if self.agreement => AdjudicateAction::Agreement,
+            _ => AdjudicateAction::List { all: self.all },
+        };
+        Ok(AdjudicateConfig {
+            db: self.db.db.clone(),
+            action,
+            json: self.json,
+        })
     }
 }
 
@@ -707,6 +783,9 @@ pub enum Command {
     Report(ReportArgs),
     /// Train the ANDD similarity from the coders' labels.
     Train(TrainArgs),
+    /// Resolve the coders' disagreements: list them with every verdict and note, record
+    /// an adjudicator's final label of a pair, kappa before and after adjudication.
+    Adjudicate(AdjudicateArgs),
     /// Ingest the bundled demo crawl into a temporary database and show the pipeline.
     Demo(DemoArgs),
     /// Bring the decisions of coders' copies of this corpus into this database, then report
@@ -1149,6 +1228,7 @@ pub fn main() -> ExitCode {
             out: a.out.clone(),
         }),
         Command::Train(a) => cmd::train::run(&a.config()),
+        Command::Adjudicate(a) => with_config(a.config(), cmd::adjudicate::run),
         Command::Merge(a) => cmd::merge::run(&a.config()),
         Command::Query(a) => cmd::query::run(&a.config()),
         Command::Stage(s) => match s.config() {

@@ -1,6 +1,7 @@
 //! The imperative shell: one module per subcommand, wiring readers, extractors, detectors
 //! and the store together. The functional core lives in the other modules.
 
+pub mod adjudicate;
 pub mod demo;
 pub mod detect;
 pub mod eval;

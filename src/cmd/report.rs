@@ -107,9 +107,11 @@ pub fn render_markdown(store: &Store) -> Result<String> {
                  over all {} document pairs of the collection ({} documents) from a stratified \
                  random sample of {} pairs (seed {}), {} of which were labeled by human coders \
                  ({} pairs the coders disagreed on without adjudication were left out). Strata \
-                 were formed by the highest similarity any detector or a MinHash LSH candidate \
-                 generator (Jaccard ≥ 0.3 on 5-word shingles) gave a pair, with pairs no method \
-                 proposed as a last, random stratum: {}. Estimates use {}. An estimated {:.0} \
+                 were formed by the highest similarity any detector or a candidate generator \
+                 (MinHash LSH at Jaccard ≥ 0.3 on 5-word shingles; pairs sharing 3 or more \
+                 5-word shingles found in at most 50 documents, scored by a Jaccard lower \
+                 bound) gave a pair, with pairs no method proposed as a last, random stratum: \
+                 {}. Estimates use {}. An estimated {:.0} \
                  (95% CI {:.0}–{:.0}) pairs are near-duplicates, of which {:.0} ({:.0}–{:.0}) \
                  were proposed by no detector.\n",
                 e.strata.iter().map(|s| s.population).sum::<u64>(),
@@ -144,24 +146,28 @@ pub fn render_markdown(store: &Store) -> Result<String> {
         writeln!(md, "<figure class=\"scores\">\n{svg}\n</figure>\n")?;
     }
     writeln!(md, "## Agreement between coders\n")?;
-    let agreements = store.agreements()?;
+    let agreements = store.adjudicated_agreements()?;
     if agreements.is_empty() {
         writeln!(md, "Fewer than two coders labeled shared pairs.\n")?;
     } else {
         writeln!(
             md,
-            "| coder A | coder B | shared pairs | agreed | Cohen's κ |"
+            "| coder A | coder B | shared pairs | agreed | Cohen's κ | disagreements adjudicated | κ after adjudication |"
         )?;
-        writeln!(md, "|---|---|---|---|---|")?;
+        writeln!(md, "|---|---|---|---|---|---|---|")?;
+        let k = |k: Option<f64>| k.map_or("-".into(), |k| format!("{k:.3}"));
         for a in &agreements {
             writeln!(
                 md,
-                "| {} | {} | {} | {} | {} |",
-                esc(&crate::review::sanitize_line(&a.coder_a)),
-                esc(&crate::review::sanitize_line(&a.coder_b)),
-                a.shared_pairs,
-                a.agreed,
-                a.kappa.map_or("-".into(), |k| format!("{k:.3}"))
+                "| {} | {} | {} | {} | {} | {} of {} | {} |",
+                esc(&crate::review::sanitize_line(&a.before.coder_a)),
+                esc(&crate::review::sanitize_line(&a.before.coder_b)),
+                a.before.shared_pairs,
+                a.before.agreed,
+                k(a.before.kappa),
+                a.resolved,
+                a.disagreed,
+                k(a.after.kappa)
             )?;
         }
         writeln!(md)?;
@@ -175,7 +181,8 @@ pub fn markdown_to_html(md: &str) -> String {
     let mut html = String::from(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>spotcheck methods report</title>\
          <style>body{font-family:sans-serif;max-width:60em;margin:2em auto}\
-         table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}</style>\
+         table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px}\
+         td:last-child{overflow-wrap:anywhere}</style>\
          </head><body>\n",
     );
     let mut in_table = false;

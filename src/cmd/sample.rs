@@ -1,7 +1,8 @@
 //! `spotcheck sample`: draws a stratified sample of document pairs for estimating every
 //! run's precision and recall over the whole collection (`model::sample`), including pairs
-//! no detector proposed: candidates are every finished run's pairs and the pairs MinHash
-//! LSH finds at a low Jaccard threshold ([`CANDIDATE_THRESHOLD`]); pairs of neither form the
+//! no detector proposed: candidates are every finished run's pairs, the pairs MinHash
+//! LSH finds at a low Jaccard threshold ([`CANDIDATE_THRESHOLD`]) and the pairs sharing rare
+//! shingles (`detect::overlap`: copies overlapping only in part); pairs of none form the
 //! random stratum. The sample is stored and queued for labeling (`spotcheck queue
 //! --sample`, blind unless `--show-scores`); also the sample's labels as every reader of it
 //! takes them ([`sample_labels`]).
@@ -15,6 +16,7 @@ use anyhow::{bail, Result};
 use serde_json::json;
 
 use crate::detect::minhash::{candidate_pairs, MinHashSettings};
+use crate::detect::overlap::{overlap_pairs, MAX_DF, MIN_SHARED, SHINGLE_WORDS};
 use crate::model::adjudication::{consensus, Consensus};
 use crate::model::sample::{draw_sample, stratum_of, SamplePair, STRATA};
 use crate::model::PairLabel;
@@ -72,6 +74,13 @@ pub fn candidates(store: &Store) -> Result<(Vec<ScoredPair>, Vec<RunPairs>)> {
         ..MinHashSettings::default()
     };
     for (a, b, s) in candidate_pairs(store, &settings)? {
+        let slot = best.entry((a, b)).or_insert(s);
+        *slot = slot.max(s);
+    }
+    // Copies that overlap only in part (a story in two sites' frames): shared rare
+    // shingles, scored by a Jaccard lower bound, so most land in the lowest candidate
+    // stratum instead of the random one.
+    for (a, b, s) in overlap_pairs(store, settings.text)? {
         let slot = best.entry((a, b)).or_insert(s);
         *slot = slot.max(s);
     }
@@ -155,7 +164,8 @@ pub fn draw_and_store(
     let params = json!({
         "size": d.size,
         "width": if d.size.is_some() { None } else { Some(d.width) },
-        "candidates": {"method": "minhash", "threshold": CANDIDATE_THRESHOLD, "pairs": best.len()},
+        "candidates": {"method": "minhash", "threshold": CANDIDATE_THRESHOLD, "pairs": best.len(),
+                       "overlap": {"shingle_words": SHINGLE_WORDS, "max_df": MAX_DF, "min_shared": MIN_SHARED}},
         "runs": runs.iter().map(|r| r.0).collect::<Vec<_>>(),
     });
     let id = store.create_sample(&NewSample {
@@ -224,7 +234,7 @@ pub fn run(a: &SampleConfig) -> Result<ExitCode> {
     }
     writeln!(
         out,
-        "sample {id}: {} pairs of {} documents (seed {}), {} candidate pairs (runs {:?} and MinHash LSH at Jaccard {CANDIDATE_THRESHOLD})",
+        "sample {id}: {} pairs of {} documents (seed {}), {} candidate pairs (runs {:?}, MinHash LSH at Jaccard {CANDIDATE_THRESHOLD}, pairs sharing {MIN_SHARED}+ rare 5-word shingles)",
         pairs.len(),
         docs.len(),
         a.seed,

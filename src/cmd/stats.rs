@@ -35,6 +35,10 @@ pub fn run(a: &StatsConfig) -> Result<ExitCode> {
                 "agreement".into(),
                 serde_json::to_value(store.agreements()?)?,
             );
+            obj.insert(
+                "adjudicated_agreement".into(),
+                serde_json::to_value(store.adjudicated_agreements()?)?,
+            );
         }
         if let (Some(list), Some(obj)) = (&sources, v.as_object_mut()) {
             obj.insert("per_source".into(), serde_json::to_value(list)?);
@@ -42,16 +46,8 @@ pub fn run(a: &StatsConfig) -> Result<ExitCode> {
         super::write_json_line(&mut out, &v)?;
     } else {
         out.write_all(render(&stats).as_bytes())?;
-        for ag in store.agreements()? {
-            writeln!(
-                out,
-                "agreement {} vs {}: {} of {} shared pair labels agree, Cohen's kappa {}",
-                sanitize_line(&ag.coder_a),
-                sanitize_line(&ag.coder_b),
-                ag.agreed,
-                ag.shared_pairs,
-                ag.kappa.map_or("undefined".into(), |k| format!("{k:.3}"))
-            )?;
+        for ag in store.adjudicated_agreements()? {
+            writeln!(out, "{}", super::adjudicate::agreement_line(&ag))?;
         }
         for s in sources.iter().flatten() {
             let types: Vec<String> = s

@@ -20,6 +20,7 @@ pub mod explain;
 pub mod imatch;
 pub mod method;
 pub mod minhash;
+pub mod overlap;
 pub mod params;
 pub mod query;
 pub mod shared;

@@ -9,7 +9,10 @@
 //!   wins (the same rule as the store's `pair_labels`).
 //! - Across coders: a pair that every coder who judged it (unsure aside) calls the same way
 //!   gets that verdict; a pair called "same" by one coder and "different" by another is a
-//!   [`Conflict`]: reported, and left out of the verdicts rather than resolved.
+//!   [`Conflict`]: reported, and left out of the verdicts rather than resolved — unless an
+//!   adjudicator (coder key `adjudicator:NAME`, `model::adjudication`) labeled the pair
+//!   same or different: then the adjudicators' verdict is the pair's, whatever the coders
+//!   said (adjudicators who disagree with each other are the conflict).
 //! - The gold clustering: the connected components of the "same" verdicts over the labeled
 //!   documents (those in at least one verdict); a document whose verdicts are all
 //!   "different" is a cluster of its own. No transitive inference beyond that.
@@ -19,6 +22,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 
 use crate::cluster::union_find::UnionFind;
+use crate::model::adjudication::is_adjudicator;
 use crate::model::{LabelSet, LabelStatus};
 
 /// One pair's verdict from one coder's set.
@@ -147,7 +151,15 @@ pub fn merge_labels(sets: &[LabelSet]) -> MergedLabels {
     let mut keys: Vec<(i64, i64)> = by_pair.keys().copied().collect();
     keys.sort_unstable();
     for (a, b) in keys {
-        let entries = &by_pair[&(a, b)];
+        // An adjudicator's same/different settles the pair; else the coders speak.
+        let (adjudicated, coded): (Vec<Entry>, Vec<Entry>) = by_pair[&(a, b)]
+            .iter()
+            .partition(|e| is_adjudicator(&coders[e.0]));
+        let entries = if adjudicated.iter().any(|e| e.1 != Verdict::Unsure) {
+            &adjudicated
+        } else {
+            &coded
+        };
         let names = |want: Verdict| -> Vec<String> {
             let mut v: Vec<String> = entries
                 .iter()
@@ -346,6 +358,28 @@ pub(crate) mod tests {
         // 2 = 3 joined; 1 alone (its only agreed verdict is "different").
         assert_eq!(g.clusters, vec![vec![2, 3], vec![1]]);
         assert!(g.inconsistent.is_empty());
+    }
+
+    #[test]
+    fn an_adjudicator_settles_a_conflict_for_gold_and_training() {
+        let mut sets = vec![
+            set("ann", 1, LabelStatus::Confirmed, &[1, 2]),
+            set("bob", 2, LabelStatus::Rejected, &[1, 2]),
+            set("bob", 3, LabelStatus::Confirmed, &[2, 3]),
+        ];
+        assert_eq!(merge_labels(&sets).conflicts.len(), 1);
+        sets.push(set("adjudicator:lead", 4, LabelStatus::Confirmed, &[1, 2]));
+        let m = merge_labels(&sets);
+        assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+        assert_eq!(m.verdicts[0].coders, vec!["adjudicator:lead"]);
+        assert!(m.verdicts[0].same && m.verdicts[0].direct);
+        assert_eq!(label_gold(&m).clusters, vec![vec![1, 2, 3]]);
+        // An adjudicator overrules even coders who agree; two who disagree settle nothing.
+        sets.push(set("adjudicator:other", 5, LabelStatus::Rejected, &[1, 2]));
+        assert_eq!(
+            merge_labels(&sets).conflicts[0].different,
+            vec!["adjudicator:other"]
+        );
     }
 
     #[test]

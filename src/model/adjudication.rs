@@ -2,10 +2,14 @@
 //! log rows recorded under the coder key `adjudicator:NAME` (the role and the person in the
 //! log's own coder column, so every row keeps its provenance and undo works as for any
 //! coder); the label of a pair over all coders is the adjudicated one where an adjudicator
-//! decided it, else the coders' label where they agree ([`consensus`]).
+//! decided it, else the coders' label where they agree ([`consensus`]). Also what the
+//! adjudication screen and `spotcheck adjudicate` show of a disputed pair
+//! ([`Disagreement`]) and the agreement of two coders before and after adjudication
+//! ([`agreement_before_after`]).
 
 use serde::Serialize;
 
+use super::agreement::{agreement_of, Agreement};
 use super::label::PairLabel;
 
 /// The coder-key prefix of the adjudicator role.
@@ -83,6 +87,99 @@ pub fn consensus(labels: &[(String, PairLabel)]) -> Consensus {
     }
 }
 
+/// One coder's (or adjudicator's) say on a pair: the label, the decision that set it and
+/// the note on that decision's document set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CoderVerdict {
+    /// The log's coder key (`adjudicator:NAME` for an adjudicator).
+    pub coder: String,
+    pub label: PairLabel,
+    /// The verdict's action (confirm, split, reject, unsure).
+    pub action: String,
+    /// Documents in the set the verdict was given on (2: the pair itself).
+    pub set_size: usize,
+    pub note: Option<String>,
+    /// The decision-log id of the verdict.
+    pub decision: i64,
+}
+
+/// A pair (a < b) coders labeled both same and different, with every coder's verdict and
+/// the adjudicators' (if any).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Disagreement {
+    pub a: i64,
+    pub b: i64,
+    /// The coders' verdicts, by coder key.
+    pub coders: Vec<CoderVerdict>,
+    /// The adjudicators' verdicts, by coder key (empty: not adjudicated yet).
+    pub adjudications: Vec<CoderVerdict>,
+}
+
+impl Disagreement {
+    /// The pair's consensus over coders and adjudicators.
+    pub fn consensus(&self) -> Consensus {
+        let rows: Vec<(String, PairLabel)> = self
+            .coders
+            .iter()
+            .chain(&self.adjudications)
+            .map(|v| (v.coder.clone(), v.label))
+            .collect();
+        consensus(&rows)
+    }
+
+    /// The adjudicated label, if one is in force.
+    pub fn adjudicated(&self) -> Option<PairLabel> {
+        match self.consensus() {
+            Consensus::Adjudicated(l) => Some(l),
+            _ => None,
+        }
+    }
+}
+
+/// Kappa of two coders before adjudication and after it (each coder's label on an
+/// adjudicated pair replaced by the adjudicated one), with the disagreements and how many
+/// of them are adjudicated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AdjudicatedAgreement {
+    pub before: Agreement,
+    pub after: Agreement,
+    /// Shared pairs the two label same/different differently.
+    pub disagreed: u64,
+    /// Of those, the ones an adjudicator decided.
+    pub resolved: u64,
+}
+
+/// Agreement of coders `a` and `b` before and after adjudication, from their labels on
+/// the pairs both labeled, each with the adjudicated label of the pair (None: none).
+pub fn agreement_before_after(
+    a: &str,
+    b: &str,
+    shared: impl IntoIterator<Item = (PairLabel, PairLabel, Option<PairLabel>)>,
+) -> AdjudicatedAgreement {
+    let shared: Vec<_> = shared.into_iter().collect();
+    let disputed =
+        |x: PairLabel, y: PairLabel| x != y && x != PairLabel::Unsure && y != PairLabel::Unsure;
+    let disagreed = shared.iter().filter(|(x, y, _)| disputed(*x, *y)).count() as u64;
+    let resolved = shared
+        .iter()
+        .filter(|(x, y, adj)| disputed(*x, *y) && adj.is_some())
+        .count() as u64;
+    let before = agreement_of(a, b, shared.iter().map(|&(x, y, _)| (x, y)));
+    let after = agreement_of(
+        a,
+        b,
+        shared
+            .iter()
+            .map(|&(x, y, adj)| (adj.unwrap_or(x), adj.unwrap_or(y))),
+    );
+    AdjudicatedAgreement {
+        before,
+        after,
+        disagreed,
+        resolved,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,5 +206,45 @@ mod tests {
         settled.push((adjudicator_key("other"), Same));
         assert_eq!(consensus(&settled), Consensus::Disagreed);
         assert!(is_adjudicator("adjudicator:lead") && !is_adjudicator("lead"));
+    }
+
+    #[test]
+    fn adjudication_raises_kappa_by_what_it_resolves() {
+        // 4 pairs: two agreed (same, different), two disputed, one of them adjudicated.
+        let rows = [
+            (Same, Same, None),
+            (Different, Different, None),
+            (Same, Different, Some(Same)),
+            (Different, Same, None),
+            (Unsure, Same, None),
+        ];
+        let r = agreement_before_after("a", "b", rows);
+        assert_eq!((r.disagreed, r.resolved), (2, 1));
+        assert_eq!((r.before.shared_pairs, r.before.agreed), (4, 2));
+        assert_eq!((r.after.shared_pairs, r.after.agreed), (4, 3));
+        assert_eq!(r.before.kappa, Some(0.0));
+        assert!(r.after.kappa.unwrap() > 0.4, "{r:?}");
+    }
+
+    #[test]
+    fn a_disagreement_knows_its_adjudication() {
+        let v = |coder: &str, label| CoderVerdict {
+            coder: coder.into(),
+            label,
+            action: "confirm".into(),
+            set_size: 2,
+            note: None,
+            decision: 1,
+        };
+        let mut d = Disagreement {
+            a: 1,
+            b: 2,
+            coders: vec![v("ann", Same), v("bob", Different)],
+            adjudications: vec![],
+        };
+        assert_eq!(d.consensus(), Consensus::Disagreed);
+        assert_eq!(d.adjudicated(), None);
+        d.adjudications.push(v("adjudicator:lead", Same));
+        assert_eq!(d.adjudicated(), Some(Same));
     }
 }

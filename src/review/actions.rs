@@ -25,7 +25,11 @@ const ALL: &[Mode] = &[
     Mode::Group,
     Mode::Chart,
     Mode::Help,
+    Mode::Adjudicate,
 ];
+/// Every screen (the help screen calls an action of all of them "all").
+pub const ALL_SCREENS: &[Mode] = ALL;
+const ADJ: &[Mode] = &[Mode::Adjudicate];
 const CH: &[Mode] = &[Mode::Chart];
 const BROWSE: &[Mode] = &[Mode::Queue, Mode::Cluster, Mode::Pair, Mode::Group];
 const Q: &[Mode] = &[Mode::Queue];
@@ -96,6 +100,11 @@ pub const ACTIONS: &[Action] = &[
     Action { name: "text", modes: P, description: "cycle visible / content / main-content text", hint: true, run: |s| s.toggle_text() },
     Action { name: "next-evidence", modes: P, description: "scroll to the next highlighted evidence of the left document", hint: false, run: |s| { s.jump_evidence(true); Ok(()) } },
     Action { name: "prev-evidence", modes: P, description: "scroll to the previous highlighted evidence of the left document", hint: false, run: |s| { s.jump_evidence(false); Ok(()) } },
+    Action { name: "adjudicate", modes: Q, description: "adjudication: the pairs coders disagree on with every coder's verdict and note, to give each a final label", hint: false, run: |s| s.open_adjudication() },
+    Action { name: "adjudge-same", modes: ADJ, description: "final label of the pair: near-duplicates (logged as adjudicator:CODER; gold and training use it)", hint: true, run: |s| s.adjudicate(crate::model::PairLabel::Same) },
+    Action { name: "adjudge-different", modes: ADJ, description: "final label of the pair: not near-duplicates (logged as adjudicator:CODER)", hint: true, run: |s| s.adjudicate(crate::model::PairLabel::Different) },
+    Action { name: "scroll-texts-down", modes: ADJ, description: "scroll both documents of the pair down a page", hint: false, run: |s| { let n = s.viewport.pane_height.max(1) as i64; s.scroll_adjudication(n); Ok(()) } },
+    Action { name: "scroll-texts-up", modes: ADJ, description: "scroll both documents of the pair up a page", hint: false, run: |s| { let n = s.viewport.pane_height.max(1) as i64; s.scroll_adjudication(-n); Ok(()) } },
     Action { name: "next-member", modes: P, description: "compare the anchor with the next member", hint: false, run: |s| s.step_member(1) },
     Action { name: "prev-member", modes: P, description: "compare the anchor with the previous member", hint: false, run: |s| s.step_member(-1) },
 ];

@@ -25,7 +25,7 @@ pub use evidence::{
 };
 pub use sanitize::{sanitize, sanitize_line};
 pub use session::{
-    evidence_summary, ClusterView, DocPane, Input, InputKind, Mode, PairView, PendingDecision,
-    Session, Viewport, PROMPT_ABOVE_PAIRS, SYNC_WRAP_BYTES,
+    evidence_summary, verdict_text, AdjudicationView, ClusterView, DocPane, Input, InputKind, Mode,
+    PairView, PendingDecision, Session, Viewport, PROMPT_ABOVE_PAIRS, SYNC_WRAP_BYTES,
 };
 pub use undo::UndoStack;

@@ -3,6 +3,7 @@
 //! writes from a single writer, and paged reads for the commands and the review UI. It
 //! persists the review model's types (`crate::model`) and defines none of them.
 
+mod adjudication;
 mod decision_log;
 mod detections;
 mod figures;

@@ -137,9 +137,10 @@ impl Store {
         ))
     }
 
-    /// Agreement of every pair of coders.
+    /// Agreement of every pair of coders (adjudicators aside: see
+    /// [`Store::adjudicated_agreements`]).
     pub fn agreements(&self) -> Result<Vec<Agreement>> {
-        let coders = self.coders()?;
+        let coders = self.coders_only()?;
         let mut out = Vec::new();
         for (i, a) in coders.iter().enumerate() {
             for b in &coders[i + 1..] {

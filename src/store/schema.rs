@@ -389,6 +389,11 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE review_clusters ADD COLUMN rank_active INTEGER NOT NULL DEFAULT 0;
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // Adjudication (`store::adjudication`) looks up every coder's label of one pair and
+    // joins coders' labels pair by pair: an index by pair, since the key leads with coder.
+    r#"
+    CREATE INDEX IF NOT EXISTS pair_labels_pair ON pair_labels(a, b, coder);
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -4,6 +4,7 @@
 //! Ctrl-C (a key in raw mode), on SIGINT/SIGTERM, on error and on panic; on SIGHUP (the
 //! terminal is gone) it exits.
 
+mod adjudicate;
 pub mod keymap;
 pub mod view;
 

@@ -115,6 +115,7 @@ pub fn draw(frame: &mut Frame, s: &Session, keys: &Keymap) {
         Mode::Group => draw_group(frame, s, a.body),
         Mode::Chart => draw_charts(frame, s, a.body),
         Mode::Help => draw_help(frame, s, keys, a.body),
+        Mode::Adjudicate => super::adjudicate::draw_adjudication(frame, s, a.body),
     }
     frame.render_widget(Paragraph::new(message_line(s)), a.message);
     frame.render_widget(
@@ -834,7 +835,7 @@ pub fn help_rows(keys: &Keymap) -> Vec<[String; 4]> {
                     }
                 }
             }
-            let screens: Vec<&str> = if a.modes.len() == 6 {
+            let screens: Vec<&str> = if a.modes.len() == crate::review::actions::ALL_SCREENS.len() {
                 vec!["all"]
             } else {
                 a.modes.iter().map(|m| m.name()).collect()

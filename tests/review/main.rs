@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod adjudicate;
 mod merge;
 
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod adjudicate;
 mod bench;
 mod charts;
 mod group;

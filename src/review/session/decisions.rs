@@ -219,7 +219,8 @@ impl Session {
                 self.record(&decision, vec![pair.clone()])?;
                 self.message = format!("{action}: pair {} / {}", pair[0], pair[1]);
             }
-            Mode::Help | Mode::Chart => {}
+            // The adjudication screen records final labels with its own keys.
+            Mode::Help | Mode::Chart | Mode::Adjudicate => {}
         }
         Ok(())
     }

@@ -11,8 +11,10 @@
 //! - `decisions`: decisions as typed [`crate::model::Decision`]s, undo and redo;
 //! - `prompt`: the one-line prompt for tags, notes, search and the tag filter;
 //! - `saving`: decisions committed whose labels the writer thread is still writing;
-//! - `work`: the background worker's results.
+//! - `work`: the background worker's results;
+//! - `adjudicate`: the adjudication screen (pairs coders disagree on, a final label).
 
+mod adjudicate;
 mod cluster;
 mod decisions;
 mod group;
@@ -26,6 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 
+pub use adjudicate::{verdict_text, AdjudicationDoc, AdjudicationView};
 pub use cluster::ClusterView;
 pub use pair::{evidence_summary, DocPane, PairView};
 
@@ -61,6 +64,8 @@ pub enum Mode {
     /// Pictures: score histogram with a what-if threshold, group sizes, progress.
     Chart,
     Help,
+    /// The pairs coders disagree on, with every verdict, and the adjudicator's keys.
+    Adjudicate,
 }
 
 impl Mode {
@@ -72,6 +77,7 @@ impl Mode {
             Mode::Group => "group",
             Mode::Chart => "chart",
             Mode::Help => "help",
+            Mode::Adjudicate => "adjudicate",
         }
     }
 
@@ -83,6 +89,7 @@ impl Mode {
             Mode::Group,
             Mode::Chart,
             Mode::Help,
+            Mode::Adjudicate,
         ]
         .into_iter()
         .find(|m| m.name() == s)
@@ -186,6 +193,8 @@ pub struct Session {
     pub input: Option<Input>,
     /// The chart screen, while it is open.
     pub charts: Option<crate::review::charts::ChartView>,
+    /// The adjudication screen, while it is open.
+    pub adjudication: Option<AdjudicationView>,
     /// A big or contradicting decision waiting for the coder's `y` (see
     /// [`Session::answer_pending`]).
     pub pending: Option<PendingDecision>,
@@ -274,6 +283,7 @@ impl Session {
             pair: None,
             input: None,
             charts: None,
+            adjudication: None,
             pending: None,
             prompt_above_pairs: PROMPT_ABOVE_PAIRS,
             auto_advance: true,
@@ -365,6 +375,9 @@ impl Session {
             for id in charts.into_iter().chain(what_if) {
                 self.background.worker.cancel(id);
             }
+        }
+        if self.mode() != Mode::Adjudicate && !self.stack.contains(&Mode::Adjudicate) {
+            self.adjudication = None;
         }
     }
 

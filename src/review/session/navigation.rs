@@ -207,6 +207,7 @@ impl Session {
             Mode::Group => self.move_group_cursor(delta.clamp(-(1 << 40), 1 << 40)),
             // The chart screen has no cursor: its keys move the what-if threshold.
             Mode::Chart => {}
+            Mode::Adjudicate => self.move_adjudication(delta.clamp(-(1 << 40), 1 << 40))?,
             Mode::Pair => {
                 if let Some(p) = &mut self.pair {
                     // Clamped to the document length in `prepare`.
