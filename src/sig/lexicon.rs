@@ -15,7 +15,10 @@ use crate::text::{for_each_token, Token};
 
 /// Which tokens are I-Match terms. Defaults are the papers' preprocessing (Chowdhury et al.
 /// 2002; Kolcz & Chowdhury 2008): lowercase (the tokenizer already does), drop words shorter
-/// than four characters and words with more than one digit.
+/// than four characters and words with more than one digit. A token of a script written
+/// without spaces (a character bigram: `text::tokenize`) is a term whatever its length:
+/// the papers' length rule drops English function words, and a bigram is the unit such
+/// text is indexed by (without it Chinese and Thai pages had no I-Match or Cooper terms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TermOptions {
     /// Words with fewer characters (not bytes) than this are dropped.
@@ -44,7 +47,12 @@ impl TermOptions {
                 digits += 1;
             }
         }
-        chars >= self.min_chars && digits <= self.max_digits
+        digits <= self.max_digits
+            && (chars >= self.min_chars
+                || norm
+                    .chars()
+                    .next()
+                    .is_some_and(crate::text::unspaced_letter))
     }
 }
 
@@ -400,6 +408,12 @@ mod tests {
             &Default::default(),
         );
         assert_eq!(u, set(&["abc1", "mars", "mp3s", "with", "ärger"]));
+    }
+
+    #[test]
+    fn bigrams_of_unspaced_scripts_are_terms() {
+        let u = unique_terms("新闻报道 in ไทย", &Default::default());
+        assert_eq!(u, set(&["ทย", "ไท", "报道", "新闻", "闻报"]));
     }
 
     #[test]

@@ -109,7 +109,7 @@ fn extract_from<'w>(
     let mut out = Vec::new();
     for i in 0..len {
         let ante = norm(i);
-        if !params.antecedents.contains(ante) {
+        if !is_antecedent(&params.antecedents, ante) {
             continue;
         }
         let mut sig = ante.to_owned();
@@ -135,6 +135,15 @@ fn extract_from<'w>(
         }
     }
     out
+}
+
+/// Whether a token starts a signature: it is listed, or it is a bigram of a script written
+/// without spaces whose first character is listed (的X for 的: the bigrams of such text
+/// never equal a one-character particle; see `text::tokenize`). Tokens of other scripts
+/// are looked up once, as before.
+pub fn is_antecedent(antecedents: &WordList, token: &str) -> bool {
+    antecedents.contains(token)
+        || crate::text::unspaced_head(token).is_some_and(|head| antecedents.contains(head))
 }
 
 /// Tokenizes `text` and extracts its signatures (the words in one buffer, [`Words`]: no
@@ -615,8 +624,8 @@ mod tests {
         let others = ante.len() - 27;
         assert_eq!(
             ante.len(),
-            224,
-            "27 English, {others} of 22 other languages"
+            240,
+            "27 English, {others} of 23 other languages"
         );
         // The English ones are stopwords (skipped inside a chain, as in the paper); those of
         // other languages are not in the English stopword list and count as chain words.
@@ -636,7 +645,7 @@ mod tests {
         let by = antecedents_by_language();
         for lang in [
             "en", "de", "fr", "es", "it", "pt", "nl", "cs", "ru", "ar", "zh", "ja", "pl", "tr",
-            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he",
+            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he", "th",
         ] {
             assert!(by.get(lang).is_some_and(|l| l.len() >= 4), "{lang}");
         }
@@ -684,6 +693,22 @@ mod tests {
         ] {
             assert!(!extract_text(text, &p).is_empty(), "{lang}: no signature");
         }
+    }
+
+    #[test]
+    fn unspaced_texts_are_signed_from_bigrams_that_start_with_an_antecedent() {
+        let p = SpotSigParams::default();
+        // 的 starts 的决: the chain takes every second bigram after it (d = 2): 定将, 于明.
+        let zh = sigs("政府的决定将于明天公布", &p);
+        assert!(zh.contains(&"的决:定将:于明:天公".to_string()), "{zh:?}");
+        // The Thai ที่ (one character: letter, vowel sign, tone mark) starts ที่รั (รั: letter and vowel sign)
+        let th = sigs("รัฐบาลที่รัฐสภาประกาศว่าจะไม่ขึ้นภาษี", &p);
+        assert!(th.iter().any(|s| s.starts_with("ที่รั:")), "{th:?}");
+        assert!(th.iter().any(|s| s.starts_with("จะ:")), "{th:?}");
+        // Latin tokens are still looked up whole: "the" starts a signature, "there" none.
+        assert!(is_antecedent(&p.antecedents, "the"));
+        assert!(!is_antecedent(&p.antecedents, "there"));
+        assert!(!is_antecedent(&p.antecedents, "政府"));
     }
 
     #[test]

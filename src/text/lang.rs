@@ -6,7 +6,11 @@
 //!
 //! whatlang is small (its trigram profiles are compiled in, no model files) and costs about
 //! 0.2 ms of CPU per page (BENCHMARKS.md, issue 14 "Languages"); lingua, more accurate on
-//! short texts, was not measured.
+//! short texts, was not measured. Most pages of an English crawl never reach it: a text in
+//! Latin script whose words are dense in English function words that no other Latin-script
+//! language uses (`the`, `and`, `which`…) is English at the cost of one pass over its first
+//! words ([`english_by_function_words`]; BENCHMARKS.md, "Issue 14: languages and ingest
+//! cost (session 3)").
 
 /// The code stored for a text whose language is unknown.
 pub const UNDETERMINED: &str = "und";
@@ -24,19 +28,135 @@ const MIN_LETTERS: usize = 12;
 /// The language of `text` as a short code (see the module header).
 pub fn identify(text: &str) -> &'static str {
     let head = prefix(text, READ_BYTES);
-    if head
-        .chars()
+    if !enough_letters(head) {
+        return UNDETERMINED;
+    }
+    if english_by_function_words(head) {
+        return "en";
+    }
+    by_trigrams(head)
+}
+
+/// [`identify`] without the function-word shortcut: whatlang's answer on the same prefix.
+/// Kept for measuring the shortcut against it (`examples/lang_cost.rs`).
+pub fn identify_by_trigrams(text: &str) -> &'static str {
+    let head = prefix(text, READ_BYTES);
+    if !enough_letters(head) {
+        return UNDETERMINED;
+    }
+    by_trigrams(head)
+}
+
+fn enough_letters(head: &str) -> bool {
+    head.chars()
         .filter(|c| c.is_alphabetic())
         .take(MIN_LETTERS)
         .count()
-        < MIN_LETTERS
-    {
-        return UNDETERMINED;
-    }
+        >= MIN_LETTERS
+}
+
+fn by_trigrams(head: &str) -> &'static str {
     match whatlang::detect(head) {
         Some(info) => short_code(info.lang()),
         None => UNDETERMINED,
     }
+}
+
+/// Words read by [`english_by_function_words`]: enough for a stable share, a few KB.
+const SHORTCUT_WORDS: usize = 400;
+/// Fewer words than this say nothing reliable: whatlang decides. At 30 words two short
+/// German copies of news-v2 mixed with English phrases (5 such words of 62) were taken for
+/// English; from 100 words on no page of ci-dd or news-v2 is decided otherwise than
+/// whatlang decides it.
+const SHORTCUT_MIN_WORDS: usize = 100;
+/// Share (per cent) of the words that must be [`english_only`] words. English prose has
+/// 10–15% (`the` alone ~5%); no page whatlang identifies as another language has more than
+/// 4% on ci-dd and news-v2 (an English name, title or quote).
+const SHORTCUT_MIN_PERCENT: usize = 7;
+
+/// Whether English function words no other Latin-script language uses decide that `head`
+/// is English: among its first [`SHORTCUT_WORDS`] words at least [`SHORTCUT_MIN_PERCENT`]
+/// per cent are such words, and no letter outside the Latin script occurs before them (a
+/// text in another script, or mixed, goes to whatlang).
+pub fn english_by_function_words(head: &str) -> bool {
+    let mut words = 0usize;
+    let mut hits = 0usize;
+    let mut word = [0u8; 8];
+    let mut len = 0usize;
+    let mut in_word = false;
+    for c in head.chars() {
+        if c.is_ascii_alphabetic() {
+            if len < word.len() {
+                word[len] = c.to_ascii_lowercase() as u8;
+            }
+            len += 1;
+            in_word = true;
+            continue;
+        }
+        if c.is_alphabetic() {
+            // Latin-1 and Latin Extended letters (é, ß, ł…) are Latin; any other letter is
+            // another script.
+            if c as u32 > 0x024F {
+                return false;
+            }
+            // A word with such a letter is no English function word.
+            len = word.len() + 1;
+            in_word = true;
+            continue;
+        }
+        if in_word {
+            words += 1;
+            if len <= word.len() && english_only(&word[..len]) {
+                hits += 1;
+            }
+            len = 0;
+            in_word = false;
+            if words >= SHORTCUT_WORDS {
+                break;
+            }
+        }
+    }
+    if in_word {
+        words += 1;
+        if len <= word.len() && english_only(&word[..len]) {
+            hits += 1;
+        }
+    }
+    words >= SHORTCUT_MIN_WORDS && hits * 100 >= words * SHORTCUT_MIN_PERCENT
+}
+
+/// Frequent English function words that are not common words of another Latin-script
+/// language whatlang knows (left out: `a`, `in`, `is`, `of`, `to`, `on`, `for`, `by`,
+/// `was`, `will`, `are`, `die`…: Spanish, Dutch, Czech, French, Danish, German, Romanian
+/// words; a word of another language followed by a non-ASCII letter is not a word here).
+fn english_only(w: &[u8]) -> bool {
+    matches!(
+        w,
+        b"the"
+            | b"and"
+            | b"that"
+            | b"this"
+            | b"with"
+            | b"from"
+            | b"which"
+            | b"were"
+            | b"have"
+            | b"been"
+            | b"their"
+            | b"there"
+            | b"these"
+            | b"those"
+            | b"would"
+            | b"should"
+            | b"could"
+            | b"what"
+            | b"when"
+            | b"about"
+            | b"into"
+            | b"they"
+            | b"not"
+            | b"you"
+    )
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
@@ -150,6 +270,37 @@ mod tests {
         for (want, text) in cases {
             assert_eq!(identify(text), want, "{text}");
         }
+    }
+
+    #[test]
+    fn english_prose_is_decided_by_its_function_words_and_other_languages_are_not() {
+        let en = "The committee said that the plan, which has been delayed twice, would be \
+                  voted on next week. They have not yet published the text of the agreement, \
+                  and critics say that the changes could affect thousands of families who \
+                  rely on the programme when their benefits are reviewed this year.";
+        assert!(
+            !english_by_function_words(en),
+            "under 100 words: whatlang decides"
+        );
+        let en = format!("{en} {en}");
+        assert!(english_by_function_words(&en));
+        assert_eq!(identify(&en), "en");
+        let others = [
+            "Der Minister sagte am Dienstag, dass die Regierung die Steuern in diesem Jahr nicht erhöhen werde, trotz des Drucks der Opposition, und dass die Pläne was auch immer kommt bleiben. Die Opposition will das nicht hinnehmen und kündigt Widerstand im Parlament an, wo die Mehrheit knapp ist.",
+            "Le ministre a déclaré mardi que le gouvernement n'augmenterait pas les impôts cette année, malgré la pression de l'opposition, qui a dénoncé un budget injuste pour les familles et les retraités. Le débat reprendra la semaine prochaine à l'Assemblée nationale.",
+            "De minister zei dinsdag dat de regering de belastingen dit jaar niet zal verhogen, ondanks de druk van de oppositie, die het plan onrechtvaardig vindt. Of het parlement het voorstel steunt is nog niet duidelijk, want de meerderheid is klein en de partijen zijn verdeeld.",
+            "Ministrul a declarat marți că guvernul nu va crește taxele anul acesta, în ciuda presiunii opoziției, care are o altă părere despre buget. Dezbaterea va continua săptămâna viitoare în parlament, unde majoritatea este fragilă și partidele sunt împărțite.",
+        ];
+        for text in others {
+            let text = format!("{text} {text}");
+            assert!(!english_by_function_words(&text), "{text}");
+        }
+        // Another script, even with English words around it, goes to whatlang.
+        assert!(!english_by_function_words(&format!(
+            "{en} 政府今年不会提高税收"
+        )));
+        // Too few words to say.
+        assert!(!english_by_function_words("the and that this with from"));
     }
 
     #[test]

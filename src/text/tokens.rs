@@ -4,9 +4,13 @@
 //! two alphanumerics stays inside the word, so `don't` is one token and can match the
 //! stopword list (a tokenizer that splits on `'` never matches such stopwords, a known bug
 //! of public SpotSigs ports). Words are lowercased; the curly apostrophe is normalized to
-//! `'`. In scripts written without spaces (Chinese, Japanese, Thai: see
-//! [`super::unspaced_script`]) every character is a token: a run of them is a sentence,
-//! not a word, and a detector needs units it can compare.
+//! `'`. In scripts written without spaces (Chinese, Japanese, Thai, Lao, Khmer, Myanmar:
+//! see [`super::unspaced_script`]) a run of letters is a sentence, not a word: its tokens
+//! are overlapping character bigrams (`新闻报道` → `新闻`, `闻报`, `报道`), the units
+//! CJK retrieval indexes by when it has no segmenter (a run of one character is a token of
+//! its own). A "character" here is a base letter with the combining marks that follow it
+//! (Thai vowel and tone marks, Myanmar and Khmer vowel signs, kana voicing marks: see
+//! [`super::unspaced_mark`]), so a Thai syllable is never split between two tokens.
 
 /// One word of a text: its normalized form and where it stands in the original text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +57,10 @@ pub fn for_each_token(text: &str, mut word: impl FnMut(&str, usize, usize)) {
     while i < bytes.len() {
         let b = bytes[i];
         let c = if b < 0x80 { b as char } else { char_at(i) };
+        if b >= 0x80 && super::unspaced_letter(c) {
+            i = unspaced_bigrams(text, i, &mut norm, &mut word);
+            continue;
+        }
         if !c.is_alphanumeric() {
             i += c.len_utf8();
             continue;
@@ -62,10 +70,6 @@ pub fn for_each_token(text: &str, mut word: impl FnMut(&str, usize, usize)) {
         let mut end = i;
         norm.clear();
         push_lower(&mut norm, c);
-        if super::unspaced_script(c) {
-            word(&norm, start, end);
-            continue;
-        }
         while i < bytes.len() {
             let b = bytes[i];
             if b.is_ascii_alphanumeric() {
@@ -75,7 +79,7 @@ pub fn for_each_token(text: &str, mut word: impl FnMut(&str, usize, usize)) {
                 continue;
             }
             let c = if b < 0x80 { b as char } else { char_at(i) };
-            if c.is_alphanumeric() && !super::unspaced_script(c) {
+            if c.is_alphanumeric() && !super::unspaced_letter(c) {
                 push_lower(&mut norm, c);
                 i += c.len_utf8();
                 end = i;
@@ -94,6 +98,53 @@ pub fn for_each_token(text: &str, mut word: impl FnMut(&str, usize, usize)) {
         }
         word(&norm, start, end);
     }
+}
+
+/// The end of the character (a base letter and the combining marks after it) that starts
+/// at byte `i` of `text`.
+fn cluster_end(text: &str, i: usize) -> usize {
+    let mut chars = text[i..].char_indices();
+    chars.next();
+    for (at, c) in chars {
+        if !super::unspaced_mark(c) {
+            return i + at;
+        }
+    }
+    text.len()
+}
+
+/// Emits the tokens of the run of unspaced-script letters starting at byte `i` (see the
+/// module header: overlapping bigrams of characters, or the one character of a run of one)
+/// and returns where the run ends. Streams: only the previous character's span is kept.
+fn unspaced_bigrams(
+    text: &str,
+    mut i: usize,
+    norm: &mut String,
+    word: &mut impl FnMut(&str, usize, usize),
+) -> usize {
+    let first = i;
+    let mut prev = None;
+    while i < text.len() {
+        let c = text[i..].chars().next().unwrap_or('\0');
+        if !super::unspaced_letter(c) {
+            break;
+        }
+        let end = cluster_end(text, i);
+        if let Some(start) = prev {
+            // These scripts have no case: the normalized form is the text itself.
+            norm.clear();
+            norm.push_str(&text[start..end]);
+            word(norm, start, end);
+        }
+        prev = Some(i);
+        i = end;
+    }
+    if prev == Some(first) {
+        norm.clear();
+        norm.push_str(&text[first..i]);
+        word(norm, first, i);
+    }
+    i
 }
 
 /// The words of a text with their normalized forms in one buffer: [`tokenize`]'s tokens in
@@ -185,11 +236,29 @@ mod tests {
     }
 
     #[test]
-    fn unspaced_scripts_are_split_into_characters() {
-        assert_eq!(words("新闻ABC的 news"), ["新", "闻", "abc", "的", "news"]);
+    fn unspaced_scripts_are_split_into_overlapping_bigrams() {
+        assert_eq!(words("新闻ABC的 news"), ["新闻", "abc", "的", "news"]);
+        assert_eq!(words("新闻报道。东京"), ["新闻", "闻报", "报道", "东京"]);
         let text = "在法国留学";
         let spans: Vec<(usize, usize)> = tokenize(text).iter().map(|t| (t.start, t.end)).collect();
-        assert_eq!(spans, [(0, 3), (3, 6), (6, 9), (9, 12), (12, 15)]);
+        assert_eq!(spans, [(0, 6), (3, 9), (6, 12), (9, 15)]);
+        // Japanese: kana and kanji are one run; the voicing mark stays on its letter.
+        assert_eq!(words("東京は"), ["東京", "京は"]);
+        assert_eq!(words("か\u{3099}き"), ["か\u{3099}き"]);
+    }
+
+    #[test]
+    fn thai_marks_stay_on_their_letter() {
+        // ที่ (thi: consonant, vowel sign, tone mark) is one character; เป็น is three.
+        assert_eq!(words("ที่"), ["ที่"]);
+        assert_eq!(words("เป็น ที่ได้"), ["เป็", "ป็น", "ที่ไ", "ได้"]);
+        // No token starts or ends inside a syllable, and all spans point into the text.
+        let text = "รัฐบาลไทยประกาศว่าจะไม่ขึ้นภาษีในปีนี้";
+        for t in tokenize(text) {
+            assert_eq!(&text[t.start..t.end], t.norm);
+            let first = t.norm.chars().next().unwrap();
+            assert!(!crate::text::unspaced_mark(first), "{}", t.norm);
+        }
     }
 
     /// The tokenizer as it was before [`for_each_token`] (one `String` per word): the
@@ -198,18 +267,38 @@ mod tests {
         let mut out = Vec::new();
         let mut chars = text.char_indices().peekable();
         while let Some((start, c)) = chars.next() {
+            if crate::text::unspaced_letter(c) {
+                // The run's characters (a letter and the marks after it), then its bigrams.
+                let mut clusters = vec![(start, start + c.len_utf8())];
+                while let Some(&(i, c)) = chars.peek() {
+                    if crate::text::unspaced_mark(c) {
+                        clusters.last_mut().unwrap().1 = i + c.len_utf8();
+                    } else if crate::text::unspaced_letter(c) {
+                        clusters.push((i, i + c.len_utf8()));
+                    } else {
+                        break;
+                    }
+                    chars.next();
+                }
+                let spans: Vec<(usize, usize)> = if clusters.len() == 1 {
+                    clusters
+                } else {
+                    clusters.windows(2).map(|w| (w[0].0, w[1].1)).collect()
+                };
+                for (start, end) in spans {
+                    let norm = text[start..end].to_string();
+                    out.push(Token { norm, start, end });
+                }
+                continue;
+            }
             if !c.is_alphanumeric() {
                 continue;
             }
             let mut end = start + c.len_utf8();
             let mut norm = String::new();
             push_lower(&mut norm, c);
-            if crate::text::unspaced_script(c) {
-                out.push(Token { norm, start, end });
-                continue;
-            }
             while let Some(&(i, c)) = chars.peek() {
-                if c.is_alphanumeric() && !crate::text::unspaced_script(c) {
+                if c.is_alphanumeric() && !crate::text::unspaced_letter(c) {
                     push_lower(&mut norm, c);
                     end = i + c.len_utf8();
                     chars.next();
@@ -233,7 +322,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn the_visitor_equals_the_reference_tokenizer(
-            text in "([a-zA-Z0-9 '’.,İßΣ新闻ก-]|\\PC){0,80}"
+            text in "([a-zA-Z0-9 '’.,İßΣ新闻กัี่เ\u{3099}-]|\\PC){0,80}"
         ) {
             let expected = tokenize_reference(&text);
             proptest::prop_assert_eq!(&tokenize(&text), &expected);

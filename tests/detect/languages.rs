@@ -269,3 +269,312 @@ fn every_document_gets_a_language_in_docs_and_stats_even_in_an_older_database() 
     }
     check();
 }
+
+/// A language's wire story, two other stories, the words of its sites' template and the
+/// edits syndication makes (a dateline, a trailer, a phrase rewritten in a cut copy).
+struct Kit {
+    lang: &'static str,
+    wire: [&'static str; 4],
+    other: [[&'static str; 3]; 2],
+    menu: [&'static str; 6],
+    teaser: &'static str,
+    footer: &'static str,
+    dateline: &'static str,
+    trailer: &'static str,
+    rewrite: (&'static str, &'static str),
+    headlines: [&'static str; 6],
+}
+
+/// Chinese (written for this test): a wire story on a rail plan, a market closure, a match.
+const ZH: Kit = Kit {
+    lang: "zh",
+    wire: [
+        "国务院周二批准了一项总额三千亿元的投资计划，用于改造全国城市通勤铁路网络。交通运输部表示，\
+         这一网络目前每天运送超过一百万名乘客，主要集中在北京、上海和广州等大城市。",
+        "交通运输部部长在新闻发布会上说，改造工程将于明年春季开工，首批新列车预计在二〇二七年夏季之前\
+         投入运营。但工会代表指出，现有员工人数不足以完成这样紧张的工期。",
+        "多年来一直抱怨列车晚点和故障的乘客协会对这一消息持谨慎态度，他们要求政府公布详细的施工时间表，\
+         并对受线路停运影响的乘客给予补偿。",
+        "该计划还包括翻新四十座车站、安装新的信号系统以及招聘一千二百名员工。反对派认为，对于一个在过去\
+         十年里不断流失人员的铁路网络来说，这个数字远远不够。",
+    ],
+    other: [
+        [
+            "市政府昨天宣布，中央市场将因翻修工程暂时关闭至少六个月。城市规划部门负责人在致商户和附近居民\
+             的公开信中说明了这一决定。",
+            "商户们将被安置到邻近广场上搭建的临时大棚里。他们担心冬季期间会流失大量顾客，因此要求在施工\
+             期间减免市政管理费用。",
+            "负责人保证，新市场将设有地下停车场和本地农产品专区，屋顶还会铺设太阳能电池板，使整栋建筑的\
+             用电量比现在减少一半以上。",
+        ],
+        [
+            "国家篮球队周日以一分的优势战胜法国队，晋级锦标赛决赛。比赛在最后一秒才分出胜负，控球后卫投中\
+             关键三分球，并当选本场最佳球员。",
+            "主教练赞扬了球队在最后一节的防守表现，并提到几名球员带伤参加了本届比赛，教练组将在周六决定\
+             哪些球员可以出战决赛。",
+            "数千名球迷在首都街头庆祝胜利。市政府宣布将在多个广场安装大屏幕，让市民能够在下周日晚上一起\
+             观看决赛。",
+        ],
+    ],
+    menu: ["首页", "国内", "国际", "财经", "体育", "文化"],
+    teaser: "热门新闻",
+    footer: "版权所有，未经书面授权，任何单位和个人不得转载、摘编或以其他方式使用本网站的内容。\
+             如需转载请通过联系页面与我们的编辑部取得联系。",
+    dateline: "新华社北京11月18日电 ",
+    trailer: "（记者王明，编辑李华）",
+    rewrite: ("新闻发布会上", "记者会上"),
+    headlines: [
+        "三千亿元改造通勤铁路",
+        "中央市场将关闭",
+        "通勤铁路投资计划获批",
+        "国家队闯入决赛",
+        "新列车二〇二七年投运",
+        "市场翻修工程",
+    ],
+};
+
+/// Thai (written for this test): the same three stories.
+const TH: Kit = Kit {
+    lang: "th",
+    wire: [
+        "คณะรัฐมนตรีได้อนุมัติแผนการลงทุนมูลค่าสามแสนล้านบาทเมื่อวันอังคาร เพื่อปรับปรุงระบบรถไฟชานเมืองทั่วประเทศ \
+         ซึ่งกระทรวงคมนาคมระบุว่าในแต่ละวันมีผู้โดยสารใช้บริการมากกว่าหนึ่งล้านคนในเมืองใหญ่",
+        "รัฐมนตรีว่าการกระทรวงคมนาคมกล่าวในการแถลงข่าวว่างานก่อสร้างจะเริ่มขึ้นในฤดูใบไม้ผลิ และรถไฟขบวนใหม่ชุดแรก\
+         จะเปิดให้บริการก่อนฤดูร้อนปีสองพันยี่สิบเจ็ด แต่สหภาพแรงงานเตือนว่าจำนวนพนักงานที่มีอยู่ไม่เพียงพอ",
+        "สมาคมผู้โดยสารที่ร้องเรียนเรื่องรถไฟล่าช้าและขัดข้องมาหลายปีได้รับข่าวนี้อย่างระมัดระวัง และเรียกร้องให้รัฐบาล\
+         เปิดเผยกำหนดการก่อสร้างโดยละเอียด รวมทั้งชดเชยให้แก่ผู้โดยสารที่ได้รับผลกระทบจากการปิดเส้นทาง",
+        "แผนดังกล่าวยังรวมถึงการปรับปรุงสถานีสี่สิบแห่ง การติดตั้งระบบอาณัติสัญญาณใหม่ และการจ้างพนักงานหนึ่งพันสองร้อยคน \
+         ซึ่งฝ่ายค้านมองว่าเป็นตัวเลขที่น้อยเกินไปสำหรับระบบที่สูญเสียบุคลากรมาตลอดสิบปี",
+    ],
+    other: [
+        [
+            "เทศบาลเมืองประกาศเมื่อวานนี้ว่าตลาดกลางจะปิดชั่วคราวเพื่อปรับปรุงอาคารเป็นเวลาอย่างน้อยหกเดือน \
+             ตามที่หัวหน้าฝ่ายผังเมืองแจ้งไว้ในหนังสือถึงพ่อค้าแม่ค้าและชาวบ้านในย่านนั้น",
+            "พ่อค้าแม่ค้าจะถูกย้ายไปยังเต็นท์ชั่วคราวที่ลานข้างเคียง พวกเขากังวลว่าจะสูญเสียลูกค้าในช่วงฤดูหนาว \
+             จึงขอให้เทศบาลลดค่าธรรมเนียมตลอดช่วงที่มีการก่อสร้าง",
+            "หัวหน้าฝ่ายผังเมืองยืนยันว่าตลาดใหม่จะมีที่จอดรถใต้ดิน พื้นที่สำหรับเกษตรกรในท้องถิ่น \
+             และหลังคาแผงโซลาร์เซลล์ที่ช่วยลดการใช้ไฟฟ้าของอาคารลงได้มากกว่าครึ่ง",
+        ],
+        [
+            "ทีมบาสเกตบอลทีมชาติผ่านเข้ารอบชิงชนะเลิศเมื่อวันอาทิตย์ หลังเอาชนะฝรั่งเศสไปเพียงแต้มเดียว \
+             ในเกมที่ตัดสินกันในวินาทีสุดท้ายด้วยลูกสามแต้มของพอยต์การ์ดซึ่งได้รับเลือกเป็นผู้เล่นยอดเยี่ยม",
+            "หัวหน้าผู้ฝึกสอนชื่นชมเกมรับของทีมในควอเตอร์สุดท้าย และกล่าวว่าผู้เล่นหลายคนลงแข่งขันทั้งที่ยังบาดเจ็บ \
+             ทีมงานจะตัดสินใจในวันเสาร์ว่าใครพร้อมลงสนามในนัดชิง",
+            "แฟนบาสหลายพันคนออกมาฉลองชัยชนะบนถนนในเมืองหลวง ขณะที่เทศบาลประกาศติดตั้งจอยักษ์ในหลายลาน \
+             เพื่อให้ประชาชนได้ชมนัดชิงชนะเลิศในคืนวันอาทิตย์หน้า",
+        ],
+    ],
+    menu: ["หน้าแรก", "ในประเทศ", "ต่างประเทศ", "เศรษฐกิจ", "กีฬา", "บันเทิง"],
+    teaser: "ข่าวยอดนิยม",
+    footer:
+        "สงวนลิขสิทธิ์ ห้ามคัดลอกหรือนำเนื้อหาส่วนใดส่วนหนึ่งของเว็บไซต์นี้ไปเผยแพร่โดยไม่ได้รับอนุญาตเป็นลายลักษณ์อักษร \
+             ติดต่อกองบรรณาธิการได้ที่หน้าติดต่อเรา",
+    dateline: "กรุงเทพฯ 18 พ.ย. (สำนักข่าว) - ",
+    trailer: "(รายงานโดย สมชาย ใจดี บรรณาธิการ วิภา ศรีสุข)",
+    rewrite: ("ในการแถลงข่าว", "ต่อผู้สื่อข่าว"),
+    headlines: [
+        "ทุ่มสามแสนล้านพัฒนารถไฟชานเมือง",
+        "ปิดตลาดกลางหกเดือน",
+        "ครม. อนุมัติแผนรถไฟชานเมือง",
+        "ทีมชาติเข้าชิง",
+        "รถไฟใหม่เริ่มวิ่งปี 2570",
+        "ปรับปรุงตลาดกลาง",
+    ],
+};
+
+/// Japanese (written for this test): the same three stories.
+const JA: Kit = Kit {
+    lang: "ja",
+    wire: [
+        "政府は火曜日、全国の都市近郊鉄道網を近代化するため、総額三兆円の投資計画を承認した。国土交通省に\
+         よると、この路線網は大都市を中心に毎日百万人以上の乗客を運んでいる。",
+        "国土交通大臣は記者会見で、工事は来年の春に始まり、最初の新型車両は二〇二七年の夏までに運行を開始する\
+         と説明した。しかし労働組合は、現在の職員数ではこの日程に間に合わないと警告している。",
+        "長年にわたって列車の遅れや故障を訴えてきた利用者団体は、この発表を慎重に受け止め、詳しい工事日程の\
+         公表と、路線の運休で影響を受ける乗客への補償を求めた。",
+        "計画には四十の駅の改修、新しい信号システムの導入、千二百人の職員の採用も含まれる。野党は、十年にわたって\
+         人員を減らしてきた鉄道網にとって、この数字は少なすぎると批判している。",
+    ],
+    other: [
+        [
+            "市は昨日、改修工事のため中央市場を少なくとも六か月間、一時的に閉鎖すると発表した。都市計画の担当者が\
+             商店主と近隣の住民に宛てた文書で明らかにした。",
+            "商店主たちは隣の広場に設けられる仮設テントに移ることになる。冬の間に客を失うことを心配しており、\
+             工事期間中の使用料の引き下げを市に求めている。",
+            "担当者は、新しい市場には地下駐車場と地元の生産者のための売り場が設けられ、屋根の太陽光パネルによって\
+             建物の電力消費が半分以下になると強調した。",
+        ],
+        [
+            "バスケットボールの代表チームは日曜日、フランスに一点差で勝ち、選手権の決勝に進出した。試合は最後の\
+             一秒で決まり、決勝の三点シュートを決めたポイントガードが最優秀選手に選ばれた。",
+            "監督は最終クォーターの守備を評価し、何人かの選手がけがを抱えたまま大会に出場していると述べた。\
+             首脳陣は土曜日に決勝に出場できる選手を決める。",
+            "首都の街頭では数千人のファンが勝利を祝った。市はいくつかの広場に大型スクリーンを設置し、来週日曜日の\
+             夜に市民が決勝を観戦できるようにすると発表した。",
+        ],
+    ],
+    menu: ["トップ", "国内", "国際", "経済", "スポーツ", "文化"],
+    teaser: "よく読まれている記事",
+    footer: "このサイトに掲載されている記事や写真などの無断転載を禁じます。すべての内容は日本の著作権法\
+             および国際条約によって保護されています。お問い合わせは編集部までお願いします。",
+    dateline: "【東京共同】",
+    trailer: "（記者・山田太郎、編集・佐藤花子）",
+    rewrite: ("記者会見で", "報道陣に対し"),
+    headlines: [
+        "近郊鉄道に三兆円投資",
+        "中央市場を一時閉鎖",
+        "近郊鉄道の投資計画を承認",
+        "代表チームが決勝へ",
+        "新型車両は二〇二七年に",
+        "中央市場の改修工事",
+    ],
+};
+
+/// A page of `site` in `kit`'s language around `headline` and `paragraphs`.
+fn kit_page(kit: &Kit, site: &str, headline: &str, paragraphs: &[String]) -> String {
+    let menu: String = kit
+        .menu
+        .iter()
+        .map(|m| format!("<li><a href='/{m}'>{m}</a></li>"))
+        .collect();
+    let teasers: String = (1..=8)
+        .map(|i| format!("<li><a href='/t{i}'>{} {site} {i}</a></li>", kit.teaser))
+        .collect();
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html lang='{}'><head><title>{headline}</title></head><body><nav><ul>{menu}</ul>\
+         </nav><h1>{headline}</h1><article>{body}</article><aside><ul>{teasers}</ul></aside>\
+         <footer><p>© {site}. {}</p></footer></body></html>",
+        kit.lang, kit.footer
+    )
+}
+
+/// The copies of the wire story on the three sites (as `COPIES` for the Spanish ones).
+const KIT_COPIES: [&str; 3] = [
+    "one.example/wire.html",
+    "three.example/wire.html",
+    "two.example/wire.html",
+];
+
+/// `spanish_sites` in `kit`'s language: three sites, each with a copy of the wire story
+/// (as published, with a dateline and a trailer, cut with a phrase rewritten) and other
+/// stories of the same template.
+fn kit_sites(root: &Path, kit: &Kit) {
+    let wire: Vec<String> = kit.wire.iter().map(|p| p.to_string()).collect();
+    let mut dated = wire.clone();
+    dated[0] = format!("{}{}", kit.dateline, dated[0]);
+    dated.push(kit.trailer.into());
+    let mut cut: Vec<String> = wire[..3].to_vec();
+    cut[1] = cut[1].replace(kit.rewrite.0, kit.rewrite.1);
+    assert_ne!(cut[1], wire[1], "the rewrite must change the copy");
+    let other = |i: usize| -> Vec<String> { kit.other[i].iter().map(|p| p.to_string()).collect() };
+    let h = kit.headlines;
+    let pages = [
+        (KIT_COPIES[0], kit_page(kit, "one.example", h[0], &wire)),
+        (
+            "one.example/market.html",
+            kit_page(kit, "one.example", h[1], &other(0)),
+        ),
+        (KIT_COPIES[2], kit_page(kit, "two.example", h[2], &dated)),
+        (
+            "two.example/final.html",
+            kit_page(kit, "two.example", h[3], &other(1)),
+        ),
+        (KIT_COPIES[1], kit_page(kit, "three.example", h[4], &cut)),
+        (
+            "three.example/market.html",
+            kit_page(kit, "three.example", h[5], &other(0)[..2]),
+        ),
+    ];
+    for (path, html) in pages {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, html).unwrap();
+    }
+}
+
+/// Ingests and detects `kit`'s sites with default settings; returns each default method's
+/// pairs after checking the documents' language.
+fn detect_kit(kit: &Kit) -> std::collections::BTreeMap<&'static str, Vec<(String, String)>> {
+    let (dir, db) = common::temp_db();
+    let root = dir.path().join("crawl");
+    kit_sites(&root, kit);
+    let db = db.to_str().unwrap();
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, root.to_str().unwrap()]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let (docs, _) = common::spotcheck_ok(&["docs", "--db", db]);
+    for l in docs.lines() {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        assert_eq!(v["lang"], kit.lang, "{l}");
+    }
+    ["spotsigs", "imatch", "cooper"]
+        .into_iter()
+        .map(|m| (m, pairs(db, m)))
+        .collect()
+}
+
+/// Every pair of the wire story's copies.
+fn kit_copy_pairs() -> Vec<(String, String)> {
+    vec![
+        (KIT_COPIES[0].into(), KIT_COPIES[1].into()),
+        (KIT_COPIES[0].into(), KIT_COPIES[2].into()),
+        (KIT_COPIES[1].into(), KIT_COPIES[2].into()),
+    ]
+}
+
+/// No default method pairs two different stories (the market story on two sites is one
+/// story: its pair may be found or not).
+fn assert_no_false_pair(
+    kit: &Kit,
+    found: &std::collections::BTreeMap<&str, Vec<(String, String)>>,
+) {
+    for (method, ps) in found {
+        for (a, b) in ps {
+            let copies = KIT_COPIES.contains(&a.as_str()) && KIT_COPIES.contains(&b.as_str());
+            let market = a.ends_with("market.html") && b.ends_with("market.html");
+            assert!(
+                copies || market,
+                "{}: {method} paired different stories: {a} {b}",
+                kit.lang
+            );
+        }
+    }
+}
+
+#[test]
+fn a_chinese_wire_story_on_three_sites_is_found_with_default_settings() {
+    let found = detect_kit(&ZH);
+    assert_no_false_pair(&ZH, &found);
+    let spotsigs: Vec<_> = found["spotsigs"]
+        .iter()
+        .filter(|(a, _)| !a.ends_with("market.html"))
+        .cloned()
+        .collect();
+    assert_eq!(spotsigs, kit_copy_pairs());
+}
+
+#[test]
+fn a_thai_wire_story_on_three_sites_is_found_with_default_settings() {
+    let found = detect_kit(&TH);
+    assert_no_false_pair(&TH, &found);
+    let spotsigs: Vec<_> = found["spotsigs"]
+        .iter()
+        .filter(|(a, _)| !a.ends_with("market.html"))
+        .cloned()
+        .collect();
+    assert_eq!(spotsigs, kit_copy_pairs());
+}
+
+#[test]
+fn japanese_pages_of_one_site_template_are_paired_only_when_they_are_one_story() {
+    let found = detect_kit(&JA);
+    // The market story and the match report share the second site's template, and the
+    // first site's wire copy shares its template with the market story: none is paired.
+    assert_no_false_pair(&JA, &found);
+    let spotsigs: Vec<_> = found["spotsigs"]
+        .iter()
+        .filter(|(a, _)| !a.ends_with("market.html"))
+        .cloned()
+        .collect();
+    assert_eq!(spotsigs, kit_copy_pairs());
+}

@@ -26,8 +26,8 @@ use spotcheck::sig::imatch::{
 use spotcheck::sig::lexicon::{term_tokens, unique_terms, DocFreqs, Lexicon, LexiconParams};
 
 /// Applies `n` distinct lexicon-word edits to `text`: each an insertion of a lexicon word
-/// the text lacks (at a random word boundary) or the deletion of every occurrence of one
-/// it has, chosen by a coin flip (falling back to the other kind when one is impossible).
+/// the text lacks (at a random word boundary) or the deletion of every occurrence of a
+/// spaced-script one it has, chosen by a coin flip (falling back to the other kind when one is impossible).
 fn edit(
     text: &str,
     unique: &BTreeSet<String>,
@@ -35,9 +35,16 @@ fn edit(
     n: usize,
     rng: &mut SplitMix64,
 ) -> String {
+    // A character bigram of Chinese, Japanese or Thai text overlaps its neighbours: deleting
+    // one would change the bigrams on either side too, so only spaced words are deleted.
     let present: Vec<&String> = unique
         .iter()
         .filter(|t| lexicon_words.binary_search(t).is_ok())
+        .filter(|t| {
+            !t.chars()
+                .next()
+                .is_some_and(spotcheck::text::unspaced_letter)
+        })
         .collect();
     let mut chosen: BTreeSet<&str> = BTreeSet::new();
     let mut deletions: BTreeSet<&str> = BTreeSet::new();
