@@ -7,6 +7,8 @@
 mod common;
 
 mod bombs;
+mod concurrent;
 mod contract;
+mod damage;
 mod disk;
 mod kills;
