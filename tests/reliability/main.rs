@@ -11,4 +11,5 @@ mod concurrent;
 mod contract;
 mod damage;
 mod disk;
+mod fuzzing;
 mod kills;
