@@ -136,8 +136,11 @@ pub fn html_extract(data: &[u8]) {
     let _ = extract(data, None, true, &opts);
 }
 
+/// An entry point: arbitrary bytes in, a panic only when an invariant breaks.
+pub type Target = fn(&[u8]);
+
 /// Every target by name, for the replay of found inputs.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("warc_records", warc_records),
     ("arc_records", arc_records),
     ("http_head", http_head),
