@@ -134,12 +134,20 @@ fn input(t: usize) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Cases per target: 96 in CI; `SPOTCHECK_FUZZ_CASES=N` runs a longer search by hand.
+fn cases() -> u32 {
+    std::env::var("SPOTCHECK_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(96)
+}
+
 fn run(t: usize, bytes: &[u8]) {
     (TARGETS[t].1)(bytes);
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn warc_records_hold_their_invariants(bytes in input(0)) {
