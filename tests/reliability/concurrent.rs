@@ -246,12 +246,17 @@ fn two_coders_and_a_detect_lose_no_decision() {
     // `detect` (every default method, a new run each) while both coders decide.
     let labels_before_detect = labels(&db);
     let statuses_before = statuses(db_s);
-    let detect = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
+    let mut detect = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
         .args(["detect", "--db", db_s])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    // Its first method's summary line: detect is now between runs, with more to go, when
+    // the coders start (Rust's stdout is line-buffered, also into a pipe).
+    let mut detect_out = BufReader::new(detect.stdout.take().unwrap()).lines();
+    let first = detect_out.next().unwrap().unwrap();
+    assert!(first.contains(" run "), "detect's first line: {first}");
     let mut during = 0;
     for round in 0..4 {
         let (a, b) = if round % 2 == 0 {
@@ -267,6 +272,11 @@ fn two_coders_and_a_detect_lose_no_decision() {
         bob.done(b, 1);
         during += 2;
     }
+    let rest: Vec<String> = detect_out.map(Result::unwrap).collect();
+    assert!(
+        rest.iter().any(|l| l.contains(" run ")),
+        "detect's other runs: {rest:?}"
+    );
     let out = detect.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "detect beside two coders: {err}");
