@@ -2,7 +2,9 @@
 //! a batch tag over thousands of entries, an undo) are killed inside their N-th commit
 //! (`SPOTCHECK_KILL_AT_COMMIT=N`, the store's fault-injection hook: the process aborts in
 //! SQLite's commit hook, before the commit is durable, as a SIGKILL there would), for N
-//! over every commit the work makes; then the next command runs, and the database must
+//! over every commit of ingest and detect, and over a seeded sample of the review's 3,000
+//! (each step's first and last commit and a few drawn with a fixed seed, see
+//! [`review_kill_points`]); then the next command runs, and the database must
 //! pass `PRAGMA integrity_check`, hold no duplicate rows, have lost no committed decision
 //! and end exactly where an unkilled run ends. Kill points are commit counts, never times.
 
