@@ -11,6 +11,8 @@ pub mod cmd;
 pub mod columnar;
 pub mod detect;
 pub mod extract;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod ingest;
 pub mod learn;
 pub mod model;

@@ -139,6 +139,23 @@ pub fn open_reader(
     }
 }
 
+/// Reads WARC (or, with `arc`, ARC) records from bytes in memory, gzip or not according to
+/// their first bytes, as [`open_reader`] reads a file: the entry point of the fuzz targets
+/// (`fuzz/`) and of the property tests over damaged records. The iterator always ends.
+pub fn read_crawl_bytes(
+    bytes: Vec<u8>,
+    arc: bool,
+    opts: &ReaderOptions,
+) -> Box<dyn Iterator<Item = ReadItem> + Send> {
+    let gzip = bytes.starts_with(&[0x1f, 0x8b]);
+    let stream = stream::Stream::from_source(Box::new(std::io::Cursor::new(bytes)), gzip);
+    if arc {
+        Box::new(Stepped(arc::ArcReader::new(stream, opts)))
+    } else {
+        Box::new(Stepped(warc::WarcReader::new(stream, opts)))
+    }
+}
+
 /// Opens a crawl file as a logical stream, gzip or not according to its first bytes.
 fn open_stream(input: &InputFile) -> std::io::Result<stream::Stream> {
     let mut file = File::open(&input.path)?;

@@ -202,8 +202,17 @@ fn kill_at_commit() -> Option<u64> {
     *AT.get_or_init(|| std::env::var(KILL_AT_COMMIT).ok()?.parse().ok())
 }
 
+/// Commits this process made, counted while the kill hook is installed.
+static COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many commits this process has made so far, counted only under
+/// `SPOTCHECK_KILL_AT_COMMIT` (0 otherwise): an unkilled run with `=0` tells the kill
+/// tests how many kill points a piece of work has, so they can sample them.
+pub fn commits_counted() -> u64 {
+    COMMITS.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 fn kill_if_nth_commit(n: u64) {
-    static COMMITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     if COMMITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 == n {
         eprintln!("spotcheck: {KILL_AT_COMMIT}={n}: killed inside commit {n}");
         std::process::abort();

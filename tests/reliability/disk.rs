@@ -88,53 +88,97 @@ fn ingest_onto_a_full_disk_fails_clearly_and_keeps_the_database_readable() {
     assert_eq!(ok, "ok");
 }
 
+/// A review opened on a disk with room: the coder decides (these decisions are committed
+/// before the fault), then the disk fills up, then the coder goes on deciding until the
+/// session shows an error. The error must say the disk is full; once there is room again
+/// the database checks out and holds every decision the session committed (before the
+/// fault and any it still managed after). The child and the test take turns by lines on
+/// its standard input and output, never by time.
 #[test]
 fn a_review_on_a_full_disk_keeps_every_decision_committed_before_the_fault() {
+    use std::io::{BufRead, BufReader, Write};
     let Some(fs) = Tmpfs::mount("24m") else {
         return;
     };
     let db = fs.0.join("review.db");
     let db_s = db.to_str().unwrap();
     common::spotcheck_ok(&["demo", "--db", db_s, "--no-review"]);
-    fill(&fs.0);
-    // The review child confirms entries until the session reports an error; it prints
-    // how many decisions it saw succeed and the message it showed.
-    let out = Command::new(std::env::current_exe().unwrap())
+    let mut child = Command::new(std::env::current_exe().unwrap())
         .args([
             "--ignored",
             "--exact",
             "disk::full_disk_review_child",
             "--nocapture",
+            "--test-threads=1",
         ])
         .env("FULL_DISK_DB", &db)
-        .output()
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut from_child = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut said = String::new();
+    let mut expect = |prefix: &str| -> String {
+        for line in from_child.by_ref() {
+            let line = line.unwrap();
+            said.push_str(&line);
+            said.push('\n');
+            if let Some(rest) = line.strip_prefix(prefix) {
+                return rest.to_string();
+            }
+        }
+        panic!("the child ended without {prefix:?}: {said}");
+    };
+    let before: usize = expect("BEFORE ").parse().unwrap();
+    assert!(before >= 3, "decisions with room: {before}");
+    fill(&fs.0);
+    let mut to_child = child.stdin.take().unwrap();
+    writeln!(to_child, "go").unwrap();
+    to_child.flush().unwrap();
+    let line = expect("DECIDED ");
+    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
-        "{stdout}{}",
+        "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let line = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("DECIDED "))
-        .unwrap_or_else(|| panic!("no report from the child: {stdout}"));
     let (n, message) = line.split_once(' ').unwrap();
-    let decided: usize = n.parse().unwrap();
-    eprintln!("full disk during review: {decided} decisions, then {message:?}");
-    // Room again: every decision the coder saw succeed is in the log, with its labels.
+    let after: usize = n.parse().unwrap();
+    eprintln!(
+        "full disk during review: {before} decisions with room, {after} more, then {message:?}"
+    );
+    assert!(
+        message.to_lowercase().contains("full"),
+        "the session says the disk is full: {message:?}"
+    );
+    assert!(
+        message.contains("not saved") && message.contains("review.db"),
+        "a decision that fails says it was not saved, and where: {message:?}"
+    );
+    assert!(!message.contains('\u{1b}'), "{message:?}");
+    // Room again: the file checks out, and every decision the session committed is in the
+    // log (the labels of the last ones are written by this open, as at the next start).
     std::fs::remove_file(fs.0.join("filler")).unwrap();
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let ok: String = c
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+    drop(c);
     let store = spotcheck::store::Store::open(&db).unwrap();
     let log = store.decision_log("fullness").unwrap();
-    assert!(
-        log.len() >= decided,
-        "{} of {decided} decisions in the log",
-        log.len()
+    assert_eq!(
+        log.len(),
+        before + after,
+        "decisions in the log vs committed in the session ({before} before the fault)"
     );
 }
 
-/// The child of the full-disk review test: presses `y` until the session shows an error
-/// (or 200 times), then reports `DECIDED <n> <message>`.
+/// The child of the full-disk review test: confirms three entries, reports `BEFORE <n>`,
+/// waits for a line on stdin (the disk is full then), then confirms and undoes until a
+/// decision fails (or 400 keys) and reports `DECIDED <n> <messages>`, `n` the decisions
+/// committed after the disk filled, the messages every failure the session showed.
 #[test]
 #[ignore = "child process of a_review_on_a_full_disk_keeps_every_decision_committed_before_the_fault"]
 fn full_disk_review_child() {
@@ -143,45 +187,48 @@ fn full_disk_review_child() {
     use spotcheck::review::Session;
     use spotcheck::store::Store;
     use spotcheck::tui::{handle_key, parse_key, render, Keymap};
+    use std::io::{BufRead, Write};
     let Some(db) = std::env::var_os("FULL_DISK_DB").map(PathBuf::from) else {
         return;
     };
     let keys = Keymap::defaults();
     let mut term = Terminal::new(TestBackend::new(100, 24)).unwrap();
-    let mut s = match Store::open(&db).and_then(|st| Session::new(st, "fullness", false)) {
-        Ok(s) => s,
-        Err(e) => {
-            println!("DECIDED 0 {e:#}");
-            return;
-        }
-    };
+    let mut s = Session::new(Store::open(&db).unwrap(), "fullness", false).unwrap();
     s.prompt_above_pairs = u64::MAX;
     render(&mut term, &mut s, &keys).unwrap();
-    let mut decided = 0;
-    let mut message = String::new();
-    for _ in 0..200 {
-        let before = s
-            .store()
-            .decision_log("fullness")
-            .map(|l| l.len())
-            .unwrap_or(0);
+    let logged = |s: &Session| s.store().decision_log("fullness").map(|l| l.len());
+    for _ in 0..3 {
         handle_key(&mut s, &keys, parse_key("y").unwrap());
         s.wait_background();
         render(&mut term, &mut s, &keys).unwrap();
-        let after = s
-            .store()
-            .decision_log("fullness")
-            .map(|l| l.len())
-            .unwrap_or(before);
-        if after > before {
-            decided += 1;
+    }
+    let before = logged(&s).unwrap();
+    // On a line of its own: the harness has written "test ... " without a newline.
+    println!("\nBEFORE {before}");
+    std::io::stdout().flush().unwrap();
+    let mut go = String::new();
+    std::io::stdin().lock().read_line(&mut go).unwrap();
+    // The first failure is usually the label writer's (its pages do not fit); the log rows
+    // still fit in the write-ahead log's room for a while, until a decision itself fails.
+    let mut messages: Vec<String> = Vec::new();
+    for i in 0..400 {
+        handle_key(&mut s, &keys, parse_key(["y", "u"][i % 2]).unwrap());
+        s.wait_background();
+        render(&mut term, &mut s, &keys).unwrap();
+        let failed = s.message.to_lowercase().contains("full") || s.message.contains("error");
+        if failed && !messages.contains(&s.message) {
+            messages.push(s.message.clone());
         }
-        if s.message.to_lowercase().contains("full") || s.message.contains("error") {
-            message = s.message.clone();
+        if s.message.starts_with("error") {
             break;
         }
     }
-    println!("DECIDED {decided} {message}");
+    let message = messages.join(" | ");
+    // Read with the session's own connection, which sees what it committed (a failing
+    // read counts nothing, and the test then finds more in the log than reported).
+    let after = logged(&s).map_or(0, |n| n - before);
+    println!("DECIDED {after} {message}");
+    std::io::stdout().flush().unwrap();
 }
 
 /// Every command on a file that is not a database, and on a truncated one.

@@ -7,6 +7,9 @@
 mod common;
 
 mod bombs;
+mod concurrent;
 mod contract;
+mod damage;
 mod disk;
+mod fuzzing;
 mod kills;

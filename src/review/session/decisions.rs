@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::saving::{clean_label, Optimistic};
 use super::{Mode, PendingDecision, Session};
@@ -53,7 +53,17 @@ impl Session {
         let appended = {
             // Ahead of the writer's next step: a key waits at most for one step of it.
             let _gate = self.saves.writer.gate().urgent();
-            self.store.append_to_log(&self.coder, entries)?
+            // A failure here (a full disk, a lock held past the busy timeout) loses only
+            // this key press: the coder is told it was not saved, and where.
+            let n = entries.len();
+            self.store
+                .append_to_log(&self.coder, entries)
+                .with_context(|| {
+                    format!(
+                        "not saved ({n} decision(s) not recorded, earlier ones are): cannot write to {}",
+                        self.store.path().display()
+                    )
+                })?
         };
         let mut rows = Vec::with_capacity(appended.len());
         for a in appended {
