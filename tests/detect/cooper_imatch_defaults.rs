@@ -1,7 +1,9 @@
 //! Cooper's default containment rule (issue 14, session 3) through the CLI, on small pages
 //! written here (no corpus page is copied): a wire story cut to its first paragraphs, with
 //! a dateline and a trailer, inside another site's template is found; with
-//! `--cooper-contained 0` (the paper) it is missed. (That containment leaves pages of one
+//! `--cooper-contained 0` (the paper) it is missed. I-Match with its defaults finds an
+//! untruncated copy with a dateline, a trailer and a rewritten headline: their words are
+//! rarer than the lexicon window, so they do not enter the signature. (That containment leaves pages of one
 //! site to the paper's test is a unit test of `sig::cooper`: two pages of one site sharing
 //! paragraphs would have those removed as the site's template before Cooper reads them.)
 
@@ -46,8 +48,12 @@ fn page(site: &str, title: &str, paragraphs: &[String]) -> String {
 }
 
 /// Ingests the pages (path → HTML) with six unrelated stories on sites of their own, runs
-/// `detect --method cooper` with `args` and returns the pairs (URLs, sorted in a pair).
-fn cooper_pairs(pages: &[(&str, String)], args: &[&str]) -> BTreeSet<(String, String)> {
+/// `detect --method METHOD` with `args` and returns the pairs (URLs, sorted in a pair).
+fn method_pairs(
+    method: &str,
+    pages: &[(&str, String)],
+    args: &[&str],
+) -> BTreeSet<(String, String)> {
     let (dir, db) = common::temp_db();
     let root = dir.path().join("crawl");
     let others: Vec<(String, String)> = ["storm", "court", "ferry", "museum", "voters", "rail"]
@@ -68,16 +74,20 @@ fn cooper_pairs(pages: &[(&str, String)], args: &[&str]) -> BTreeSet<(String, St
     }
     let db = db.to_str().unwrap();
     common::spotcheck_ok(&["ingest", "--db", db, root.to_str().unwrap()]);
-    let mut detect = vec!["detect", "--db", db, "--method", "cooper"];
+    let mut detect = vec!["detect", "--db", db, "--method", method];
     detect.extend_from_slice(args);
     common::spotcheck_ok(&detect);
-    pairs(Path::new(db))
+    pairs(Path::new(db), method)
 }
 
-fn pairs(db: &Path) -> BTreeSet<(String, String)> {
+fn cooper_pairs(pages: &[(&str, String)], args: &[&str]) -> BTreeSet<(String, String)> {
+    method_pairs("cooper", pages, args)
+}
+
+fn pairs(db: &Path, method: &str) -> BTreeSet<(String, String)> {
     let db = db.to_str().unwrap();
     let (out, _) =
-        common::spotcheck_ok(&["pairs", "--db", db, "--method", "cooper", "--format", "tsv"]);
+        common::spotcheck_ok(&["pairs", "--db", db, "--method", method, "--format", "tsv"]);
     out.lines()
         .skip(1)
         .map(|l| {
@@ -135,4 +145,31 @@ fn the_papers_setting_misses_the_truncated_copy() {
         )),
         "{found:?}"
     );
+}
+
+#[test]
+fn imatch_finds_a_copy_with_a_dateline_trailer_and_new_headline() {
+    let full = story("harbour", 10);
+    let mut copy = full.clone();
+    copy[0].insert_str(0, "LONDON (Reuters) - ");
+    copy.push("(Reporting by Jane Doe; Editing by Tom Berg)".into());
+    let pages = [
+        (
+            "herald.example/harbour.html",
+            page("herald.example", "Harbour", &full),
+        ),
+        (
+            "gazette.example/wire-1.html",
+            page("gazette.example", "UPDATE 1-Harbour - report", &copy),
+        ),
+    ];
+    let found = method_pairs("imatch", &pages, &[]);
+    assert!(
+        found.contains(&pair(
+            "herald.example/harbour.html",
+            "gazette.example/wire-1.html"
+        )),
+        "{found:?}"
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
 }
