@@ -25,6 +25,12 @@ pub struct CooperSettings {
     pub delta_pct: u32,
     pub min_idf: f64,
     pub text: TextKind,
+    /// Containment (see `CooperParams::contained_pct`); a run stored before it existed
+    /// had it off, so a missing key reads as 0.
+    #[serde(default)]
+    pub contained_pct: u32,
+    #[serde(default)]
+    pub contained_size_pct: u32,
 }
 
 impl Default for CooperSettings {
@@ -35,6 +41,8 @@ impl Default for CooperSettings {
             delta_pct: p.delta_pct,
             min_idf: p.min_idf,
             text: TextKind::Content,
+            contained_pct: DEFAULT_CONTAINED_PCT,
+            contained_size_pct: DEFAULT_CONTAINED_SIZE_PCT,
         }
     }
 }
@@ -45,9 +53,20 @@ impl CooperSettings {
             size_tolerance_pct: self.size_pct,
             delta_pct: self.delta_pct,
             min_idf: self.min_idf,
+            contained_pct: self.contained_pct,
+            contained_size_pct: self.contained_size_pct,
         }
     }
 }
+
+/// Default of `--cooper-contained`: measured on news-v2 whole and ci-dd (BENCHMARKS.md,
+/// issue 14 session 3), a truncated syndicated copy keeps nearly all its salient terms in
+/// the full story.
+pub const DEFAULT_CONTAINED_PCT: u32 = 30;
+/// Default of `--cooper-contained-size`: a copy cut to 40% of its paragraphs has a list
+/// about 2.5 times shorter, and content texts keep some template; past 4× the shorter
+/// list, short pages of one doc family fall inside another family's index pages.
+pub const DEFAULT_CONTAINED_SIZE_PCT: u32 = 300;
 
 /// The Cooper row of the method table.
 pub struct Cooper;
@@ -102,6 +121,32 @@ static PARAMS: &[Param<S>] = &[
         unset: "",
         set: |s, v| s.delta_pct = v.int() as u32,
     },
+    Param {
+        flag: "cooper-contained",
+        value_name: "PCT",
+        kind: Kind::Int { min: 0, max: 100 },
+        help: "Containment: a shorter term list is also a near-duplicate of a longer one on \
+               another site when fewer than this percentage of its terms are missing from it \
+               (finds truncated copies); 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(u64::from(s.contained_pct))),
+        unset: "",
+        set: |s, v| s.contained_pct = v.int() as u32,
+    },
+    Param {
+        flag: "cooper-contained-size",
+        value_name: "PCT",
+        kind: Kind::Int {
+            min: 0,
+            max: MAX_PCT,
+        },
+        help: "Containment's size limit: the longer list is at most this percentage larger \
+               than the shorter.",
+        paper: None,
+        get: |s| Some(Value::Int(u64::from(s.contained_size_pct))),
+        unset: "",
+        set: |s, v| s.contained_size_pct = v.int() as u32,
+    },
 ];
 
 /// What signing needs: the collection's document frequencies and the test's parameters.
@@ -131,7 +176,8 @@ impl super::staged::Staged for Cooper {
 impl Detector for Cooper {
     type Settings = CooperSettings;
     type Prepared = Prepared;
-    type Sig = BTreeSet<String>;
+    /// The document's site (a hash of its host) and its salient terms.
+    type Sig = (u64, BTreeSet<String>);
 
     const NAME: &'static str = "cooper";
     const TITLE: &'static str = "Cooper";
@@ -157,17 +203,32 @@ impl Detector for Cooper {
         p.text
     }
 
-    fn signer(p: &Prepared) -> impl Fn(&DocText) -> BTreeSet<String> + Sync + '_ {
+    fn signer(p: &Prepared) -> impl Fn(&DocText) -> (u64, BTreeSet<String>) + Sync + '_ {
         let terms = TermOptions::default();
-        move |d| cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params)
+        move |d| {
+            (
+                cooper::fnv1a64(super::spotsigs::site_of(&d.url).as_bytes()),
+                cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params),
+            )
+        }
     }
 
-    fn find_pairs(p: Prepared, salient: Vec<BTreeSet<String>>, ctx: &RunContext) -> Result<Found> {
-        let found = cooper::detect(&salient, &p.params);
+    fn find_pairs(
+        p: Prepared,
+        signed: Vec<(u64, BTreeSet<String>)>,
+        ctx: &RunContext,
+    ) -> Result<Found> {
+        let (sites, salient): (Vec<u64>, Vec<BTreeSet<String>>) = signed.into_iter().unzip();
+        let found = cooper::detect_across_sites(&salient, &sites, &p.params);
+        let contained = found
+            .iter()
+            .filter(|q| matches!(q.rule, cooper::Rule::Contained { .. }))
+            .count();
         let summary = json!({
             "documents": ctx.ids.len(),
             "matchable": salient.iter().filter(|s| !s.is_empty()).count(),
             "pairs": found.len(),
+            "contained_pairs": contained,
         });
         let pairs = found.iter().map(|q| (q.a, q.b, q.score)).collect();
         Ok(Found {

@@ -367,7 +367,7 @@ mod tests {
             values: [(flag.to_string(), v)].into_iter().collect(),
             ..Given::default()
         };
-        let e = plan(&given("min-agree", Value::Int(12))).unwrap_err();
+        let e = plan(&given("min-agree", Value::Int(32))).unwrap_err();
         assert!(e.contains("--min-agree"), "{e}");
         let e = plan(&Given {
             method: "andd".into(),

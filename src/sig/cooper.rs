@@ -15,6 +15,14 @@
 //! Delta: the number of terms in one list and not the other, counted both ways
 //! (|A \ B| + |B \ A|), compared with the smaller list's size. Tolerances are integer
 //! percentages so boundary cases are exact.
+//!
+//! Containment (spotcheck's reading of the paper's "one document contains inserted
+//! material", off in the paper's setting): a shorter list S and a longer list L, at most
+//! `contained_size_pct` larger, are near-duplicates when the terms of S missing from L are
+//! fewer than `contained_pct` of S. The terms of L missing from S are the inserted material
+//! and are not counted. This is what finds a truncated copy (a wire story cut to its first
+//! half keeps its terms in the full story, but its list is half the size, so the two-way
+//! delta can never pass).
 
 use std::collections::BTreeSet;
 
@@ -31,6 +39,12 @@ pub struct CooperParams {
     pub delta_pct: u32,
     /// Salient terms have normalized idf at least this (drops near-ubiquitous words).
     pub min_idf: f64,
+    /// Containment: a shorter list is a near-duplicate of a longer one when fewer than this
+    /// percentage of its terms are missing from the longer (strict). 0 = off (the paper).
+    pub contained_pct: u32,
+    /// Containment's size limit: the longer list has at most `shorter · (1 + pct/100)`
+    /// terms (inclusive).
+    pub contained_size_pct: u32,
 }
 
 impl Default for CooperParams {
@@ -40,6 +54,8 @@ impl Default for CooperParams {
             size_tolerance_pct: 10,
             delta_pct: 10,
             min_idf: 0.2,
+            contained_pct: 0,
+            contained_size_pct: 0,
         }
     }
 }
@@ -47,8 +63,16 @@ impl Default for CooperParams {
 impl CooperParams {
     /// A one-line description to store with a run.
     pub fn describe(&self) -> String {
+        let contained = if self.contained_pct > 0 {
+            format!(
+                " contained={}% contained_size={}%",
+                self.contained_pct, self.contained_size_pct
+            )
+        } else {
+            String::new()
+        };
         format!(
-            "cooper v1 size={}% delta={}% min_idf={} sum=fnv1a64",
+            "cooper v1 size={}% delta={}% min_idf={}{contained} sum=fnv1a64",
             self.size_tolerance_pct, self.delta_pct, self.min_idf
         )
     }
@@ -73,6 +97,42 @@ impl CooperParams {
     pub fn delta_ok(&self, delta: usize, smaller: usize) -> bool {
         (delta as u128) * 100 < (smaller as u128) * u128::from(self.delta_pct)
     }
+
+    /// Whether the containment rule accepts a shorter list of `smaller` terms, `missing` of
+    /// them absent from a longer list of `larger` terms. Never with the rule off, never for
+    /// an empty list.
+    pub fn contained_ok(&self, missing: usize, smaller: usize, larger: usize) -> bool {
+        let (s, l) = (smaller as u128, larger as u128);
+        self.contained_pct > 0
+            && l * 100 <= s * (100 + u128::from(self.contained_size_pct))
+            && (missing as u128) * 100 < s * u128::from(self.contained_pct)
+    }
+
+    /// The test on list sizes and counts: `a_only` terms of a list of `a` terms are missing
+    /// from a list of `b` terms, `b_only` the other way.
+    fn passes(&self, a: usize, b: usize, a_only: usize, b_only: usize) -> Option<Rule> {
+        let smaller = a.min(b);
+        if self.sizes_compatible(a, b) && self.delta_ok(a_only + b_only, smaller) {
+            return Some(Rule::Delta);
+        }
+        // The shorter list's missing terms; on equal sizes, the better direction.
+        let missing = match a.cmp(&b) {
+            std::cmp::Ordering::Less => a_only,
+            std::cmp::Ordering::Greater => b_only,
+            std::cmp::Ordering::Equal => a_only.min(b_only),
+        };
+        self.contained_ok(missing, smaller, a.max(b))
+            .then_some(Rule::Contained { missing })
+    }
+}
+
+/// Which rule made a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// The paper's test: similar sizes, few terms differ (counted both ways).
+    Delta,
+    /// Containment: `missing` terms of the shorter list are absent from the longer.
+    Contained { missing: usize },
 }
 
 /// Salient terms of a document: its unique terms with normalized idf ≥ `min_idf` in `dfs`.
@@ -130,10 +190,12 @@ pub fn term_delta(a: &BTreeSet<String>, b: &BTreeSet<String>) -> Delta {
     }
 }
 
-/// The full test: sizes compatible and delta small enough.
+/// The full test: sizes compatible and delta small enough, or (with containment on) the
+/// shorter list nearly contained in the longer.
 pub fn near_duplicates(a: &BTreeSet<String>, b: &BTreeSet<String>, params: &CooperParams) -> bool {
-    let d = term_delta(a, b);
-    params.sizes_compatible(a.len(), b.len()) && params.delta_ok(d.differing, d.smaller)
+    let a_only = a.difference(b).count();
+    let b_only = b.difference(a).count();
+    params.passes(a.len(), b.len(), a_only, b_only).is_some()
 }
 
 /// A pair the detector reports, documents as indices into its input, `a < b`.
@@ -143,14 +205,24 @@ pub struct CooperPair {
     pub b: u32,
     pub differing: usize,
     pub smaller: usize,
-    /// `1 − differing / smaller`.
+    /// Which rule accepted the pair.
+    pub rule: Rule,
+    /// `1 − differing / smaller` (the paper's test), `1 − missing / smaller` (containment).
     pub score: f64,
 }
 
 impl CooperPair {
-    /// "3 of 47 terms differ".
+    /// "3 of 47 terms differ", or for containment "2 of 47 terms of the shorter missing
+    /// from the longer (31 more there)".
     pub fn explanation(&self) -> String {
-        format!("{} of {} terms differ", self.differing, self.smaller)
+        match self.rule {
+            Rule::Delta => format!("{} of {} terms differ", self.differing, self.smaller),
+            Rule::Contained { missing } => format!(
+                "{missing} of {} terms of the shorter missing from the longer ({} more there)",
+                self.smaller,
+                self.differing - missing
+            ),
+        }
     }
 }
 
@@ -181,15 +253,43 @@ fn prefix_len(len: usize, delta_pct: u32) -> usize {
     (missing + 1).min(len)
 }
 
+/// Length of the prefix a list of `len` terms needs under `params`: the delta test's (see
+/// [`prefix_len`]) or, with containment on, the containment rule's, whichever is longer.
+/// As the shorter list S of a contained pair, at most `⌊(c·|S| − 1)/100⌋` of its terms are
+/// missing from the longer list, so its first that-many-plus-one terms meet the longer
+/// list somewhere (not necessarily in its prefix: the longer list is indexed whole).
+fn probe_len(len: usize, params: &CooperParams) -> usize {
+    prefix_len(len, params.delta_pct).max(prefix_len(len, params.contained_pct))
+}
+
 /// All pairs of `docs` (salient-term lists) that pass the test, sorted by `(a, b)`.
 ///
 /// Candidates come from prefix filtering: every list is ordered rarest term first (by
 /// document frequency within `docs`), only its first few terms are indexed (see
 /// [`prefix_len`]: 10% of the list with the default parameters), and a pair is examined
-/// only if the two prefixes share a term and the sizes are compatible. This is exact (the
-/// property test compares it with all pairs) and keeps posting lists short because the
-/// indexed terms are the rare ones.
+/// only if the two prefixes share a term and the sizes are compatible. With containment
+/// on, every list is also indexed whole, and a pair is examined when either list's prefix
+/// meets the other list anywhere. This is exact (the property test compares it with all
+/// pairs) and keeps posting lists short because the probing terms are the rare ones.
 pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPair> {
+    detect_across_sites(docs, &[], params)
+}
+
+/// [`detect`] where `sites[i]` names the site of document `i` (any key, e.g. a hash of
+/// its host): containment then only pairs documents of different sites. Within one site,
+/// a page whose terms a longer page of the site holds is a template sibling (a class's
+/// member list and the class page, one release note and the next), not a copy; across
+/// sites it is what syndication makes. The paper's test applies to every pair. An empty
+/// `sites` treats every document as its own site.
+pub fn detect_across_sites(
+    docs: &[BTreeSet<String>],
+    sites: &[u64],
+    params: &CooperParams,
+) -> Vec<CooperPair> {
+    let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    };
     let mut df: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs {
         for t in d {
@@ -216,39 +316,72 @@ pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPai
         })
         .collect();
 
-    let mut index: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let contained = params.contained_pct > 0;
+    // Each list's prefix (probed against the prefix index, or with containment, against
+    // the whole-list index) and, with containment, each whole list.
+    let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let mut wholes: Vec<Vec<u32>> = vec![Vec::new(); if contained { order.len() } else { 0 }];
     let mut last_probe = vec![u32::MAX; docs.len()];
     let mut candidates: Vec<u32> = Vec::new();
     let mut out = Vec::new();
     for (b, terms_b) in ranked.iter().enumerate() {
-        let prefix = &terms_b[..prefix_len(terms_b.len(), params.delta_pct)];
+        let prefix = &terms_b[..probe_len(terms_b.len(), params)];
         candidates.clear();
-        for &t in prefix {
-            for &a in &index[t as usize] {
-                if last_probe[a as usize] != b as u32 {
-                    last_probe[a as usize] = b as u32;
-                    candidates.push(a);
+        let mut note = |a: u32, candidates: &mut Vec<u32>| {
+            if last_probe[a as usize] != b as u32 {
+                last_probe[a as usize] = b as u32;
+                candidates.push(a);
+            }
+        };
+        if contained {
+            // b's prefix against earlier whole lists, and b whole against earlier prefixes.
+            for &t in prefix {
+                for &a in &wholes[t as usize] {
+                    note(a, &mut candidates);
+                }
+            }
+            for &t in terms_b {
+                for &a in &prefixes[t as usize] {
+                    note(a, &mut candidates);
+                }
+            }
+            for &t in terms_b {
+                wholes[t as usize].push(b as u32);
+            }
+        } else {
+            for &t in prefix {
+                for &a in &prefixes[t as usize] {
+                    note(a, &mut candidates);
                 }
             }
         }
         for &t in prefix {
-            index[t as usize].push(b as u32);
+            prefixes[t as usize].push(b as u32);
         }
         for &a in &candidates {
             let terms_a = &ranked[a as usize];
-            if !params.sizes_compatible(terms_a.len(), terms_b.len()) {
+            let (la, lb) = (terms_a.len(), terms_b.len());
+            if !params.sizes_compatible(la, lb) && !contained {
                 continue;
             }
             let common = sorted_intersection_len(terms_a, terms_b);
-            let differing = terms_a.len() + terms_b.len() - 2 * common;
-            let smaller = terms_a.len().min(terms_b.len());
-            if params.delta_ok(differing, smaller) {
+            let rule = params
+                .passes(la, lb, la - common, lb - common)
+                .filter(|r| *r == Rule::Delta || !same_site(a as usize, b));
+            if let Some(rule) = rule {
+                let differing = la + lb - 2 * common;
+                let smaller = la.min(lb);
+                let lost = match rule {
+                    Rule::Delta => differing,
+                    Rule::Contained { missing } => missing,
+                };
                 out.push(CooperPair {
                     a,
                     b: b as u32,
                     differing,
                     smaller,
-                    score: 1.0 - differing as f64 / smaller as f64,
+                    rule,
+                    score: 1.0 - lost as f64 / smaller as f64,
                 });
             }
         }
@@ -403,6 +536,71 @@ mod tests {
         assert!((pairs[0].score - (1.0 - 2.0 / 47.0)).abs() < 1e-12);
     }
 
+    fn containment() -> CooperParams {
+        CooperParams {
+            contained_pct: 20,
+            contained_size_pct: 200,
+            ..CooperParams::default()
+        }
+    }
+
+    #[test]
+    fn containment_describes_itself_only_when_on() {
+        assert_eq!(
+            containment().describe(),
+            "cooper v1 size=10% delta=10% min_idf=0.2 contained=20% contained_size=200% sum=fnv1a64"
+        );
+    }
+
+    #[test]
+    fn containment_finds_a_truncated_copy_the_delta_test_misses() {
+        // A story of 100 terms and a copy cut to its first 40, with 3 terms of a dateline.
+        let full = terms(0..100);
+        let mut cut = terms(0..40);
+        cut.extend(["berlin", "reuters", "dpa"].map(String::from));
+        assert!(!near_duplicates(&full, &cut, &CooperParams::default()));
+        assert!(!near_duplicates(
+            &full,
+            &cut,
+            &CooperParams::inserted_material()
+        ));
+        assert!(near_duplicates(&full, &cut, &containment()));
+        let pairs = detect(&[full.clone(), cut.clone()], &containment());
+        assert_eq!(pairs.len(), 1);
+        assert_eq!(pairs[0].rule, Rule::Contained { missing: 3 });
+        assert_eq!(
+            pairs[0].explanation(),
+            "3 of 43 terms of the shorter missing from the longer (60 more there)"
+        );
+        // Past the size limit (more than 3× the shorter) the rule does not apply.
+        let stub = terms(0..30);
+        assert!(!near_duplicates(&terms(0..91), &stub, &containment()));
+        assert!(near_duplicates(&terms(0..90), &stub, &containment()));
+    }
+
+    #[test]
+    fn containment_pairs_only_documents_of_different_sites() {
+        let full = terms(0..100);
+        let cut = terms(0..50);
+        let docs = [full.clone(), cut.clone()];
+        assert_eq!(detect_across_sites(&docs, &[1, 2], &containment()).len(), 1);
+        assert!(detect_across_sites(&docs, &[7, 7], &containment()).is_empty());
+        // The paper's test still pairs two near-equal pages of one site.
+        let docs = [full.clone(), terms(0..99)];
+        assert_eq!(detect_across_sites(&docs, &[7, 7], &containment()).len(), 1);
+    }
+
+    #[test]
+    fn containment_boundary_is_strict_and_off_by_default() {
+        let p = containment();
+        // 50 terms at 20%: fewer than 10 missing.
+        assert!(p.contained_ok(9, 50, 150));
+        assert!(!p.contained_ok(10, 50, 150));
+        assert!(!p.contained_ok(0, 50, 151));
+        assert!(!p.contained_ok(0, 0, 0), "empty lists never match");
+        assert!(!CooperParams::default().contained_ok(0, 50, 50));
+    }
+
     fn brute_force(docs: &[BTreeSet<String>], p: &CooperParams) -> Vec<(u32, u32, usize)> {
         let mut out = Vec::new();
         for i in 0..docs.len() {
@@ -424,7 +622,7 @@ mod tests {
             edits in proptest::collection::vec(
                 (0usize..4, proptest::collection::btree_set(0u16..80, 0..5),
                  proptest::collection::btree_set(0u16..60, 0..5)), 0..18),
-            loose in any::<bool>(),
+            setting in 0u8..4,
         ) {
             let docs: Vec<BTreeSet<String>> = edits
                 .iter()
@@ -437,10 +635,30 @@ mod tests {
                         .collect()
                 })
                 .collect();
-            let p = if loose { CooperParams::inserted_material() } else { CooperParams::default() };
+            let p = match setting {
+                0 => CooperParams::default(),
+                1 => CooperParams::inserted_material(),
+                2 => CooperParams { contained_pct: 20, contained_size_pct: 200, ..CooperParams::default() },
+                _ => CooperParams { contained_pct: 35, contained_size_pct: 1000, ..CooperParams::inserted_material() },
+            };
             let fast: Vec<(u32, u32, usize)> =
                 detect(&docs, &p).iter().map(|x| (x.a, x.b, x.differing)).collect();
             prop_assert_eq!(fast, brute_force(&docs, &p));
+            // Two sites: containment within a site is left to the paper's test.
+            let sites: Vec<u64> = (0..docs.len() as u64).map(|i| i % 2).collect();
+            let fast: Vec<(u32, u32, usize)> = detect_across_sites(&docs, &sites, &p)
+                .iter()
+                .map(|x| (x.a, x.b, x.differing))
+                .collect();
+            let slow: Vec<(u32, u32, usize)> = brute_force(&docs, &p)
+                .into_iter()
+                .filter(|&(a, b, _)| {
+                    let (x, y) = (&docs[a as usize], &docs[b as usize]);
+                    sites[a as usize] != sites[b as usize]
+                        || near_duplicates(x, y, &CooperParams { contained_pct: 0, ..p })
+                })
+                .collect();
+            prop_assert_eq!(fast, slow);
         }
     }
 }

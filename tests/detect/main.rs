@@ -2,13 +2,15 @@
 //! errors naming the flag), explanations made with the parameters of the run that proposed a
 //! pair, MinHash LSH (the fifth method) against brute force and through the CLI, SpotSigs'
 //! default rules for truncated copies and signatureless pages, and documents in other
-//! languages (identification, a Spanish wire story found like an English one).
+//! languages (identification, a Spanish wire story found like an English one), Cooper's
+//! containment rule for truncated copies on other sites and I-Match on a copy with a dateline.
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cooper_imatch_defaults;
 mod languages;
 mod minhash;
 mod params;

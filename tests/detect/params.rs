@@ -74,7 +74,7 @@ fn out_of_range_and_inconsistent_values_are_usage_errors_naming_the_flag() {
         (&["--min-coverage", "-0.1"], "--min-coverage", "[0, 1]"),
         (&["--bag-max-idf", "2"], "--bag-max-idf", "[0, 1]"),
         (&["--min-agree", "0"], "--min-agree", "1..="),
-        (&["--min-agree", "12"], "--min-agree", "K+1 = 11"),
+        (&["--min-agree", "32"], "--min-agree", "K+1 = 31"),
         (
             &["--bags", "2", "--min-agree", "4"],
             "--min-agree",
