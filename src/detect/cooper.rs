@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -160,6 +161,30 @@ impl Detector for Cooper {
     fn signer(p: &Prepared) -> impl Fn(&DocText) -> BTreeSet<String> + Sync + '_ {
         let terms = TermOptions::default();
         move |d| cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params)
+    }
+
+    fn sign_from_shared(
+        p: &Prepared,
+        shared: &Shared,
+    ) -> Option<(Vec<i64>, Vec<BTreeSet<String>>)> {
+        let counted = shared.memo(p.text, &TermOptions::default())?;
+        // Only the frequencies `prepare` took from this very pass make the same salient sets.
+        if !Arc::ptr_eq(&counted.dfs, &p.dfs) || !counted.sets.has_documents() {
+            return None;
+        }
+        let sets = &counted.sets;
+        let sigs = (0..counted.ids.len())
+            .into_par_iter()
+            .map(|i| {
+                sets.document(i)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|&&id| cooper::is_salient(sets.df(id), sets.n_docs(), &p.params))
+                    .map(|&id| sets.term(id).to_string())
+                    .collect()
+            })
+            .collect();
+        Some((counted.ids.clone(), sigs))
     }
 
     fn find_pairs(p: Prepared, salient: Vec<BTreeSet<String>>, ctx: &RunContext) -> Result<Found> {
