@@ -165,7 +165,7 @@ impl Store {
             let mut sigs = sigs.into_iter().peekable();
             while sigs.peek().is_some() {
                 // Encoded in parallel a batch at a time, written in order.
-                let batch: Vec<(i64, serde_json::Value)> = sigs.by_ref().take(4096).collect();
+                let batch: Vec<(i64, serde_json::Value)> = sigs.by_ref().take(512).collect();
                 let encoded: Vec<(i64, rusqlite::types::Value)> = batch
                     .into_par_iter()
                     .map(|(doc, v)| encode_doc_sig(&v).map(|e| (doc, e)))
@@ -365,10 +365,22 @@ pub fn encode_doc_sig(v: &serde_json::Value) -> Result<rusqlite::types::Value> {
     if text.len() < COMPRESS_DOC_SIG_FROM {
         return Ok(rusqlite::types::Value::Text(text));
     }
-    Ok(rusqlite::types::Value::Blob(zstd::bulk::compress(
-        text.as_bytes(),
-        1,
-    )?))
+    thread_local! {
+        // One compression context per thread: making one per signature cost more than
+        // compressing it.
+        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        let compressor = match &mut *c {
+            Some(z) => z,
+            empty => empty.insert(zstd::bulk::Compressor::new(1)?),
+        };
+        Ok(rusqlite::types::Value::Blob(
+            compressor.compress(text.as_bytes())?,
+        ))
+    })
 }
 
 /// A stored signature read back (`Null` when it cannot be read).
