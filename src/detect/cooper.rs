@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -149,6 +150,12 @@ static PARAMS: &[Param<S>] = &[
     },
 ];
 
+/// The site of a document's URL as Cooper compares it: pages on one site get only the
+/// paper's test, the containment rule is for copies across sites.
+pub fn site_hash(url: &str) -> u64 {
+    cooper::fnv1a64(super::spotsigs::site_of(url).as_bytes())
+}
+
 /// What signing needs: the collection's document frequencies and the test's parameters.
 pub struct Prepared {
     dfs: Arc<DocFreqs>,
@@ -207,10 +214,36 @@ impl Detector for Cooper {
         let terms = TermOptions::default();
         move |d| {
             (
-                cooper::fnv1a64(super::spotsigs::site_of(&d.url).as_bytes()),
+                site_hash(&d.url),
                 cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params),
             )
         }
+    }
+
+    fn sign_from_shared(
+        p: &Prepared,
+        shared: &Shared,
+    ) -> Option<(Vec<i64>, Vec<(u64, BTreeSet<String>)>)> {
+        let counted = shared.memo(p.text, &TermOptions::default())?;
+        // Only the frequencies `prepare` took from this very pass make the same salient sets.
+        if !Arc::ptr_eq(&counted.dfs, &p.dfs) || !counted.sets.has_documents() {
+            return None;
+        }
+        let sets = &counted.sets;
+        let sigs = (0..counted.ids.len())
+            .into_par_iter()
+            .map(|i| {
+                let salient = sets
+                    .document(i)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|&&id| cooper::is_salient(sets.df(id), sets.n_docs(), &p.params))
+                    .map(|&id| sets.term(id).to_string())
+                    .collect();
+                (counted.sites[i], salient)
+            })
+            .collect();
+        Some((counted.ids.clone(), sigs))
     }
 
     fn find_pairs(

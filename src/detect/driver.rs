@@ -89,7 +89,12 @@ pub(crate) fn run_detector<D: Detector>(
         (D::reads(&prepared) == TextKind::Main && !store.has_main_texts()?).then_some(NO_MAIN_TEXT);
     let mut ids: Vec<i64> = Vec::new();
     let mut sigs: Vec<D::Sig> = Vec::new();
-    {
+    if let Some((shared_ids, shared_sigs)) = D::sign_from_shared(&prepared, shared) {
+        (ids, sigs) = (shared_ids, shared_sigs);
+        progress(Progress::Signed {
+            documents: ids.len(),
+        });
+    } else {
         let sign = D::signer(&prepared);
         store.for_each_text_chunk(D::reads(&prepared), CHUNK, |chunk| {
             let signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();

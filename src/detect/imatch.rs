@@ -3,7 +3,6 @@
 //! document, pairs and union-find clusters from signature collisions; a pair is explained by
 //! the terms both texts contain.
 
-use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
@@ -11,7 +10,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::driver::{cluster_rows, CHUNK};
+use super::driver::cluster_rows;
 use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
@@ -21,7 +20,7 @@ use crate::sig::imatch::{
     count_rules, extended_signature, shared_terms_with, to_hex, BaggedLexicon, IMatchParams,
     SigOutcome,
 };
-use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermOptions};
+use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermClass, TermOptions};
 use crate::store::{ClusterRow, DocText, Store, TextKind};
 use crate::text::WordList;
 
@@ -251,6 +250,34 @@ impl Detector for IMatch {
         move |d| bagged.sign(&unique_terms(&d.text, &terms))
     }
 
+    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<Vec<SigOutcome>>)> {
+        let counted = shared.memo(p.settings.text, &p.lexicon.params.terms)?;
+        let sets = &counted.sets;
+        if !sets.has_documents() {
+            return None;
+        }
+        let bagged = BaggedLexicon::new(&p.lexicon, p.settings.signing());
+        // Each distinct term is looked up in the lexicon once, not once per document.
+        let class: Vec<Option<TermClass>> = sets
+            .terms()
+            .collect::<Vec<&str>>()
+            .par_iter()
+            .map(|t| p.lexicon.class_of(t))
+            .collect();
+        let sigs = (0..counted.ids.len())
+            .into_par_iter()
+            .map(|i| {
+                let doc = sets.document(i).unwrap_or_default();
+                let classes: Vec<(&str, TermClass)> = doc
+                    .iter()
+                    .filter_map(|&id| class[id as usize].map(|c| (sets.term(id), c)))
+                    .collect();
+                bagged.sign_classes(&classes, doc.len())
+            })
+            .collect();
+        Some((counted.ids.clone(), sigs))
+    }
+
     fn find_pairs(p: Prepared, outcomes: Vec<Vec<SigOutcome>>, ctx: &RunContext) -> Result<Found> {
         let s = &p.settings;
         let ids = ctx.ids;
@@ -359,18 +386,10 @@ impl Detector for IMatch {
 
 /// Document frequencies of the collection's terms (one streaming pass).
 pub fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Result<DocFreqs> {
-    let mut dfs = DocFreqs::default();
-    store.for_each_text_chunk(text, CHUNK, |chunk| {
-        let sets: Vec<BTreeSet<String>> = chunk
-            .par_iter()
-            .map(|d| unique_terms(&d.text, terms))
-            .collect();
-        for s in &sets {
-            dfs.add_document(s);
-        }
-        Ok(())
-    })?;
-    Ok(dfs)
+    // Only the frequencies: no per-document lists (budget 0).
+    Ok(super::shared::count_terms(store, text, terms, 0)?
+        .0
+        .doc_freqs())
 }
 
 impl super::staged::Staged for IMatch {

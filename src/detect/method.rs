@@ -72,6 +72,17 @@ pub trait Detector: Sync + Send + 'static {
     }
     /// The function that signs one document (made once per run, called in parallel).
     fn signer(prepared: &Self::Prepared) -> impl Fn(&DocText) -> Self::Sig + Sync + '_;
+    /// Every document's signature from what this `detect` already computed (`shared`: the
+    /// interned term sets of the frequency pass), without streaming and tokenizing the texts
+    /// again: the document ids and their signatures, exactly what [`Self::signer`] gives
+    /// over the streamed texts. `None` (the default, or when `shared` lacks what it needs):
+    /// the driver streams the text and calls the signer.
+    fn sign_from_shared(
+        _prepared: &Self::Prepared,
+        _shared: &Shared,
+    ) -> Option<(Vec<i64>, Vec<Self::Sig>)> {
+        None
+    }
     /// Finds the pairs (and what else the run stores) from every document's signature;
     /// `sigs[i]` is the signature of document `ctx.ids[i]`.
     fn find_pairs(

@@ -145,12 +145,15 @@ pub fn salient_terms(
 ) -> BTreeSet<String> {
     unique
         .iter()
-        .filter(|t| {
-            let df = dfs.get(t);
-            df == 0 || normalized_idf(dfs.n_docs, df).is_none_or(|idf| idf >= params.min_idf)
-        })
+        .filter(|t| is_salient(dfs.get(t), dfs.n_docs, params))
         .cloned()
         .collect()
+}
+
+/// Whether a term of document frequency `df` among `n_docs` documents is salient (the rule
+/// of [`salient_terms`]).
+pub fn is_salient(df: u32, n_docs: u64, params: &CooperParams) -> bool {
+    df == 0 || normalized_idf(n_docs, df).is_none_or(|idf| idf >= params.min_idf)
 }
 
 /// FNV-1a 64 of a term. Seed: the standard FNV offset basis 0xcbf29ce484222325 and prime

@@ -256,9 +256,19 @@ impl<'a> BaggedLexicon<'a> {
     /// All K + 1 coordinates of a document.
     pub fn sign(&self, unique: &BTreeSet<String>) -> Vec<SigOutcome> {
         // Look every term up once, not once per coordinate.
-        let classes = self.classify(unique);
+        self.sign_classes(&self.classify(unique), unique.len())
+    }
+
+    /// All K + 1 coordinates of a document given its lexicon terms with their class (each
+    /// term once, in any order) and its number of unique terms |U|: [`Self::sign`] for a
+    /// caller that classified the terms itself (from interned term sets).
+    pub fn sign_classes(
+        &self,
+        classes: &[(&str, TermClass)],
+        unique_len: usize,
+    ) -> Vec<SigOutcome> {
         (0..self.coordinates())
-            .map(|c| self.sign_classified(&classes, unique.len(), c))
+            .map(|c| self.sign_classified(classes, unique_len, c))
             .collect()
     }
 

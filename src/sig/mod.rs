@@ -6,3 +6,4 @@ pub mod cooper;
 pub mod imatch;
 pub mod lexicon;
 pub mod spotsigs;
+pub mod termsets;
