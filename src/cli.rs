@@ -116,6 +116,10 @@ pub struct QueryArgs {
     /// Only this method (repeatable); default: every method with a finished run.
     #[arg(long = "method", value_name = "M", value_parser = clap::builder::PossibleValuesParser::new(crate::detect::method_names()))]
     pub methods: Vec<String>,
+    /// Only the pages of the given files whose URL is listed in FILE (one URL a line; `#`
+    /// comments): a URL list selects pages of crawl files or folders, it is never fetched.
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
 }
 
 impl QueryArgs {
@@ -126,6 +130,7 @@ impl QueryArgs {
             stdin: self.stdin,
             format: self.format.into(),
             methods: self.methods.clone(),
+            urls: self.urls.clone(),
         }
     }
 }

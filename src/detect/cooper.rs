@@ -13,6 +13,7 @@ use super::explain::Highlight;
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
+use crate::columnar::Column;
 use crate::sig::cooper::{self, CooperParams};
 use crate::sig::lexicon::{unique_terms, DocFreqs, TermOptions};
 use crate::store::{DocText, Store, TextKind};
@@ -126,6 +127,21 @@ impl super::staged::Staged for Cooper {
             text: s.text,
         })
     }
+
+    /// `cooper_terms`: the salient terms.
+    fn sig_columns(sigs: Vec<BTreeSet<String>>) -> Vec<(&'static str, Column)> {
+        vec![(
+            "cooper_terms",
+            Column::TextList(sigs.into_iter().map(|s| s.into_iter().collect()).collect()),
+        )]
+    }
+
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<BTreeSet<String>>> {
+        Ok(crate::columnar::batch_text_lists(batch, "cooper_terms")?
+            .into_iter()
+            .map(|t| t.into_iter().collect())
+            .collect())
+    }
 }
 
 impl Detector for Cooper {
@@ -160,6 +176,14 @@ impl Detector for Cooper {
     fn signer(p: &Prepared) -> impl Fn(&DocText) -> BTreeSet<String> + Sync + '_ {
         let terms = TermOptions::default();
         move |d| cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params)
+    }
+
+    fn sig_bytes(sig: &BTreeSet<String>) -> Option<Vec<u8>> {
+        serde_json::to_vec(sig).ok()
+    }
+
+    fn sig_from_bytes(bytes: &[u8]) -> Option<BTreeSet<String>> {
+        serde_json::from_slice(bytes).ok()
     }
 
     fn find_pairs(p: Prepared, salient: Vec<BTreeSet<String>>, ctx: &RunContext) -> Result<Found> {

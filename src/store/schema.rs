@@ -389,6 +389,16 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE review_clusters ADD COLUMN rank_active INTEGER NOT NULL DEFAULT 0;
     DELETE FROM meta WHERE key = 'review_queue_runs';
     "#,
+    // `query`'s signature index: each document's signature as the run's method signed it
+    // (before collection-wide filtering), so a query signs only the outside documents.
+    r#"
+    CREATE TABLE IF NOT EXISTS run_signatures (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        doc_id INTEGER NOT NULL REFERENCES documents(id),
+        sig    BLOB NOT NULL,                   -- the method's signature, JSON bytes
+        PRIMARY KEY (run_id, doc_id)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

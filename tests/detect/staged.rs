@@ -107,7 +107,7 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
         let file = |name: String| tmp.path().join(name).to_str().unwrap().to_string();
         let mut counts = Vec::new();
         for (k, db) in shard_dbs.iter().enumerate() {
-            let out = file(format!("{k}.{method}.counts"));
+            let out = file(format!("{k}.{method}.counts.parquet"));
             common::spotcheck_ok(&[
                 "stage",
                 "count",
@@ -122,13 +122,13 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
             ]);
             counts.push(out);
         }
-        let stats = file(format!("{method}.stats"));
+        let stats = file(format!("{method}.stats.parquet"));
         let mut args = vec!["stage", "stats", "--out", &stats];
         args.extend(counts.iter().map(String::as_str));
         common::spotcheck_ok(&args);
         let mut signed = Vec::new();
         for (k, db) in shard_dbs.iter().enumerate() {
-            let out = file(format!("{k}.{method}.signed"));
+            let out = file(format!("{k}.{method}.signed.parquet"));
             common::spotcheck_ok(&[
                 "stage",
                 "sign",
@@ -145,28 +145,35 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
             ]);
             signed.push(out);
         }
-        let run = file(format!("{method}.run"));
+        let run = file(format!("{method}.run.parquet"));
         let mut args = vec![
             "stage", "match", "--method", method, "--params", params, "--stats", &stats, "--out",
             &run,
         ];
         args.extend(signed.iter().map(String::as_str));
         common::spotcheck_ok(&args);
-        let staged: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+        // The run file is Parquet: pairs rows, then cluster-member rows.
+        let staged = spotcheck::detect::staged::read_run(Path::new(&run)).unwrap();
+        let staged_pairs = staged
+            .pairs
+            .iter()
+            .map(|p| serde_json::json!({"a": p.a, "b": p.b, "score": p.score}));
+        let staged_clusters = staged
+            .clusters
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|c| serde_json::json!({ "urls": c.urls }));
         let want_pairs = pair_set(lines(&detect_pairs));
         assert!(
             want_pairs.len() > 100,
             "{method}: {} pairs",
             want_pairs.len()
         );
-        assert_eq!(
-            pair_set(staged["pairs"].as_array().unwrap().iter().cloned()),
-            want_pairs,
-            "{method} pairs"
-        );
+        assert_eq!(pair_set(staged_pairs), want_pairs, "{method} pairs");
         let want_clusters = cluster_set(lines(&detect_clusters));
         assert_eq!(
-            cluster_set(staged["clusters"].as_array().unwrap().iter().cloned()),
+            cluster_set(staged_clusters),
             want_clusters,
             "{method} clusters"
         );
