@@ -738,9 +738,9 @@ pub enum StageCommand {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
-    /// Per shard: one JSON line per document with its signature.
+    /// Per shard: one Parquet row per document with its signature.
     Sign(StageShardArgs),
-    /// Every shard's signed rows → the pairs and clusters (one JSON file).
+    /// Every shard's signed rows → the pairs and clusters (one Parquet file).
     Match {
         #[arg(long, value_name = "M")]
         method: String,
@@ -760,7 +760,7 @@ pub enum StageCommand {
     Import {
         #[command(flatten)]
         db: DbArg,
-        /// The match stage's file.
+        /// The match stage's file, or a directory of Parquet files (the Spark job's).
         #[arg(long, value_name = "FILE")]
         run: PathBuf,
     },

@@ -1,6 +1,6 @@
 //! Columnar files, in and out: the Parquet and CSV helpers every module that reads or writes
 //! tables shares (ingest's page tables and archive-tool derivatives, export's docs, pairs and
-//! clusters; staged detection may reuse them for signatures between stages).
+//! clusters; staged detection's files between stages).
 //!
 //! - Reading: [`ParquetTable`] opens a Parquet file once (its footer), then reads any row
 //!   group with a column projection in batches, so a damaged row group costs only itself;

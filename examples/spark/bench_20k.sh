@@ -41,11 +41,13 @@ if [ ! -f "$WORK/whole.db" ]; then
 fi
 echo "ingest whole: $(since "$s") s"
 for method in $METHODS; do
-  s=$(now)
-  "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible 2>&1 | tail -1
-  echo "$method detect: $(since "$s") s"
-  "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
-  "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"
+  if [ ! -s "$WORK/$method.detect.clusters" ]; then
+    s=$(now)
+    "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible 2>&1 | tail -1
+    echo "$method detect: $(since "$s") s"
+    "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
+    "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"
+  fi
   s=$(now)
   for k in 0 1 2 3 4 5 6 7; do
     "$BIN" stage count --db "$WORK/shard$k.db" --method "$method" --params "$PARAMS" \
@@ -67,6 +69,7 @@ for method in $METHODS; do
   "$BIN" stage match --method "$method" --params "$PARAMS" --stats "$WORK/$method.stats.parquet" \
     --out "$WORK/$method.run.parquet" "${signed[@]}"
   echo "$method match (one process): $(since "$s") s; $(wc -c < "$WORK/$method.run.parquet") bytes"
+  rm -rf "$WORK/$method.spark.run"
   for master in $MASTERS; do
     s=$(now)
     PYSPARK_PYTHON="$VENV/bin/python" "$VENV/bin/python" "$HERE/match.py" --master "$master" \
@@ -74,6 +77,7 @@ for method in $METHODS; do
     echo "$method match (Spark $master): $(since "$s") s; load: $(cat /proc/loadavg)"
   done
   for run in "$WORK/$method.run.parquet" "$WORK/$method.spark.run"; do
+    [ -e "$run" ] || continue
     cp "$WORK/whole.db" "$WORK/check.db"
     "$BIN" stage import --db "$WORK/check.db" --run "$run"
     "$BIN" pairs --db "$WORK/check.db" --method "$method" > "$WORK/$method.staged.pairs"

@@ -279,7 +279,14 @@ def main():
     b = SparkSession.builder.appName(f"spotcheck match {method}")
     if args.master:
         b = b.master(args.master)
-    spark = b.config("spark.sql.shuffle.partitions", os.environ.get("SHUFFLE_PARTITIONS", "16")).getOrCreate()
+    # Shuffle partitions: a few per core on one machine; set SHUFFLE_PARTITIONS on a cluster
+    # (e.g. 2-3 per executor core).
+    spark = (
+        b.config("spark.sql.shuffle.partitions", os.environ.get("SHUFFLE_PARTITIONS", "8"))
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
     import time
 
     started = time.time()

@@ -138,10 +138,10 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
         })?;
         Ok(all)
     };
-    // The content text of an outside page as if it had been ingested into the stored
-    // database: its site's template is learned from the stored pages of that site plus the
-    // outside pages (the scratch database alone holds too few pages of a site to learn
-    // one, and an outside page kept its template where the stored copy lost it).
+    // The content text of an outside page as the stored pages' were made: its site's
+    // template is the one learned from the stored pages of that site (the scratch
+    // database alone holds too few pages of a site to learn one, and an outside page kept
+    // its template where the stored copy lost it).
     let wants_content = runs
         .iter()
         .any(|(_, r)| r.params.get("text").and_then(|t| t.as_str()) == Some("Content"));
@@ -209,20 +209,16 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
 /// The outside documents' content texts under the stored database's content rule and
 /// site templates (see `run`).
 fn content_as_stored(store: &Store, visible: Vec<DocText>) -> Result<Vec<DocText>> {
-    use crate::extract::content::{content_text, distinct_blocks, function_words, site_key};
+    use crate::extract::content::{content_text, function_words, site_key};
     use rayon::prelude::*;
     let rule = store.content_rule()?;
     let sites: std::collections::HashSet<String> = visible
         .iter()
         .map(|d| site_key(&d.url).to_string())
         .collect();
-    let mut counts = store.site_blocks(&sites)?;
-    for d in &visible {
-        counts
-            .entry(site_key(&d.url).to_string())
-            .or_default()
-            .add_page(&distinct_blocks(&d.text));
-    }
+    // The stored pages' counts alone: the outside page is cut as its stored copies were
+    // (counting it too would make a block on one page more a template here and not there).
+    let counts = store.site_blocks(&sites)?;
     let stopwords = function_words();
     Ok(visible
         .into_par_iter()

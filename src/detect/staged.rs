@@ -13,6 +13,13 @@
 //! window and site rule) is computed by `find_pairs` from the signatures themselves, so it
 //! is global in the match stage. A document's exact-duplicate group, a database row id in
 //! `detect`, is a key derived from its content hash here (the same classes across shards).
+//!
+//! The files between stages are Parquet with `spotcheck.*` key-value metadata (the stage
+//! that wrote it, the method, its parameters): counts and stats one row per term, signed
+//! files one row per document (URL, content hash, length, date, locator and the method's
+//! own typed signature columns, [`Staged::sig_columns`]), runs one row per pair then one
+//! per cluster member. The Spark job `examples/spark/match.py` reads the signed files and
+//! writes a run directory [`read_run`] reads.
 
 use std::collections::HashMap;
 use std::fs::File;

@@ -205,3 +205,36 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
     ]);
     assert!(eval.lines().count() >= 3, "{eval}");
 }
+
+/// The match stage on local-mode Spark (`examples/spark/match.py`, run by
+/// `examples/spark/test_local.sh`) gives exactly `detect`'s pairs (with their scores) and
+/// clusters for SpotSigs, I-Match and Cooper on sqlite3-doc in 3 shards. Ignored in the
+/// default run: it installs pyspark into `~/.cache/spotcheck/spark-venv` on first use and
+/// took 18 minutes on the 2 shared cores (load average 22; mostly local Spark's fixed cost
+/// per stage), over the 3 minutes CI's real-corpus suite allows. Run it with
+/// `cargo test --test detect -- --ignored spark`.
+#[test]
+#[ignore]
+fn spark_match_gives_exactly_the_pairs_and_clusters_of_detect() {
+    if common::debian_docs_small().is_none() {
+        return;
+    }
+    let has_java = std::process::Command::new("java")
+        .arg("-version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_java {
+        common::skip("spark match: no java on PATH");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/spark/test_local.sh");
+    let out = std::process::Command::new("bash")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_spotcheck"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}");
+    assert!(out.status.success(), "{stdout}");
+    assert_eq!(stdout.matches("EQUAL").count(), 3, "{stdout}");
+}
