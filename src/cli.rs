@@ -117,6 +117,10 @@ pub struct QueryArgs {
     /// Only this method (repeatable); default: every method with a finished run.
     #[arg(long = "method", value_name = "M", value_parser = clap::builder::PossibleValuesParser::new(crate::detect::method_names()))]
     pub methods: Vec<String>,
+    /// Only the pages of the given files whose URL is listed in FILE (one URL a line; `#`
+    /// comments): a URL list selects pages of crawl files or folders, it is never fetched.
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
 }
 
 impl QueryArgs {
@@ -127,6 +131,7 @@ impl QueryArgs {
             stdin: self.stdin,
             format: self.format.into(),
             methods: self.methods.clone(),
+            urls: self.urls.clone(),
         }
     }
 }
@@ -812,9 +817,9 @@ pub enum StageCommand {
         #[arg(long, value_name = "FILE")]
         out: PathBuf,
     },
-    /// Per shard: one JSON line per document with its signature.
+    /// Per shard: one Parquet row per document with its signature.
     Sign(StageShardArgs),
-    /// Every shard's signed rows → the pairs and clusters (one JSON file).
+    /// Every shard's signed rows → the pairs and clusters (one Parquet file).
     Match {
         #[arg(long, value_name = "M")]
         method: String,
@@ -834,7 +839,7 @@ pub enum StageCommand {
     Import {
         #[command(flatten)]
         db: DbArg,
-        /// The match stage's file.
+        /// The match stage's file, or a directory of Parquet files (the Spark job's).
         #[arg(long, value_name = "FILE")]
         run: PathBuf,
     },

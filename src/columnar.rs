@@ -1,6 +1,6 @@
 //! Columnar files, in and out: the Parquet and CSV helpers every module that reads or writes
 //! tables shares (ingest's page tables and archive-tool derivatives, export's docs, pairs and
-//! clusters; staged detection may reuse them for signatures between stages).
+//! clusters; staged detection's files between stages).
 //!
 //! - Reading: [`ParquetTable`] opens a Parquet file once (its footer), then reads any row
 //!   group with a column projection in batches, so a damaged row group costs only itself;
@@ -300,6 +300,144 @@ pub fn write_parquet(table: &Table, out: impl Write + Send) -> Result<()> {
     writer.write(&batch)?;
     writer.close()?;
     Ok(())
+}
+
+/// Writes tables of one schema as Parquet row groups, one per [`ParquetSink::write`], with
+/// key-value metadata in the schema (what a stage's file says about itself: its method,
+/// parameters, document count). Streaming: a shard's signatures never sit in memory whole.
+pub struct ParquetSink<W: Write + Send> {
+    writer: Option<ArrowWriter<W>>,
+    out: Option<W>,
+    metadata: std::collections::HashMap<String, String>,
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    pub fn new(out: W, metadata: &[(&str, String)]) -> Self {
+        ParquetSink {
+            writer: None,
+            out: Some(out),
+            metadata: metadata
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        }
+    }
+
+    /// Appends `table` as one row group (the first table fixes the schema).
+    pub fn write(&mut self, table: &Table) -> Result<()> {
+        let batch = table.to_record_batch()?;
+        let schema = Arc::new(Schema::new_with_metadata(
+            batch.schema().fields().clone(),
+            self.metadata.clone(),
+        ));
+        let batch = batch.with_schema(schema.clone())?;
+        if self.writer.is_none() {
+            let props = WriterProperties::builder()
+                .set_compression(Compression::SNAPPY)
+                .build();
+            let out = self
+                .out
+                .take()
+                .context("a Parquet sink written after it failed")?;
+            self.writer = Some(ArrowWriter::try_new(out, schema, Some(props))?);
+        }
+        if let Some(w) = self.writer.as_mut() {
+            w.write(&batch)?;
+            w.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Finishes the file; `empty` is written first when nothing was (so the file has its
+    /// schema and metadata even with no rows).
+    pub fn close(mut self, empty: &Table) -> Result<()> {
+        if self.writer.is_none() {
+            self.write(empty)?;
+        }
+        if let Some(w) = self.writer.take() {
+            w.close()?;
+        }
+        Ok(())
+    }
+}
+
+/// Every batch of a Parquet file, all columns (the stage files are read whole, row group by
+/// row group), with the file's key-value metadata.
+pub fn read_parquet_batches(
+    path: &Path,
+) -> Result<(Vec<RecordBatch>, std::collections::HashMap<String, String>)> {
+    let table = ParquetTable::open(path)?;
+    let metadata: std::collections::HashMap<String, String> = table
+        .schema()
+        .metadata()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let all: Vec<usize> = (0..table.schema().fields().len()).collect();
+    let mut batches = Vec::new();
+    for g in 0..table.row_groups() {
+        for b in table.read_group(g, &all, 8192)? {
+            batches.push(b.with_context(|| format!("{}: row group {g}", path.display()))?);
+        }
+    }
+    Ok((batches, metadata))
+}
+
+fn named_column<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a ArrayRef> {
+    batch
+        .column_by_name(name)
+        .with_context(|| format!("no column {name}"))
+}
+
+/// A string column of a batch by name (nulls as `None`).
+pub fn batch_texts(batch: &RecordBatch, name: &str) -> Result<Vec<Option<String>>> {
+    let a = named_column(batch, name)?;
+    if !is_text_like(a.data_type()) {
+        anyhow::bail!("column {name} is {}, not text", a.data_type());
+    }
+    Ok((0..a.len())
+        .map(|i| cell_text(a.as_ref(), i).map(Cow::into_owned))
+        .collect())
+}
+
+/// An integer column of a batch by name (nulls as `None`).
+pub fn batch_ints(batch: &RecordBatch, name: &str) -> Result<Vec<Option<i64>>> {
+    let a = named_column(batch, name)?;
+    let a = a
+        .as_primitive_opt::<Int64Type>()
+        .with_context(|| format!("column {name} is {}, not a 64-bit integer", a.data_type()))?;
+    Ok(a.iter().collect())
+}
+
+/// A float column of a batch by name (nulls as `None`).
+pub fn batch_floats(batch: &RecordBatch, name: &str) -> Result<Vec<Option<f64>>> {
+    let a = named_column(batch, name)?;
+    let a = a
+        .as_primitive_opt::<arrow_array::types::Float64Type>()
+        .with_context(|| format!("column {name} is {}, not a float", a.data_type()))?;
+    Ok(a.iter().collect())
+}
+
+/// A list-of-strings column of a batch by name (a null list or element reads as empty).
+pub fn batch_text_lists(batch: &RecordBatch, name: &str) -> Result<Vec<Vec<String>>> {
+    let a = named_column(batch, name)?;
+    let lists = a
+        .as_list_opt::<i32>()
+        .with_context(|| format!("column {name} is {}, not a list", a.data_type()))?;
+    let mut out = Vec::with_capacity(lists.len());
+    for i in 0..lists.len() {
+        if lists.is_null(i) {
+            out.push(Vec::new());
+            continue;
+        }
+        let values = lists.value(i);
+        out.push(
+            (0..values.len())
+                .map(|j| cell_text(values.as_ref(), j).map_or_else(String::new, Cow::into_owned))
+                .collect(),
+        );
+    }
+    Ok(out)
 }
 
 /// Writes `table` as CSV: a header row, RFC 4180 quoting, UTF-8, `\n` line ends.

@@ -8,6 +8,9 @@
 #   sbatch --array=0-7 examples/slurm/stages.sh sign     # per-shard signatures
 #   sbatch examples/slurm/stages.sh match                # pairs + clusters, then import
 #
+# The files between stages are Parquet; the match step can instead run on Spark over the
+# same signed files (examples/spark/match.py; README, "More than one machine").
+#
 # Chain them with --dependency=afterok:JOBID. METHOD=spotsigs|imatch|cooper (default imatch);
 # PARAMS='{"tau":0.5}' the run parameters in their stored form, the same for every stage.
 #SBATCH --cpus-per-task=4
@@ -24,18 +27,18 @@ case "${1:?stage: shard|stats|sign|match}" in
   shard)
     spotcheck ingest --quiet --no-main --db "$WORK/shard-$K.db" "$SHARDS/shard-$K"
     spotcheck stage count --db "$WORK/shard-$K.db" --method "$METHOD" --params "$PARAMS" \
-      --out "$WORK/shard-$K.$METHOD.counts" ;;
+      --out "$WORK/shard-$K.$METHOD.counts.parquet" ;;
   stats)
-    spotcheck stage stats --out "$WORK/$METHOD.stats" "$WORK"/shard-*."$METHOD".counts ;;
+    spotcheck stage stats --out "$WORK/$METHOD.stats.parquet" "$WORK"/shard-*."$METHOD".counts.parquet ;;
   sign)
     spotcheck stage sign --db "$WORK/shard-$K.db" --method "$METHOD" --params "$PARAMS" \
-      --stats "$WORK/$METHOD.stats" --out "$WORK/shard-$K.$METHOD.signed" ;;
+      --stats "$WORK/$METHOD.stats.parquet" --out "$WORK/shard-$K.$METHOD.signed.parquet" ;;
   match)
-    spotcheck stage match --method "$METHOD" --params "$PARAMS" --stats "$WORK/$METHOD.stats" \
-      --out "$WORK/$METHOD.run" "$WORK"/shard-*."$METHOD".signed
+    spotcheck stage match --method "$METHOD" --params "$PARAMS" --stats "$WORK/$METHOD.stats.parquet" \
+      --out "$WORK/$METHOD.run.parquet" "$WORK"/shard-*."$METHOD".signed.parquet
     # The review database: every shard's files in one database, then the staged run.
     if [ -n "${REVIEW_DB:-}" ]; then
-      spotcheck stage import --db "$REVIEW_DB" --run "$WORK/$METHOD.run"
+      spotcheck stage import --db "$REVIEW_DB" --run "$WORK/$METHOD.run.parquet"
     fi ;;
   *) echo "unknown stage $1" >&2; exit 2 ;;
 esac

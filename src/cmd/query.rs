@@ -34,6 +34,21 @@ pub struct QueryConfig {
     /// Only these methods (default: every method with a finished run, ANDD and MinHash
     /// included when they have one).
     pub methods: Vec<String>,
+    /// Only the outside pages with these URLs (a file, one URL a line): selects pages of
+    /// the given crawl files and folders; nothing is fetched.
+    pub urls: Option<PathBuf>,
+}
+
+/// The URLs of a URL list: one a line, blank lines and `#` comments skipped.
+fn read_url_list(path: &std::path::Path) -> Result<std::collections::HashSet<String>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the URL list {}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_string)
+        .collect())
 }
 
 #[derive(Debug, Serialize)]
@@ -56,6 +71,10 @@ struct Answer<'a> {
 
 pub fn run(c: &QueryConfig) -> Result<ExitCode> {
     let started = Instant::now();
+    let wanted = match &c.urls {
+        Some(p) => Some(read_url_list(p)?),
+        None => None,
+    };
     let store = Store::open_read_only(&c.db)?;
     let mut runs = Vec::new();
     for m in METHODS {
@@ -107,18 +126,51 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
         );
     }
     let outside = Store::open(&outside_db)?;
-    let texts = |kind: TextKind| -> Result<Vec<DocText>> {
+    let read_texts = |kind: TextKind| -> Result<Vec<DocText>> {
         let mut all = Vec::new();
         outside.for_each_text_chunk(kind, 4096, |chunk| {
-            all.extend(chunk);
+            all.extend(
+                chunk
+                    .into_iter()
+                    .filter(|d| wanted.as_ref().is_none_or(|w| w.contains(&d.url))),
+            );
             Ok(())
         })?;
         Ok(all)
+    };
+    // The content text of an outside page as the stored pages' were made: its site's
+    // template is the one learned from the stored pages of that site (the scratch
+    // database alone holds too few pages of a site to learn one, and an outside page kept
+    // its template where the stored copy lost it).
+    let wants_content = runs
+        .iter()
+        .any(|(_, r)| r.params.get("text").and_then(|t| t.as_str()) == Some("Content"));
+    let content_texts: Option<Vec<DocText>> = if wants_content {
+        Some(content_as_stored(&store, read_texts(TextKind::Visible)?)?)
+    } else {
+        None
+    };
+    let texts = |kind: TextKind| -> Result<Vec<DocText>> {
+        match (kind, &content_texts) {
+            (TextKind::Content, Some(t)) => Ok(t.clone()),
+            _ => read_texts(kind),
+        }
     };
     let outside_urls: Vec<String> = texts(TextKind::Visible)?
         .into_iter()
         .map(|d| d.url)
         .collect();
+    if let Some(w) = &wanted {
+        let found: std::collections::HashSet<&str> =
+            outside_urls.iter().map(String::as_str).collect();
+        let missing = w.iter().filter(|u| !found.contains(u.as_str())).count();
+        if missing > 0 {
+            eprintln!(
+                "spotcheck: {missing} of the {} listed URLs are in none of the given files",
+                w.len()
+            );
+        }
+    }
     let read_at = started.elapsed().as_secs_f64();
 
     let stored_url: HashMap<i64, String> =
@@ -127,7 +179,7 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
     for (m, run) in &runs {
         let t = Instant::now();
         let hits = m
-            .query(&run.params, &store, &texts)
+            .query(run.id, &run.params, &store, &texts)
             .with_context(|| format!("querying {} run {}", m.name(), run.id))?;
         per_method.push((m.name(), run.id, hits, t.elapsed().as_secs_f64()));
     }
@@ -142,13 +194,39 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
         .iter()
         .map(|(m, _, _, s)| format!("{m} {s:.2}s"))
         .collect();
+    let total = started.elapsed().as_secs_f64();
     eprintln!(
-        "query: {} outside documents against {} stored; reading {read_at:.2}s, {}",
+        "query: {} outside documents against {} stored; reading {read_at:.2}s, {}; \
+         {total:.2}s in all, {:.1} ms per outside document",
         outside_urls.len(),
         stored_url.len(),
-        times.join(", ")
+        times.join(", "),
+        1000.0 * total / outside_urls.len().max(1) as f64
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The outside documents' content texts under the stored database's content rule and
+/// site templates (see `run`).
+fn content_as_stored(store: &Store, visible: Vec<DocText>) -> Result<Vec<DocText>> {
+    use crate::extract::content::{content_text, function_words, site_key};
+    use rayon::prelude::*;
+    let rule = store.content_rule()?;
+    let sites: std::collections::HashSet<String> = visible
+        .iter()
+        .map(|d| site_key(&d.url).to_string())
+        .collect();
+    // The stored pages' counts alone: the outside page is cut as its stored copies were
+    // (counting it too would make a block on one page more a template here and not there).
+    let counts = store.site_blocks(&sites)?;
+    let stopwords = function_words();
+    Ok(visible
+        .into_par_iter()
+        .map(|d| {
+            let (text, _) = content_text(&d.text, counts.get(site_key(&d.url)), &rule, stopwords);
+            DocText { text, ..d }
+        })
+        .collect())
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -14,6 +14,7 @@ use super::explain::Highlight;
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
+use crate::columnar::Column;
 use crate::sig::cooper::{self, CooperParams};
 use crate::sig::lexicon::{unique_terms, DocFreqs, TermOptions};
 use crate::store::{DocText, Store, TextKind};
@@ -178,6 +179,32 @@ impl super::staged::Staged for Cooper {
             text: s.text,
         })
     }
+
+    /// `cooper_terms`: the salient terms; `cooper_site`: the site hash (its bits as an
+    /// int64), which keeps the containment rule to pairs across sites.
+    fn sig_columns(sigs: Vec<(u64, BTreeSet<String>)>) -> Vec<(&'static str, Column)> {
+        let (sites, terms): (Vec<u64>, Vec<BTreeSet<String>>) = sigs.into_iter().unzip();
+        vec![
+            (
+                "cooper_terms",
+                Column::TextList(terms.into_iter().map(|s| s.into_iter().collect()).collect()),
+            ),
+            (
+                "cooper_site",
+                Column::Int(sites.into_iter().map(|h| Some(h as i64)).collect()),
+            ),
+        ]
+    }
+
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<(u64, BTreeSet<String>)>> {
+        let terms = crate::columnar::batch_text_lists(batch, "cooper_terms")?;
+        let sites = crate::columnar::batch_ints(batch, "cooper_site")?;
+        Ok(sites
+            .into_iter()
+            .zip(terms)
+            .map(|(site, t)| (site.unwrap_or_default() as u64, t.into_iter().collect()))
+            .collect())
+    }
 }
 
 impl Detector for Cooper {
@@ -244,6 +271,14 @@ impl Detector for Cooper {
             })
             .collect();
         Some((counted.ids.clone(), sigs))
+    }
+
+    fn sig_bytes(sig: &(u64, BTreeSet<String>)) -> Option<Vec<u8>> {
+        serde_json::to_vec(sig).ok()
+    }
+
+    fn sig_from_bytes(bytes: &[u8]) -> Option<(u64, BTreeSet<String>)> {
+        serde_json::from_slice(bytes).ok()
     }
 
     fn find_pairs(

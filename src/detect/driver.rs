@@ -106,6 +106,15 @@ pub(crate) fn run_detector<D: Detector>(
             Ok(())
         })?;
     }
+    // The signatures `query` reads instead of signing the collection again.
+    let index: Option<Vec<(i64, Vec<u8>)>> = ids
+        .iter()
+        .zip(&sigs)
+        .map(|(&id, s)| D::sig_bytes(s).map(|b| (id, b)))
+        .collect();
+    if let Some(index) = index {
+        store.write_run_signatures(run, index)?;
+    }
     progress(Progress::Matching);
     let found = D::find_pairs(
         prepared,

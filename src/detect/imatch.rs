@@ -16,6 +16,7 @@ use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
 use crate::cluster::buckets::{cluster_signatures, BucketOptions};
+use crate::columnar::Column;
 use crate::sig::imatch::{
     count_rules, extended_signature, shared_terms_with, to_hex, BaggedLexicon, IMatchParams,
     SigOutcome,
@@ -278,6 +279,14 @@ impl Detector for IMatch {
         Some((counted.ids.clone(), sigs))
     }
 
+    fn sig_bytes(sig: &Vec<SigOutcome>) -> Option<Vec<u8>> {
+        serde_json::to_vec(sig).ok()
+    }
+
+    fn sig_from_bytes(bytes: &[u8]) -> Option<Vec<SigOutcome>> {
+        serde_json::from_slice(bytes).ok()
+    }
+
     fn find_pairs(p: Prepared, outcomes: Vec<Vec<SigOutcome>>, ctx: &RunContext) -> Result<Found> {
         let s = &p.settings;
         let ids = ctx.ids;
@@ -410,6 +419,56 @@ impl super::staged::Staged for IMatch {
             settings: s.clone(),
         })
     }
+
+    /// `imatch_sigs`: the K+1 coordinates as hex SHA-1 ("" where a coordinate is not
+    /// signed), and `imatch_outcomes` how each was decided: "signed TERMS EXTENDED",
+    /// "few TERMS" or "unreliable TERMS UNIQUE" (the run summary's counts).
+    fn sig_columns(sigs: Vec<Vec<SigOutcome>>) -> Vec<(&'static str, Column)> {
+        let mut hex = Vec::with_capacity(sigs.len());
+        let mut how = Vec::with_capacity(sigs.len());
+        for doc in sigs {
+            hex.push(
+                doc.iter()
+                    .map(|o| o.signature().map(|s| to_hex(&s)).unwrap_or_default())
+                    .collect(),
+            );
+            how.push(
+                doc.iter()
+                    .map(|o| match o {
+                        SigOutcome::Signed {
+                            terms, extended, ..
+                        } => format!("signed {terms} {extended}"),
+                        SigOutcome::TooFewTerms { terms } => format!("few {terms}"),
+                        SigOutcome::Unreliable { terms, unique } => {
+                            format!("unreliable {terms} {unique}")
+                        }
+                    })
+                    .collect(),
+            );
+        }
+        vec![
+            ("imatch_sigs", Column::TextList(hex)),
+            ("imatch_outcomes", Column::TextList(how)),
+        ]
+    }
+
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<Vec<SigOutcome>>> {
+        use crate::columnar::batch_text_lists;
+        let hex = batch_text_lists(batch, "imatch_sigs")?;
+        let how = batch_text_lists(batch, "imatch_outcomes")?;
+        hex.into_iter()
+            .zip(how)
+            .map(|(hex, how)| {
+                if hex.len() != how.len() {
+                    anyhow::bail!("imatch_sigs and imatch_outcomes differ in length");
+                }
+                hex.iter()
+                    .zip(&how)
+                    .map(|(h, o)| outcome_from(h, o))
+                    .collect()
+            })
+            .collect()
+    }
 }
 
 fn lexicon_params(s: &IMatchSettings) -> LexiconParams {
@@ -444,4 +503,34 @@ fn lexicon_from(store: &Store, s: &IMatchSettings, shared: &Shared) -> Result<Le
             Ok(Lexicon::build(&dfs, params))
         }
     }
+}
+
+/// One I-Match coordinate back from its two Parquet cells (see `sig_columns`).
+fn outcome_from(hex: &str, how: &str) -> Result<SigOutcome> {
+    let bad = || anyhow::anyhow!("not an I-Match outcome: {how:?} {hex:?}");
+    let nums: Vec<usize> = how
+        .split(' ')
+        .skip(1)
+        .map(|n| n.parse().map_err(|_| bad()))
+        .collect::<Result<_>>()?;
+    Ok(match (how.split(' ').next(), nums.as_slice()) {
+        (Some("signed"), &[terms, extended]) => {
+            let mut sig = [0u8; 20];
+            if hex.len() != 40 {
+                return Err(bad());
+            }
+            for (k, b) in sig.iter_mut().enumerate() {
+                *b = u8::from_str_radix(hex.get(2 * k..2 * k + 2).ok_or_else(bad)?, 16)
+                    .map_err(|_| bad())?;
+            }
+            SigOutcome::Signed {
+                sig,
+                terms,
+                extended,
+            }
+        }
+        (Some("few"), &[terms]) => SigOutcome::TooFewTerms { terms },
+        (Some("unreliable"), &[terms, unique]) => SigOutcome::Unreliable { terms, unique },
+        _ => return Err(bad()),
+    })
 }

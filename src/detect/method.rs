@@ -90,6 +90,15 @@ pub trait Detector: Sync + Send + 'static {
         sigs: Vec<Self::Sig>,
         ctx: &RunContext,
     ) -> Result<Found>;
+    /// A signature as bytes for `query`'s index (`None`: the method keeps none, and a query
+    /// signs the stored documents again).
+    fn sig_bytes(_sig: &Self::Sig) -> Option<Vec<u8>> {
+        None
+    }
+    /// A signature back from [`Self::sig_bytes`].
+    fn sig_from_bytes(_bytes: &[u8]) -> Option<Self::Sig> {
+        None
+    }
     /// The spans of `left` and `right` that are this method's evidence that the two are
     /// near-duplicates, under the parameters stored with a run (`detail`: the pair's detail
     /// in that run, if it proposed the pair).

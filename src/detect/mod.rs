@@ -71,6 +71,7 @@ pub trait Method: Sync {
     /// [`query::query_with`] under the parameters stored with a run.
     fn query(
         &self,
+        run: i64,
         stored: &serde_json::Value,
         store: &Store,
         outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
@@ -140,11 +141,12 @@ impl<D: Detector> Method for D {
 
     fn query(
         &self,
+        run: i64,
         stored: &serde_json::Value,
         store: &Store,
         outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
     ) -> Result<Vec<query::QueryHit>> {
-        query::query_with::<D>(stored, store, outside)
+        query::query_with::<D>(run, stored, store, outside)
     }
 }
 

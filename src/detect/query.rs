@@ -5,9 +5,12 @@
 //! outside and one stored document. No second implementation of any method, and nothing is
 //! written: the store is only read.
 //!
-//! The price of exactness: the stored collection is signed again once per query
-//! invocation (its signatures depend on collection statistics the outside documents
-//! change), so a query of many outside documents at once costs little more than one.
+//! The stored documents' signatures are read from the run's signature index
+//! (`run_signatures`, written by `detect`) when it covers every stored document, so only
+//! the outside documents are signed; the matching (`find_pairs`) runs once per query
+//! invocation over the stored signatures plus the outside ones, so a query of many outside
+//! documents at once costs little more than one. Runs stored before the index (or
+//! documents added since) are signed again.
 
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -40,6 +43,7 @@ pub struct QueryHit {
 /// returns the pairs between an outside and a stored document, by outside document then
 /// score (highest first).
 pub fn query_with<D: Detector>(
+    run: i64,
     stored_params: &serde_json::Value,
     store: &Store,
     outside: &dyn Fn(crate::store::TextKind) -> Result<Vec<DocText>>,
@@ -53,12 +57,27 @@ pub fn query_with<D: Detector>(
     let mut sigs: Vec<D::Sig> = Vec::new();
     {
         let sign = D::signer(&prepared);
-        store.for_each_text_chunk(kind, CHUNK, |chunk| {
-            let signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
-            ids.extend(chunk.iter().map(|d| d.id));
-            sigs.extend(signed);
-            Ok(())
-        })?;
+        // The run's signature index when it covers the documents stored now; otherwise
+        // (a run stored before the index, or a method without one) sign them again.
+        let indexed: Option<Vec<(i64, D::Sig)>> = store.run_signatures(run)?.and_then(|rows| {
+            rows.into_par_iter()
+                .map(|(id, b)| D::sig_from_bytes(&b).map(|s| (id, s)))
+                .collect()
+        });
+        match indexed {
+            Some(rows) => {
+                for (id, sig) in rows {
+                    ids.push(id);
+                    sigs.push(sig);
+                }
+            }
+            None => store.for_each_text_chunk(kind, CHUNK, |chunk| {
+                let signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
+                ids.extend(chunk.iter().map(|d| d.id));
+                sigs.extend(signed);
+                Ok(())
+            })?,
+        }
         // Outside documents have negative ids and no exact-duplicate group of this store.
         let signed: Vec<D::Sig> = outside_docs
             .par_iter()

@@ -15,6 +15,7 @@ use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
+use crate::columnar::Column;
 use crate::sig::spotsigs::{
     self, build_vectors, SigVector, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
     DEFAULT_DISTANCE,
@@ -342,6 +343,14 @@ impl Detector for SpotSigs {
         }
     }
 
+    fn sig_bytes(sig: &DocSigs) -> Option<Vec<u8>> {
+        serde_json::to_vec(sig).ok()
+    }
+
+    fn sig_from_bytes(bytes: &[u8]) -> Option<DocSigs> {
+        serde_json::from_slice(bytes).ok()
+    }
+
     fn find_pairs((_, s): Self::Prepared, docs: Vec<DocSigs>, ctx: &RunContext) -> Result<Found> {
         let n = docs.len();
         let mut dup_groups: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
@@ -473,6 +482,46 @@ impl super::staged::Staged for SpotSigs {
 
     fn prepare_from(s: &S, _dfs: Option<&crate::sig::lexicon::DocFreqs>) -> Result<Self::Prepared> {
         Ok((s.extraction()?, s.clone()))
+    }
+
+    /// `spotsigs` (the multiset, one string per occurrence), `site`, `dup_group`,
+    /// `same_content` (the 64-bit key's bits as a signed integer: Parquet has no u64).
+    fn sig_columns(docs: Vec<DocSigs>) -> Vec<(&'static str, Column)> {
+        let mut sigs = Vec::with_capacity(docs.len());
+        let mut sites = Vec::with_capacity(docs.len());
+        let mut dups = Vec::with_capacity(docs.len());
+        let mut same = Vec::with_capacity(docs.len());
+        for d in docs {
+            sigs.push(d.sigs);
+            sites.push(Some(d.site));
+            dups.push(d.dup_group);
+            same.push(d.same_content.map(|k| k as i64));
+        }
+        vec![
+            ("spotsigs", Column::TextList(sigs)),
+            ("site", Column::Text(sites)),
+            ("dup_group", Column::Int(dups)),
+            ("same_content", Column::Int(same)),
+        ]
+    }
+
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<DocSigs>> {
+        use crate::columnar::{batch_ints, batch_text_lists, batch_texts};
+        let sigs = batch_text_lists(batch, "spotsigs")?;
+        let sites = batch_texts(batch, "site")?;
+        let dups = batch_ints(batch, "dup_group")?;
+        let same = batch_ints(batch, "same_content")?;
+        Ok(sigs
+            .into_iter()
+            .zip(sites)
+            .zip(dups.into_iter().zip(same))
+            .map(|((sigs, site), (dup_group, same))| DocSigs {
+                sigs,
+                site: site.unwrap_or_default(),
+                dup_group,
+                same_content: same.map(|k| k as u64),
+            })
+            .collect())
     }
 }
 

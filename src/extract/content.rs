@@ -27,7 +27,8 @@ use rustc_hash::FxHashMap;
 use crate::text::WordList;
 
 /// The parameters of the content text (stored with the database's ingest parameters).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ContentRule {
     /// Sites with fewer pages use the per-page extraction.
     pub min_site_pages: usize,

@@ -37,6 +37,9 @@ pub struct DocText {
     pub dup_group: Option<i64>,
 }
 
+/// A document's signature in a run's index: (document id, the method's bytes).
+pub type SignatureRow = (i64, Vec<u8>);
+
 /// Which stored text a detector reads (stored with runs as `"Visible"` / `"Main"` / `"Content"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TextKind {
@@ -177,6 +180,41 @@ impl Store {
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Stores each document's signature of a run (`query`'s index): (document id, bytes).
+    pub fn write_run_signatures(
+        &mut self,
+        run: i64,
+        sigs: impl IntoIterator<Item = (i64, Vec<u8>)>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR REPLACE INTO run_signatures(run_id, doc_id, sig) VALUES (?1, ?2, ?3)",
+            )?;
+            for (doc, sig) in sigs {
+                st.execute(params![run, doc, sig])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// A run's stored signatures in document id order, when it has one for every document
+    /// now stored (`None`: none stored, or the documents changed since the run).
+    pub fn run_signatures(&self, run: i64) -> Result<Option<Vec<SignatureRow>>> {
+        let docs: i64 = self
+            .conn()
+            .query_row("SELECT COUNT(*) FROM documents", [], |r| r.get(0))?;
+        let mut st = self.conn().prepare(
+            "SELECT s.doc_id, s.sig FROM run_signatures s JOIN documents d ON d.id = s.doc_id
+             WHERE s.run_id = ?1 ORDER BY s.doc_id",
+        )?;
+        let rows: Vec<(i64, Vec<u8>)> = st
+            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<rusqlite::Result<_>>()?;
+        Ok((rows.len() as i64 == docs && docs > 0).then_some(rows))
     }
 
     fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
@@ -410,6 +448,17 @@ impl Store {
     pub fn text_hashes(&self) -> Result<std::collections::HashMap<i64, String>> {
         let mut st = self.conn().prepare("SELECT id, text_hash FROM documents")?;
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every document's capture date (as stored, if any) and locator (`SOURCE-PATH#OFFSET`:
+    /// the crawl file and the record's byte offset in it) by id.
+    pub fn doc_locators(&self) -> Result<std::collections::HashMap<i64, (Option<String>, String)>> {
+        let mut st = self.conn().prepare(
+            "SELECT d.id, d.fetch_time, s.path || '#' || d.record_offset
+             FROM documents d JOIN sources s ON s.id = d.source_id",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

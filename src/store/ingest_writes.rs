@@ -402,6 +402,57 @@ pub struct ContentUpdate {
     pub changed: u64,
 }
 
+impl Store {
+    /// The content rule the stored content texts were made with (the default when none
+    /// is recorded).
+    pub fn content_rule(&self) -> Result<crate::extract::content::ContentRule> {
+        Ok(self
+            .meta("content_rule")?
+            .and_then(|j| serde_json::from_str(&j).ok())
+            .unwrap_or_default())
+    }
+
+    /// Each of `sites`' block counts over the stored visible texts: pass 1 of the content
+    /// pass, for the sites asked only (what `query` adds an outside page of such a site to,
+    /// so its content text loses the same template as the stored pages' did).
+    pub fn site_blocks(
+        &self,
+        sites: &std::collections::HashSet<String>,
+    ) -> Result<std::collections::HashMap<String, crate::extract::content::SiteBlocks>> {
+        use crate::extract::content;
+        use rayon::prelude::*;
+        let mut out: std::collections::HashMap<String, content::SiteBlocks> = Default::default();
+        let mut st = self
+            .conn()
+            .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
+        let mut rows = st.query([])?;
+        let mut chunk: Vec<(String, String)> = Vec::with_capacity(CONTENT_CHUNK);
+        let mut count = |chunk: &mut Vec<(String, String)>| {
+            let hashed: Vec<Vec<u64>> = chunk
+                .par_iter()
+                .map(|(_, text)| content::distinct_blocks(text))
+                .collect();
+            for ((url, _), blocks) in chunk.iter().zip(hashed) {
+                let site = content::site_key(url);
+                out.entry(site.to_string()).or_default().add_page(&blocks);
+            }
+            chunk.clear();
+        };
+        while let Some(r) = rows.next()? {
+            let url: String = r.get(0)?;
+            if !sites.contains(crate::extract::content::site_key(&url)) {
+                continue;
+            }
+            chunk.push((url, r.get(1)?));
+            if chunk.len() >= CONTENT_CHUNK {
+                count(&mut chunk);
+            }
+        }
+        count(&mut chunk);
+        Ok(out)
+    }
+}
+
 /// Documents read, computed and written per step of the content pass.
 const CONTENT_CHUNK: usize = 2048;
 

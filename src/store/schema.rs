@@ -394,6 +394,16 @@ const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX IF NOT EXISTS pair_labels_pair ON pair_labels(a, b, coder);
     "#,
+    // `query`'s signature index: each document's signature as the run's method signed it
+    // (before collection-wide filtering), so a query signs only the outside documents.
+    r#"
+    CREATE TABLE IF NOT EXISTS run_signatures (
+        run_id INTEGER NOT NULL REFERENCES runs(id),
+        doc_id INTEGER NOT NULL REFERENCES documents(id),
+        sig    BLOB NOT NULL,                   -- the method's signature, JSON bytes
+        PRIMARY KEY (run_id, doc_id)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

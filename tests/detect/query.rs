@@ -96,15 +96,40 @@ fn held_back_debian_docs_pages_find_their_gold_partner() {
         "true partner found for {found} of {} held-back pages ({recall:.3})",
         held.len()
     );
-    // Issue 19 asks for 90%. It was 112 of 120 before SpotSigs' `--min-sigs 3` default; since
-    // then pages with two signatures pair only through the equal-content rule, and an outside
-    // page's content text is computed in the query's own scratch database (without the stored
-    // site's template counts), so it rarely equals the stored copy's: 97 of 120. The floor
-    // below guards that figure until query reuses the stored site templates (goal missed,
-    // BENCHMARKS.md "Past one machine").
-    assert!(recall >= 0.8, "{found} of {}", held.len());
+    // Issue 19 asks for 90%: 108 of 120 since an outside page's content text is cut with the
+    // template its site's stored pages taught (97 of 120 when it was cut among the outside
+    // pages alone).
+    assert!(found * 10 >= held.len() * 9, "{found} of {}", held.len());
     let (again, _) = common::spotcheck_ok(&args);
     assert_eq!(again, out, "a second query answers differently");
+    // A URL list selects pages of the given folder: every other held-back page, plus a URL
+    // no file has (counted on stderr, never fetched).
+    let listed: Vec<&str> = held.iter().step_by(2).copied().collect();
+    let list = tmp.path().join("urls.txt");
+    std::fs::write(
+        &list,
+        format!(
+            "# held back\n{}\nhttp://example.invalid/x\n",
+            listed.join("\n")
+        ),
+    )
+    .unwrap();
+    let (selected, err) = common::spotcheck_ok(&[
+        "query",
+        "--db",
+        dbs,
+        "--method",
+        "spotsigs",
+        "--urls",
+        list.to_str().unwrap(),
+        outside.to_str().unwrap(),
+    ]);
+    let urls: Vec<String> = selected
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["url"].to_string())
+        .collect();
+    assert_eq!(urls.len(), listed.len(), "{selected}");
+    assert!(err.contains("1 of the"), "{err}");
     // TSV: a header and one line per match.
     let (tsv, _) = common::spotcheck_ok(&[
         "query",

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Issue 19's 20,000-page / 8-shard run (BENCHMARKS.md, "Issue 19 (session 3)"): debian-docs
+# pages of the dd50k cache (linux-doc 5.10/6.1/6.12 and postgresql-doc 13/15: 21,284
+# pages) dealt round-robin into 8 shards; the stages per shard with their times and
+# Parquet bytes; single-process `stage match` and the Spark job (local[1], local[2],
+# local[4]) against `detect` on one database of every page.
+#
+#   examples/spark/bench_20k.sh SPOTCHECK-BINARY WORKDIR [METHODS]
+set -euo pipefail
+BIN=$(realpath "$1")
+WORK=$2
+METHODS=${3:-spotsigs imatch cooper}
+MASTERS=${MASTERS:-local[1] local[2] local[4]}
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${DD50K:-$HOME/.cache/spotcheck/dd50k}/html
+VENV=${SPARK_VENV:-$HOME/.cache/spotcheck/spark-venv}
+PACKAGES=${PACKAGES:-linux-doc-5.10 linux-doc-6.1 linux-doc-6.12 postgresql-doc-13 postgresql-doc-15}
+PARAMS='{"text":"Visible"}'
+mkdir -p "$WORK"
+t() { local s; s=$(date +%s.%N); "$@"; echo "$(echo "$(date +%s.%N) - $s" | bc)"; }
+now() { date +%s.%N; }
+since() { echo "$(now) - $1" | bc; }
+if [ ! -d "$WORK/shard7" ]; then
+  (cd "$SRC" && for p in $PACKAGES; do find "$p" -type f; done) | sort | awk '{print NR % 8 "\t" $0}' |
+    while IFS=$'\t' read -r k f; do
+      mkdir -p "$WORK/shard$k/$(dirname "$f")"
+      ln "$SRC/$f" "$WORK/shard$k/$f"
+    done
+fi
+echo "pages: $(find "$WORK"/shard* -type f | wc -l); load: $(uptime)"
+s=$(now)
+for k in 0 1 2 3 4 5 6 7; do
+  [ -f "$WORK/shard$k.db" ] || "$BIN" ingest --quiet --no-main --db "$WORK/shard$k.db" "$WORK/shard$k" >/dev/null
+done
+echo "ingest 8 shards: $(since "$s") s"
+s=$(now)
+if [ ! -f "$WORK/whole.db" ]; then
+  for k in 0 1 2 3 4 5 6 7; do
+    "$BIN" ingest --quiet --no-main --db "$WORK/whole.db" "$WORK/shard$k" >/dev/null
+  done
+fi
+echo "ingest whole: $(since "$s") s"
+for method in $METHODS; do
+  if [ ! -s "$WORK/$method.detect.clusters" ]; then
+    s=$(now)
+    "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible 2>&1 | tail -1
+    echo "$method detect: $(since "$s") s"
+    "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
+    "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"
+  fi
+  s=$(now)
+  for k in 0 1 2 3 4 5 6 7; do
+    "$BIN" stage count --db "$WORK/shard$k.db" --method "$method" --params "$PARAMS" \
+      --out "$WORK/$k.$method.counts.parquet" 2>/dev/null
+  done
+  echo "$method count x8: $(since "$s") s; $(cat "$WORK"/*."$method".counts.parquet | wc -c) bytes"
+  s=$(now)
+  "$BIN" stage stats --out "$WORK/$method.stats.parquet" "$WORK"/*."$method".counts.parquet 2>/dev/null
+  echo "$method stats: $(since "$s") s; $(wc -c < "$WORK/$method.stats.parquet") bytes"
+  s=$(now)
+  signed=()
+  for k in 0 1 2 3 4 5 6 7; do
+    "$BIN" stage sign --db "$WORK/shard$k.db" --method "$method" --params "$PARAMS" \
+      --stats "$WORK/$method.stats.parquet" --out "$WORK/$k.$method.signed.parquet" 2>/dev/null
+    signed+=("$WORK/$k.$method.signed.parquet")
+  done
+  echo "$method sign x8: $(since "$s") s; $(cat "${signed[@]}" | wc -c) bytes"
+  s=$(now)
+  "$BIN" stage match --method "$method" --params "$PARAMS" --stats "$WORK/$method.stats.parquet" \
+    --out "$WORK/$method.run.parquet" "${signed[@]}"
+  echo "$method match (one process): $(since "$s") s; $(wc -c < "$WORK/$method.run.parquet") bytes"
+  rm -rf "$WORK/$method.spark.run"
+  for master in $MASTERS; do
+    s=$(now)
+    PYSPARK_PYTHON="$VENV/bin/python" "$VENV/bin/python" "$HERE/match.py" --master "$master" \
+      --out "$WORK/$method.spark.run" "${signed[@]}" 2>&1 | grep -E "^match" || true
+    echo "$method match (Spark $master): $(since "$s") s; load: $(cat /proc/loadavg)"
+  done
+  for run in "$WORK/$method.run.parquet" "$WORK/$method.spark.run"; do
+    [ -e "$run" ] || continue
+    cp "$WORK/whole.db" "$WORK/check.db"
+    "$BIN" stage import --db "$WORK/check.db" --run "$run"
+    "$BIN" pairs --db "$WORK/check.db" --method "$method" > "$WORK/$method.staged.pairs"
+    "$BIN" clusters --db "$WORK/check.db" --method "$method" > "$WORK/$method.staged.clusters"
+    rm -f "$WORK/check.db"
+    "$VENV/bin/python" - "$WORK/$method" "$method" "$(basename "$run")" <<'EOF'
+import json, sys
+base, method, run = sys.argv[1:4]
+def pairs(p):
+    out = set()
+    for line in open(p):
+        r = json.loads(line)
+        a, b = sorted([r["a"], r["b"]])
+        out.add((a, b, f'{r["score"]:.9f}'))
+    return out
+def clusters(p):
+    return {tuple(sorted(json.loads(l)["urls"])) for l in open(p)}
+dp, sp = pairs(base + ".detect.pairs"), pairs(base + ".staged.pairs")
+dc, sc = clusters(base + ".detect.clusters"), clusters(base + ".staged.clusters")
+print(f"{method} {run}: detect {len(dp)} pairs {len(dc)} clusters; staged {len(sp)} pairs "
+      f"{len(sc)} clusters; {'EQUAL' if dp == sp and dc == sc else 'DIFFERENT'}")
+EOF
+  done
+done
