@@ -103,8 +103,18 @@ pub fn dup_key(text_hash: &str) -> i64 {
     u64::from_str_radix(head, 16).unwrap_or(0) as i64
 }
 
+/// The settings a stage runs with: the given `--params` over today's defaults, as `detect`
+/// takes its flags. (A stored run's settings are read with [`settings_from_stored`] alone,
+/// where a key the run predates means that setting was off; given params are not a stored
+/// run, and a key left out must mean the default, or the stages would differ from `detect`.)
 fn settings_of<D: Staged>(params: &Value) -> Result<D::Settings> {
-    let settings: D::Settings = settings_from_stored(params);
+    let mut merged = serde_json::to_value(D::Settings::default())?;
+    if let (Some(m), Some(given)) = (merged.as_object_mut(), params.as_object()) {
+        for (k, v) in given {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    let settings: D::Settings = settings_from_stored(&merged);
     validate::<D>(&settings).map_err(|e| anyhow::anyhow!("{}: {e}", D::NAME))?;
     Ok(settings)
 }
@@ -689,4 +699,22 @@ pub fn import(store: &mut Store, run: &StagedRun) -> Result<(i64, usize)> {
         }),
     )?;
     Ok((run_id, clusters.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key left out of `--params` takes today's default, as in `detect`: Cooper's
+    /// containment (a field a stored run may predate, read there as off) stays on.
+    #[test]
+    fn params_left_out_take_the_defaults() {
+        let given = serde_json::json!({ "text": "Visible" });
+        let s = settings_of::<super::super::cooper::Cooper>(&given).unwrap();
+        assert_eq!(s.contained_pct, super::super::cooper::DEFAULT_CONTAINED_PCT);
+        assert_eq!(s.text, TextKind::Visible);
+        let off = serde_json::json!({ "contained_pct": 0 });
+        let s = settings_of::<super::super::cooper::Cooper>(&off).unwrap();
+        assert_eq!(s.contained_pct, 0);
+    }
 }

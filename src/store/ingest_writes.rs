@@ -420,27 +420,38 @@ impl Store {
         sites: &std::collections::HashSet<String>,
     ) -> Result<std::collections::HashMap<String, crate::extract::content::SiteBlocks>> {
         use crate::extract::content;
+        self.count_site_blocks(|url| sites.contains(content::site_key(url)))
+    }
+
+    /// Pass 1 of the content pass: each site's block counts over the stored visible texts
+    /// of the documents whose URL `keep` takes, hashed in parallel a chunk at a time.
+    fn count_site_blocks(
+        &self,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<std::collections::HashMap<String, crate::extract::content::SiteBlocks>> {
+        use crate::extract::content;
         use rayon::prelude::*;
         let mut out: std::collections::HashMap<String, content::SiteBlocks> = Default::default();
-        let mut st = self
-            .conn()
-            .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
-        let mut rows = st.query([])?;
-        let mut chunk: Vec<(String, String)> = Vec::with_capacity(CONTENT_CHUNK);
         let mut count = |chunk: &mut Vec<(String, String)>| {
             let hashed: Vec<Vec<u64>> = chunk
                 .par_iter()
                 .map(|(_, text)| content::distinct_blocks(text))
                 .collect();
             for ((url, _), blocks) in chunk.iter().zip(hashed) {
-                let site = content::site_key(url);
-                out.entry(site.to_string()).or_default().add_page(&blocks);
+                out.entry(content::site_key(url).to_string())
+                    .or_default()
+                    .add_page(&blocks);
             }
             chunk.clear();
         };
+        let mut st = self
+            .conn()
+            .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
+        let mut rows = st.query([])?;
+        let mut chunk: Vec<(String, String)> = Vec::with_capacity(CONTENT_CHUNK);
         while let Some(r) = rows.next()? {
             let url: String = r.get(0)?;
-            if !sites.contains(crate::extract::content::site_key(&url)) {
+            if !keep(&url) {
                 continue;
             }
             chunk.push((url, r.get(1)?));
@@ -484,35 +495,10 @@ impl Store {
         // empty database does): each page's distinct blocks, hashed in parallel a chunk at
         // a time, counted per site.
         let started = std::time::Instant::now();
-        let counted = known_counts.is_some();
-        let mut sites: HashMap<String, SiteBlocks> = known_counts.unwrap_or_default();
-        if !counted {
-            let mut count = |chunk: &mut Vec<(String, String)>| {
-                let hashed: Vec<Vec<u64>> = chunk
-                    .par_iter()
-                    .map(|(_, text)| content::distinct_blocks(text))
-                    .collect();
-                for ((url, _), blocks) in chunk.iter().zip(hashed) {
-                    sites
-                        .entry(content::site_key(url).to_string())
-                        .or_default()
-                        .add_page(&blocks);
-                }
-                chunk.clear();
-            };
-            let mut st = self
-                .conn()
-                .prepare("SELECT url, visible_text FROM documents ORDER BY id")?;
-            let mut rows = st.query([])?;
-            let mut chunk = Vec::with_capacity(CONTENT_CHUNK);
-            while let Some(r) = rows.next()? {
-                chunk.push((r.get(0)?, r.get(1)?));
-                if chunk.len() >= CONTENT_CHUNK {
-                    count(&mut chunk);
-                }
-            }
-            count(&mut chunk);
-        }
+        let sites: HashMap<String, SiteBlocks> = match known_counts {
+            Some(known) => known,
+            None => self.count_site_blocks(|_| true)?,
+        };
         // Pass 2: the texts, computed in parallel; only changed rows are written.
         let stopwords = content::function_words();
         let mut done = ContentUpdate {
