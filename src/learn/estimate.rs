@@ -7,7 +7,9 @@
 //!   fraction of its labeled sample pairs labeled "same").
 //! - A run's true positives: a post-stratified ratio estimator TP̂ = Σₕ Nₕᵣ·q̂ₕᵣ, where Nₕᵣ
 //!   (the run's pairs in stratum h) is known exactly and q̂ₕᵣ is the fraction "same" among
-//!   the labeled sample pairs of h the run also proposed (p̂ₕ when it proposed none of them).
+//!   the labeled sample pairs of h the run also proposed; when none of the run's pairs in h
+//!   was drawn, the run's own "same" rate over every stratum's draws (not p̂ₕ: a run's few
+//!   pairs in a low stratum are far likelier copies than the candidates around them).
 //!   Precision = TP̂ / (the run's pairs, exact), recall = TP̂ / T̂ (at most 1),
 //!   F1 = 2·TP̂ / (pairs + T̂).
 //! - Intervals: a stratified Bayesian bootstrap. Within each stratum the labeled pairs fall
@@ -124,39 +126,59 @@ struct Point {
 /// One labeled pair with its weight in a (re)sample.
 type Weighted<'a> = (&'a LabeledPair, f64);
 
+/// The weight and the "same" weight of the pairs `proposed` takes among `pairs`.
+fn proposed_weights(pairs: &[Weighted], proposed: &dyn Fn(&LabeledPair) -> bool) -> (f64, f64) {
+    pairs.iter().fold((0.0, 0.0), |(k, s), &(x, w)| {
+        if proposed(x) {
+            (k + w, s + if x.same { w } else { 0.0 })
+        } else {
+            (k, s)
+        }
+    })
+}
+
 fn compute(input: &EstimateInput, groups: &[Vec<Weighted>]) -> Point {
     let runs = input.run_counts.len();
     let mut total = 0.0;
     let mut tp = vec![0.0; runs];
     let mut tp_any = 0.0;
+    // A run's "same" rate over every stratum's draws: what a stratum in which none of the
+    // run's pairs was drawn falls back to. (The stratum's own rate is the wrong fallback: in
+    // a low-similarity stratum the run's few pairs are far likelier copies than the random
+    // candidates around them, and using it biased precision low on news.)
+    let pooled = |proposed: &dyn Fn(&LabeledPair) -> bool| {
+        let (k, s) = groups
+            .iter()
+            .map(|g| proposed_weights(g, proposed))
+            .fold((0.0, 0.0), |(k, s), (a, b)| (k + a, s + b));
+        (k > 0.0).then(|| s / k)
+    };
+    let pooled_run: Vec<Option<f64>> = (0..runs)
+        .map(|r| pooled(&|x: &LabeledPair| x.in_run[r]))
+        .collect();
+    let pooled_any = pooled(&|x: &LabeledPair| x.in_any);
     for (h, g) in groups.iter().enumerate() {
         let n: f64 = g.iter().map(|x| x.1).sum();
         let same: f64 = g.iter().filter(|x| x.0.same).map(|x| x.1).sum();
         let p = if n > 0.0 { same / n } else { 0.0 };
         total += input.populations[h] as f64 * p;
-        let fraction = |proposed: &dyn Fn(&LabeledPair) -> bool| {
-            let (k, s) = g.iter().fold((0.0, 0.0), |(k, s), &(x, w)| {
-                if proposed(x) {
-                    (k + w, s + if x.same { w } else { 0.0 })
-                } else {
-                    (k, s)
-                }
-            });
+        let fraction = |proposed: &dyn Fn(&LabeledPair) -> bool, fallback: Option<f64>| {
+            let (k, s) = proposed_weights(g, proposed);
             if k > 0.0 {
                 s / k
             } else {
-                p
+                fallback.unwrap_or(p)
             }
         };
         for (r, slot) in tp.iter_mut().enumerate() {
             let count = input.run_counts[r].get(h).copied().unwrap_or(0);
             if count > 0 {
-                *slot += count as f64 * fraction(&|x: &LabeledPair| x.in_run[r]);
+                *slot += count as f64 * fraction(&|x: &LabeledPair| x.in_run[r], pooled_run[r]);
             }
         }
         let any = input.any_counts.get(h).copied().unwrap_or(0);
         if any > 0 {
-            tp_any += any as f64 * fraction(&|x: &LabeledPair| x.in_any);
+            tp_any += any as f64 * fraction(&|x: &LabeledPair| x.in_any, pooled_any);
         }
     }
     Point { total, tp, tp_any }
@@ -412,6 +434,30 @@ mod tests {
         assert!(recall.contains(800.0 / 1000.0));
         assert!(recall.low < recall.estimate && recall.estimate < recall.high);
         assert!(e.unfound.contains(200.0));
+    }
+
+    #[test]
+    fn a_stratum_where_none_of_a_runs_pairs_was_drawn_takes_the_runs_own_rate() {
+        // Stratum 0: 100 pairs, all the run's, 90% same, all labeled. Stratum 1: 10,000
+        // candidates, 1% same, 10 of them the run's, none of those drawn among 100 labeled.
+        // The run's 10 pairs there count at its own rate (0.9), not at the stratum's (~0.01):
+        // TP = 90 + 9 of 110 predicted.
+        let mut labeled = Vec::new();
+        for i in 0..100 {
+            labeled.push(pair(0, i % 10 != 0, true));
+        }
+        for i in 0..100 {
+            labeled.push(pair(1, i == 0, false));
+        }
+        let e = estimate(&EstimateInput {
+            populations: vec![100, 10_000],
+            run_counts: vec![vec![100, 10]],
+            any_counts: vec![100, 10],
+            labeled,
+            prior: vec![0.0, 0.0],
+        });
+        let p = e.runs[0].precision.unwrap();
+        assert!((p.estimate - 99.0 / 110.0).abs() < 1e-9, "{p:?}");
     }
 
     #[test]
