@@ -169,7 +169,7 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
             if empty { "error" } else { "warning" },
             a.paths
                 .iter()
-                .map(|p| p.display().to_string())
+                .map(|p| crate::review::sanitize_line(&p.display().to_string()))
                 .collect::<Vec<_>>()
                 .join(", "),
             summary.records_by_type.values().sum::<u64>(),
@@ -781,7 +781,13 @@ impl Writer<'_> {
                     .get(&seq)
                     .ok_or_else(|| anyhow!("end before its source"))?;
                 for (t, n) in &counts {
-                    *self.summary.records_by_type.entry(t.clone()).or_default() += n;
+                    // Record types are the crawl's own WARC-Type values (crawled text), and
+                    // the summary lines print them: sanitized once, here.
+                    *self
+                        .summary
+                        .records_by_type
+                        .entry(crate::review::sanitize_line(t))
+                        .or_default() += n;
                 }
                 self.store.finish_source(id, &counts)?;
             }

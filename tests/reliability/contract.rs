@@ -322,3 +322,32 @@ fn every_listing_into_a_closed_pipe_exits_0_silently() {
         }
     }
 }
+
+/// A WARC whose record type is an escape sequence: the ingest summary and its "no document"
+/// error count records by type, and the type is the crawl's own text.
+#[test]
+fn a_hostile_warc_record_type_reaches_no_summary() {
+    let (dir, db) = common::temp_db();
+    let warc = dir.path().join("types.warc");
+    let mut bytes = Vec::new();
+    for i in 0..2 {
+        bytes.extend_from_slice(
+            format!(
+                "WARC/1.1\r\nWARC-Type: odd\u{1b}]0;PAYLOAD-OSC-BEL\u{7}type\r\n\
+                 WARC-Record-ID: <urn:uuid:00000000-0000-0000-0000-00000000000{i}>\r\n\
+                 WARC-Date: 2020-01-01T00:00:00Z\r\nContent-Length: 0\r\n\r\n\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+    }
+    std::fs::write(&warc, bytes).unwrap();
+    let (_, out, err) = run_os(&[
+        "ingest".as_ref(),
+        "--db".as_ref(),
+        db.as_os_str(),
+        warc.as_os_str(),
+    ]);
+    assert!(out.contains("odd") || err.contains("odd"), "{out}\n{err}");
+    assert_clean_text("ingest summary", &out);
+    assert_clean_text("ingest error", &err);
+}
