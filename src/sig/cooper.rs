@@ -265,15 +265,82 @@ fn probe_len(len: usize, params: &CooperParams) -> usize {
     prefix_len(len, params.delta_pct).max(prefix_len(len, params.contained_pct))
 }
 
+/// The fewest terms a list no longer than one of `len` terms may have and still pass the
+/// test with it: the size filter of the paper's test or, with containment on, of the
+/// containment rule, whichever admits shorter lists (`larger · 100 ≤ smaller · (100 + pct)`).
+fn shortest_partner(len: usize, params: &CooperParams) -> usize {
+    let floor = |pct: u32| (len as u128 * 100).div_ceil(100 + u128::from(pct)) as usize;
+    let paper = floor(params.size_tolerance_pct);
+    if params.contained_pct > 0 {
+        paper.min(floor(params.contained_size_pct))
+    } else {
+        paper
+    }
+}
+
+/// The most terms of a list of `len` terms that may be missing from a partner under a
+/// tolerance of `pct` percent: one less than [`prefix_len`].
+fn max_missing(len: usize, pct: u32) -> usize {
+    prefix_len(len, pct).saturating_sub(1)
+}
+
+/// How many of a list's first terms are indexed. Without containment: the prefix the
+/// delta test needs. With it: twice the terms the looser rule lets go missing, plus one —
+/// a longer prefix than the lemma needs, so that a candidate must meet the probing list in
+/// at least `indexed − may_miss` of them (the count filter of AllPairs/PPJoin; Bayardo et
+/// al. 2007, Xiao et al. 2008), which turns away the many lists that share one mid-frequency
+/// term before any intersection is computed.
+fn indexed_len(len: usize, params: &CooperParams) -> usize {
+    if params.contained_pct == 0 {
+        return probe_len(len, params);
+    }
+    let may_miss = max_missing(len, params.delta_pct).max(max_missing(len, params.contained_pct));
+    if len == 0 {
+        0
+    } else {
+        (2 * may_miss + 1).min(len)
+    }
+}
+
+/// `|a ∩ b|` of two sorted lists, or `None` as soon as more than `may_miss` terms of `a`
+/// are known to be missing from `b`.
+fn overlap_within(a: &[u32], b: &[u32], may_miss: usize) -> Option<usize> {
+    let (mut i, mut j, mut common, mut missed) = (0, 0, 0, 0);
+    while i < a.len() {
+        if j == b.len() {
+            missed += a.len() - i;
+            break;
+        }
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => {
+                missed += 1;
+                if missed > may_miss {
+                    return None;
+                }
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                common += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (missed <= may_miss).then_some(common)
+}
+
 /// All pairs of `docs` (salient-term lists) that pass the test, sorted by `(a, b)`.
 ///
 /// Candidates come from prefix filtering: every list is ordered rarest term first (by
 /// document frequency within `docs`), only its first few terms are indexed (see
 /// [`prefix_len`]: 10% of the list with the default parameters), and a pair is examined
 /// only if the two prefixes share a term and the sizes are compatible. With containment
-/// on, every list is also indexed whole, and a pair is examined when either list's prefix
-/// meets the other list anywhere. This is exact (the property test compares it with all
-/// pairs) and keeps posting lists short because the probing terms are the rare ones.
+/// on, a pair is examined when the shorter list's prefix meets the longer list anywhere.
+/// Lists are visited shortest first, so a posting list is sorted by length and the
+/// partners too short for either rule are skipped by binary search. This is exact (the
+/// property test compares it with all pairs) and keeps posting lists short because the
+/// indexed terms are the rare ones.
 pub fn detect(docs: &[BTreeSet<String>], params: &CooperParams) -> Vec<CooperPair> {
     detect_across_sites(docs, &[], params)
 }
@@ -320,67 +387,90 @@ pub fn detect_across_sites(
         .collect();
 
     let contained = params.contained_pct > 0;
-    // Each list's prefix (probed against the prefix index, or with containment, against
-    // the whole-list index) and, with containment, each whole list.
+    // Lists are visited shortest first, so every earlier list is at most as long as the
+    // current one and each posting list (positions in visiting order) is sorted by length:
+    // the partners a list can have start at a length found by binary search (the length
+    // filter), and with containment the shorter list of a pair is always the earlier one,
+    // so only prefixes need indexing (on equal sizes both directions miss equally many
+    // terms).
+    let mut visit: Vec<u32> = (0..docs.len() as u32).collect();
+    visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
+    let len_at: Vec<usize> = visit.iter().map(|&i| ranked[i as usize].len()).collect();
     let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
-    let mut wholes: Vec<Vec<u32>> = vec![Vec::new(); if contained { order.len() } else { 0 }];
-    let mut last_probe = vec![u32::MAX; docs.len()];
-    let mut candidates: Vec<u32> = Vec::new();
+    // Hits of the current list in each earlier list's indexed prefix, and who was hit.
+    let mut hits = vec![0u32; docs.len()];
+    let mut touched: Vec<u32> = Vec::new();
     let mut out = Vec::new();
-    for (b, terms_b) in ranked.iter().enumerate() {
-        let prefix = &terms_b[..probe_len(terms_b.len(), params)];
-        candidates.clear();
-        let mut note = |a: u32, candidates: &mut Vec<u32>| {
-            if last_probe[a as usize] != b as u32 {
-                last_probe[a as usize] = b as u32;
-                candidates.push(a);
-            }
-        };
-        if contained {
-            // b's prefix against earlier whole lists, and b whole against earlier prefixes.
-            for &t in prefix {
-                for &a in &wholes[t as usize] {
-                    note(a, &mut candidates);
-                }
-            }
-            for &t in terms_b {
-                for &a in &prefixes[t as usize] {
-                    note(a, &mut candidates);
-                }
-            }
-            for &t in terms_b {
-                wholes[t as usize].push(b as u32);
-            }
+    for (pos_b, &b) in visit.iter().enumerate() {
+        let b = b as usize;
+        let terms_b = &ranked[b];
+        let lb = terms_b.len();
+        let shortest = shortest_partner(lb, params);
+        touched.clear();
+        // Without containment the two prefixes share a term. With it, the earlier (shorter)
+        // list's indexed prefix is probed with this whole list, so every hit is a term the
+        // two lists share and the hits can be counted (see `indexed_len`).
+        let probe: &[u32] = if contained {
+            terms_b
         } else {
-            for &t in prefix {
-                for &a in &prefixes[t as usize] {
-                    note(a, &mut candidates);
+            &terms_b[..indexed_len(lb, params)]
+        };
+        for &t in probe {
+            let posting = &prefixes[t as usize];
+            let from = posting.partition_point(|&pos| len_at[pos as usize] < shortest);
+            for &pos_a in &posting[from..] {
+                let n = &mut hits[pos_a as usize];
+                if *n == 0 {
+                    touched.push(pos_a);
                 }
+                *n += 1;
             }
         }
-        for &t in prefix {
-            prefixes[t as usize].push(b as u32);
+        for &t in &terms_b[..indexed_len(lb, params)] {
+            prefixes[t as usize].push(pos_b as u32);
         }
-        for &a in &candidates {
-            let terms_a = &ranked[a as usize];
-            let (la, lb) = (terms_a.len(), terms_b.len());
-            if !params.sizes_compatible(la, lb) && !contained {
+        for &pos_a in &touched {
+            let found = std::mem::take(&mut hits[pos_a as usize]);
+            let a = visit[pos_a as usize] as usize;
+            let la = len_at[pos_a as usize];
+            let same = same_site(a, b);
+            let only_paper = same || !contained;
+            if only_paper && !params.sizes_compatible(la, lb) {
                 continue;
             }
-            let common = sorted_intersection_len(terms_a, terms_b);
+            // At most `may_miss` terms of the shorter list `a` are missing from `b` in a
+            // pair that passes; with containment all of a's indexed terms were probed, so
+            // at least `indexed − may_miss` of them must have been hits.
+            let may_miss = if only_paper {
+                max_missing(la, params.delta_pct)
+            } else {
+                max_missing(la, params.delta_pct).max(max_missing(la, params.contained_pct))
+            };
+            if contained && (found as usize) + may_miss < indexed_len(la, params) {
+                continue;
+            }
+            let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
+                continue;
+            };
+            // The pair in input order, as the test and the output see it.
+            let (first, second, l1, l2) = if a < b {
+                (a, b, la, lb)
+            } else {
+                (b, a, lb, la)
+            };
             let rule = params
-                .passes(la, lb, la - common, lb - common)
-                .filter(|r| *r == Rule::Delta || !same_site(a as usize, b));
+                .passes(l1, l2, l1 - common, l2 - common)
+                .filter(|r| *r == Rule::Delta || !same);
             if let Some(rule) = rule {
-                let differing = la + lb - 2 * common;
-                let smaller = la.min(lb);
+                let differing = l1 + l2 - 2 * common;
+                let smaller = l1.min(l2);
                 let lost = match rule {
                     Rule::Delta => differing,
                     Rule::Contained { missing } => missing,
                 };
                 out.push(CooperPair {
-                    a,
-                    b: b as u32,
+                    a: first as u32,
+                    b: second as u32,
                     differing,
                     smaller,
                     rule,
@@ -391,22 +481,6 @@ pub fn detect_across_sites(
     }
     out.sort_unstable_by_key(|p| (p.a, p.b));
     out
-}
-
-fn sorted_intersection_len(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 #[cfg(test)]
