@@ -7,8 +7,10 @@ Usage: python3 examples/union_eval.py SPOTCHECK_BIN DB LAYOUT_DIR   (after `inge
 `detect --method minhash` on DB). `spotcheck eval` gives the same per-method numbers.
 
 "union" is what the review queue shows: every default detector's pairs, less the pairs only one
-detector found whose pages are template siblings (the rule of `src/model/siblings.rs`, mirrored
-below on the content texts read from DB); "union raw" is the plain union, before that rule."""
+detector found whose pages are template siblings, and less the pairs of two pages of one site
+whose titles each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
+below on the content texts and titles read from DB); "union raw" is the plain union, before
+them."""
 import subprocess, sys, itertools, collections, os, re, sqlite3
 B, db, d = sys.argv[1], sys.argv[2], sys.argv[3]
 gold = {}
@@ -44,8 +46,10 @@ TOKEN = re.compile(r"[^\W]+(?:[.:\-]+[^\W]+)*")
 def is_identifier(t):
     return t.isascii() and ("_" in t.strip("_") or "::" in t or re.search(r"[a-z][A-Z]|[A-Za-z][0-9]|[A-Za-z]\.[A-Za-z]", t) is not None)
 con = sqlite3.connect(db)
-text_of = {u: t for u, t in con.execute(
-    "SELECT d.url, coalesce(c.text, d.visible_text) FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id")}
+text_of, title_of = {}, {}
+for u, t, ti in con.execute(
+        "SELECT d.url, coalesce(c.text, d.visible_text), d.title FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id"):
+    text_of[u] = t; title_of[u] = ti
 tokens_of = {}
 def tokens(u):
     if u not in tokens_of: tokens_of[u] = set(TOKEN.findall(text_of.get(u, "")))
@@ -56,10 +60,24 @@ def siblings(a, b):
     if differing == 0 or len(A & B) < SIBLING_MIN_JACCARD * len(A | B): return False
     only = lambda x, y: sum(1 for t in x - y if is_identifier(t))
     return 2 * min(only(A, B), only(B, A)) / differing >= SIBLING_SHARE
+# Pages of one site named apart: each title has a token the other lacks that at most
+# PAGE_NAME_MAX_SHARE of the site's titles carry (SiteTitles::named_apart).
+PAGE_NAME_MAX_SHARE = 0.05
+def site_key(u):
+    return u.split("://", 1)[1].split("/")[0].split("?")[0].split("#")[0] if "://" in u else u.split("/")[0]
+title_tokens = {u: set(TOKEN.findall(t.lower())) for u, t in title_of.items()}
+site_pages = collections.Counter(site_key(u) for u in title_of)
+titles_with = collections.Counter((site_key(u), t) for u, ts in title_tokens.items() for t in ts)
+def named_apart(a, b):
+    s = site_key(a)
+    if s != site_key(b) or a not in title_tokens or b not in title_tokens: return False
+    limit = PAGE_NAME_MAX_SHARE * site_pages[s]
+    own = lambda x, y: any(titles_with[(s, t)] <= limit for t in title_tokens[x] - title_tokens[y])
+    return own(a, b) and own(b, a)
 found = collections.Counter()
 raw = set()
 for m in ["spotsigs", "imatch", "cooper"]:
     s = pairs(m); raw |= s; found.update(s); row(m, s)
 row("union raw", raw)
-row("union", {p for p in raw if found[p] > 1 or not siblings(*p)})
+row("union", {p for p in raw if (found[p] > 1 or not siblings(*p)) and not named_apart(*p)})
 row("minhash", pairs("minhash"))

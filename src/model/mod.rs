@@ -4,7 +4,8 @@
 //! (`replay`), the merged queue's entries (`entries`), noise triage (`triage`), the
 //! queue's rows, filters and orders (`queue`), progress and agreement
 //! (`agreement`), what merging coders' copies adds (`merge`), and which single-detector
-//! pairs are template siblings rather than copies (`siblings`). No I/O: the store persists these types and the review session shows
+//! pairs are template siblings rather than copies and which pairs are two pages of one site
+//! by their titles (`siblings`). No I/O: the store persists these types and the review session shows
 //! them.
 
 pub mod adjudication;

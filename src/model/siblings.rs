@@ -5,6 +5,16 @@
 //! numbers, or material added on one side only. This module owns that test, on the two
 //! pages' texts; the merged queue applies it to pairs only one detector found.
 //!
+//! The second test is on the pages' names. A site names its pages: two pages of one site
+//! whose titles each carry a word of their own that few of the site's titles carry
+//! (`QBuffer` / `QIODevice`, `Keyword` / `Target`, `3.12.0` / `3.12.2`) are two pages of the
+//! site, whatever their text shares; a copy of a page on its own site (another release, a
+//! mirror path) keeps its name, and where its title changes, the change is a word most of
+//! the site's titles share (the release's version number). The merged queue applies it to
+//! every pair, since detectors that agree on a sibling pair agree on its words, not its
+//! name. Pairs across sites are never judged by it: a syndicated copy's headline is
+//! rewritten and carries the other site's name.
+//!
 //! The measure: the identifiers each page has and the other lacks, on the side with fewer
 //! (2·min(|A∖B|, |B∖A|)), as a share of all the tokens the two pages do not share. Template
 //! siblings score high (on the debian-docs tuning corpus, nine in ten false single-detector
@@ -12,7 +22,9 @@
 //! script remnants or host names, sit on one side only). See BENCHMARKS.md, issue 14
 //! (session 3), for the data behind [`SIBLING_SHARE`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use crate::extract::content::site_key;
 
 /// A pair found by only one detector whose two-sided identifier share (see the module
 /// header) is at least this is a template sibling and is not shown. Tuned on ci-dd and
@@ -108,6 +120,75 @@ pub fn are_template_siblings(a: &str, b: &str) -> bool {
     sibling_share(&tokens(a), &tokens(b)) >= SIBLING_SHARE
 }
 
+/// A title token carried by at most this share of its site's titles names one page (or the
+/// few copies of it, one per release); more common ones (the release's version, the
+/// manual's name) name the site or a release. Between 0.05 and 0.2 the debian-docs tuning
+/// corpus gives the same pairs; lower keeps sites of many releases safe (a version number
+/// of one release of twenty is in 5% of the titles). A site of fewer than 1 / this pages
+/// has no such token, so the rule never judges a small site (counting a token of one title
+/// there too removes news-v2 whole's 11 false pairs, two stories of one small site, but also
+/// the look-alike help pages of two-page sites that the demo and tests show as a "no").
+pub const PAGE_NAME_MAX_SHARE: f64 = 0.05;
+
+/// How many of each site's titles carry each (lowercased) title token: what
+/// [`SiteTitles::named_apart`] needs to tell a page's own name from its site's.
+#[derive(Debug, Default)]
+pub struct SiteTitles {
+    sites: HashMap<String, SiteCounts>,
+}
+
+#[derive(Debug, Default)]
+struct SiteCounts {
+    pages: u32,
+    titles_with: HashMap<String, u32>,
+}
+
+/// The distinct lowercased tokens of a title (as [`tokens`] splits them).
+pub fn title_tokens(title: &str) -> HashSet<String> {
+    let lower = title.to_lowercase();
+    tokens(&lower).into_iter().map(str::to_owned).collect()
+}
+
+impl SiteTitles {
+    /// Counts every page's title tokens on its site (`(url, title)` of every stored page).
+    pub fn new<'a>(pages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        let mut out = SiteTitles::default();
+        for (url, title) in pages {
+            let site = out.sites.entry(site_key(url).to_owned()).or_default();
+            site.pages += 1;
+            for t in title_tokens(title) {
+                *site.titles_with.entry(t).or_default() += 1;
+            }
+        }
+        out
+    }
+
+    /// Whether two pages are two pages of one site by their names: same site, and each title
+    /// has a token the other lacks that at most [`PAGE_NAME_MAX_SHARE`] of the site's titles
+    /// carry. Pages on different sites, or on a site not counted, are never named apart.
+    pub fn named_apart(&self, a: (&str, &str), b: (&str, &str)) -> bool {
+        let site = site_key(a.0);
+        if site != site_key(b.0) {
+            return false;
+        }
+        let Some(counts) = self.sites.get(site) else {
+            return false;
+        };
+        let limit = PAGE_NAME_MAX_SHARE * f64::from(counts.pages);
+        let (ta, tb) = (title_tokens(a.1), title_tokens(b.1));
+        let own_name = |x: &HashSet<String>, y: &HashSet<String>| {
+            x.iter().any(|t| {
+                !y.contains(t)
+                    && counts
+                        .titles_with
+                        .get(t)
+                        .is_some_and(|&n| f64::from(n) <= limit)
+            })
+        };
+        own_name(&ta, &tb) && own_name(&tb, &ta)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +261,76 @@ mod tests {
             &(own("lp") + shared),
             &(own("rp") + shared)
         ));
+    }
+
+    /// A site of `n` classes' member-list pages in two releases, titled like Qt's.
+    fn member_lists(n: usize) -> Vec<(String, String)> {
+        let mut pages = Vec::new();
+        for release in ["5.15.2", "5.15.8"] {
+            for i in 0..n {
+                pages.push((
+                    format!("qt/{release}/class{i}-members.html"),
+                    format!("List of All Members for QClass{i} | Qt Core {release}"),
+                ));
+            }
+        }
+        pages
+    }
+
+    fn p(x: &(String, String)) -> (&str, &str) {
+        (x.0.as_str(), x.1.as_str())
+    }
+
+    fn site_titles(pages: &[(String, String)]) -> SiteTitles {
+        SiteTitles::new(pages.iter().map(|(u, t)| (u.as_str(), t.as_str())))
+    }
+
+    #[test]
+    fn pages_of_one_site_with_names_of_their_own_are_named_apart() {
+        let pages = member_lists(30);
+        let titles = site_titles(&pages);
+        let page = |i: usize| (pages[i].0.as_str(), pages[i].1.as_str());
+        // Two classes' member lists, same or different release.
+        assert!(titles.named_apart(page(0), page(1)));
+        assert!(titles.named_apart(page(0), page(31)));
+        // One class's list in two releases: the version is in half the site's titles.
+        assert!(!titles.named_apart(page(0), page(30)));
+        // A title that only gains a word is not named apart (nothing of its own on one side).
+        let deprecated = (
+            "qt/5.15.8/class0-members.html",
+            "List of All Members for QClass0 | Qt Core 5.15.8 Deprecated",
+        );
+        assert!(!titles.named_apart(page(0), deprecated));
+    }
+
+    #[test]
+    fn pages_across_sites_or_on_small_sites_are_never_named_apart() {
+        let mut pages = member_lists(30);
+        pages.push(("wire.example/a".into(), "Storm hits coast | Wire".into()));
+        pages.push((
+            "paper.example/b".into(),
+            "Coast battered by storm - Paper".into(),
+        ));
+        let small = member_lists(5);
+        let titles = site_titles(&pages);
+        assert!(!titles.named_apart(p(&pages[60]), p(&pages[61])));
+        // A site of 10 pages: every token is in at least one tenth of its titles.
+        let small_titles = site_titles(&small);
+        assert!(!small_titles.named_apart(p(&small[0]), p(&small[1])));
+        assert!(!small_titles.named_apart(p(&small[0]), p(&small[5])));
+        // A news site of three stories: too few titles to tell a page's name from the site's.
+        let news: Vec<(String, String)> = [
+            "Storm hits coast | Courier",
+            "Council votes on budget | Courier",
+            "Ferry to close | Courier",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("courier.example/{i}"), t.to_string()))
+        .collect();
+        let news_titles = site_titles(&news);
+        assert!(!news_titles.named_apart(p(&news[0]), p(&news[1])));
+        // A page whose site was never counted.
+        assert!(!titles.named_apart(("other/x", "QClass0"), ("other/y", "QClass1")));
     }
 }

@@ -1,6 +1,7 @@
 //! The review queue on disk: the merged queue's entries (built by the model's
 //! [`crate::model::build_entries`] from the latest finished run of every detector, after noise triage
-//! and with single-detector template siblings left out: `model::siblings`),
+//! with single-detector template siblings and pages of one site named apart left out:
+//! `model::siblings`),
 //! their members and merged pairs, numbered in each queue order so a page is an index walk,
 //! and the paged reads of it under a filter. Rebuilt when a run finishes or documents are
 //! added; the statuses are then recomputed from the labels (which name document sets).
@@ -24,7 +25,7 @@ use crate::model::{
 };
 
 /// Bumped when the way entries are built changes, so the next refresh rebuilds them.
-const QUEUE_BUILD: &str = "merged-3-siblings";
+const QUEUE_BUILD: &str = "merged-4-named-apart";
 
 /// The queue table's rank column of an order (1 = first).
 fn rank_column(sort: QueueSort) -> &'static str {
@@ -464,6 +465,7 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
     }
     let mut pairs = merge_pairs(&detectors, &representative, &noise);
     drop_template_siblings(conn, &mut pairs)?;
+    drop_named_apart(conn, &mut pairs)?;
     Ok((
         entries_from_pairs(pairs, &detectors, &representative, &noise, config),
         counts,
@@ -501,6 +503,26 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Res
             let b = tokens.get(&p.b).unwrap_or(&empty);
             siblings::sibling_share(a, b) < siblings::SIBLING_SHARE
         }
+    });
+    Ok(())
+}
+
+/// Removes the pairs, whichever detectors found them, of two pages of one site whose titles
+/// each carry a name of their own (`model::siblings::SiteTitles`): two pages of the site,
+/// not two copies of one page. Every stored page's title is counted, on its site.
+fn drop_named_apart(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let mut st = conn.prepare("SELECT id, url, title FROM documents")?;
+    let pages: HashMap<i64, (String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+        .collect::<rusqlite::Result<_>>()?;
+    let titles = siblings::SiteTitles::new(pages.values().map(|(u, t)| (u.as_str(), t.as_str())));
+    let named = |d: i64| pages.get(&d).map(|(u, t)| (u.as_str(), t.as_str()));
+    pairs.retain(|p| match (named(p.a), named(p.b)) {
+        (Some(a), Some(b)) => !titles.named_apart(a, b),
+        _ => true,
     });
     Ok(())
 }

@@ -63,10 +63,10 @@ fn andd_trained_on_one_family_finds_the_duplicates_of_another() {
         report.decisions() > 0 && report.documents <= 120,
         "{report:?}"
     );
-    assert!(
-        report.split > 0,
-        "the queue's top has look-alikes to split: {report:?}"
-    );
+    // The queue shows no look-alikes of this family any more (pages of one site named apart
+    // and template siblings are left out, issue 14): the negatives the model learns from are
+    // the sampled pairs across the labeled clusters.
+    assert!(report.confirmed > 0, "{report:?}");
     drop(store);
 
     let model = tmp.path().join("model.json");

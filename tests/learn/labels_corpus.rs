@@ -269,9 +269,10 @@ fn eval_matches_hand_counts_and_labels_match_the_equivalent_gold_file() {
         )
         .unwrap();
     assert_eq!(q.decisions(), 400);
-    // The merged queue (one entry per candidate group) rarely holds a group with no
-    // duplicate at all: splits, not rejections, are its "no" answers here.
-    assert!(q.confirmed > 0 && q.split + q.rejected > 0, "{q:?}");
+    // The merged queue (one entry per candidate group, template siblings and pages of one
+    // site named apart left out) holds almost no look-alikes on this corpus: its answers are
+    // "yes"; the "no" answers come from Cooper's own pairs below.
+    assert!(q.confirmed > 0, "{q:?}");
     let cooper = store.resolve_run("cooper", None).unwrap();
     let pairs: Vec<(i64, i64)> = store
         .run_pairs(cooper.id)
@@ -291,6 +292,10 @@ fn eval_matches_hand_counts_and_labels_match_the_equivalent_gold_file() {
         )
         .unwrap();
     assert_eq!(p.decisions(), 40);
+    assert!(
+        q.split + q.rejected + p.split + p.rejected > 0,
+        "{q:?} {p:?}"
+    );
     eprintln!("oracle: queue {q:?}; pairs {p:?}");
     let sloppy: Vec<Vec<i64>> = store
         .decision_log("oracle")

@@ -30,7 +30,7 @@ fn fixture(db: &Path) -> Vec<(i64, usize)> {
             "with many words repeated so shingles overlap ".repeat(3)
         ) + &format!(" copy {i}");
         let id = s
-            .insert_test_document(&format!("u/{i}"), &format!("t{i}"), &text, None)
+            .insert_test_document(&format!("u/{i}"), "t", &text, None)
             .unwrap();
         docs.push((id, g));
     }
