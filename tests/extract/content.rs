@@ -388,3 +388,32 @@ fn a_story_in_an_unlisted_language_inside_a_chinese_template_keeps_its_article()
         assert!(text.contains(&start), "{start} missing from {text}");
     }
 }
+
+#[test]
+fn no_content_leaves_the_visible_text_and_a_later_ingest_makes_the_content_text() {
+    // `ingest --no-content` (the baseline of the ingest-cost measurement) stores no content
+    // text: detectors read the visible text. The same files ingested again without it make
+    // the content texts, though no document is added.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("crawl");
+    let file = root.join("brief.example/a.html");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, portal_page(BRIEF, "")).unwrap();
+    let db = dir.path().join("c.db");
+    let mut opts = IngestOptions {
+        extract: ExtractOptions {
+            main_content: false,
+            ..ExtractOptions::default()
+        },
+        no_content: true,
+        ..IngestOptions::default()
+    };
+    ingest_paths(&db, &[PathBuf::from(&root)], &opts).unwrap();
+    let before = read_texts(&db)["brief.example/a.html"].clone();
+    assert!(before.contains("Section 7"), "{before}");
+    opts.no_content = false;
+    ingest_paths(&db, &[PathBuf::from(&root)], &opts).unwrap();
+    let after = read_texts(&db)["brief.example/a.html"].clone();
+    assert!(!after.contains("Section 7"), "{after}");
+    assert!(after.contains(BRIEF[0]), "{after}");
+}
