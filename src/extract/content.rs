@@ -17,7 +17,9 @@
 //!   between two good ones is good), and a stub guard: when what is kept is fewer than
 //!   [`ContentRule::min_words`] words or less than [`ContentRule::min_share`] of the page's
 //!   words (a footer or a caption taken for the article, the failure of readability-style
-//!   extractors on documentation pages), the whole visible text is used instead.
+//!   extractors on documentation pages), the next, looser attempt is tried (short prose
+//!   blocks as good, then length alone: [`per_page`]), and when every attempt keeps a stub
+//!   the whole visible text is used instead.
 //!
 //! Pure functions; the store's ingest post-pass ([`crate::store::Store::update_content_texts`])
 //! feeds them the site counts.
