@@ -8,12 +8,13 @@
 # with html/ and gold.tsv). dd-held3 (a third held-out doc family, session 3):
 #   debian-docs.sh ~/.cache/spotcheck/dd-held3 libcairomm-1.0-doc libpangomm-1.4-doc libxml2-doc
 #   then examples/dd_held3_gold.py ~/.cache/spotcheck/dd-held3 (libxml2-doc moved its manual).
+# news-v3 (untuned, session 4): make_news_corpus NEWS_DIR ~/.cache/spotcheck/news-v3 --seed 2026 --cross
 set -euo pipefail
 bin=$1; dbdir=$2; shift 2
 cache=${SPOTCHECK_CACHE:-$HOME/.cache/spotcheck}
 here=$(dirname "$0")
 mkdir -p "$dbdir"
-corpora="news-whole=$cache/news-v2/whole news-single=$cache/news-v2/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held dd-held3=$cache/dd-held3 ${EXTRA_CORPORA:-}"
+corpora="news-whole=$cache/news-v2/whole news-single=$cache/news-v2/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held dd-held3=$cache/dd-held3 news-v3-whole=$cache/news-v3/whole news-v3-single=$cache/news-v3/single ${EXTRA_CORPORA:-}"
 for c in $corpora; do
     name=${c%%=*}; dir=${c#*=}
     db=$dbdir/$name.db

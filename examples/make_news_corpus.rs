@@ -24,7 +24,10 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
+//! sites and the other way round (a split no story of the default layout is built with: a
+//! copy's frame always comes from the other collection), for a second, untuned corpus.
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -79,6 +82,8 @@ impl Rng {
 struct Page {
     /// The site it belongs to (host for `newspaper/`, fixture name for `readability/`).
     site: String,
+    /// The folder it came from: `newspaper` or `readability`.
+    from: &'static str,
     /// File name without extension, for the output name.
     name: String,
     html: String,
@@ -267,6 +272,7 @@ fn load_pages(news: &Path) -> Result<Vec<Page>, Box<dyn std::error::Error>> {
                 .unwrap_or_else(|| stem.clone());
             pages.push(Page {
                 site: site_of(dir, &stem),
+                from: dir,
                 name: stem,
                 body_spans: body.iter().map(|(a, b, _)| (*a, *b)).collect(),
                 body: body.iter().map(|(_, _, t)| t.clone()).collect(),
@@ -489,6 +495,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut positional = Vec::new();
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
+    let mut cross = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -496,12 +503,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--seed" => seed = value()?.parse()?,
             "--stories" => n_stories = value()?.parse()?,
             "--copies" => n_copies = value()?.parse()?,
+            "--cross" => cross = true,
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N]".into(),
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross]"
+                .into(),
         );
     };
     let stop = WordList::default_stopwords();
@@ -548,7 +557,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             html: story.html.clone(),
             story: s,
         }];
-        let mut others: Vec<&str> = sites.iter().copied().filter(|&x| x != story.site).collect();
+        // With --cross a copy's frame is a site of the other folder (a site's pages all
+        // come from one folder, so its first page says which).
+        let mut others: Vec<&str> = sites
+            .iter()
+            .copied()
+            .filter(|&x| x != story.site)
+            .filter(|&x| !cross || pages[by_site[x][0]].from != story.from)
+            .collect();
         rng.shuffle(&mut others);
         for site in others.into_iter().take(n_copies.saturating_sub(1)) {
             let template = &pages[*rng.pick(&by_site[site])];

@@ -91,6 +91,11 @@ pub struct IngestArgs {
     /// Do not extract the main-content text (the default; kept as its explicit spelling).
     #[arg(long)]
     pub no_main: bool,
+    /// Skip the content text (site templates removed): detectors then read the visible
+    /// text. Only for measuring what the content text costs, or a quick look; a later
+    /// ingest into the same database without it makes every document's content text.
+    #[arg(long)]
+    pub no_content: bool,
     /// Pages larger than this many bytes (after decompression) are stored as errors.
     #[arg(long, default_value_t = crate::extract::DEFAULT_MAX_PAGE_BYTES, value_name = "BYTES")]
     pub max_page_bytes: usize,
@@ -929,6 +934,7 @@ impl IngestArgs {
             db: self.db.db.clone(),
             paths: self.paths.clone(),
             main: self.main && !self.no_main,
+            no_content: self.no_content,
             max_page_bytes: self.max_page_bytes,
             columns: crate::ingest::table::ColumnMap {
                 url: self.url_column.clone(),

@@ -17,7 +17,9 @@
 //!   between two good ones is good), and a stub guard: when what is kept is fewer than
 //!   [`ContentRule::min_words`] words or less than [`ContentRule::min_share`] of the page's
 //!   words (a footer or a caption taken for the article, the failure of readability-style
-//!   extractors on documentation pages), the whole visible text is used instead.
+//!   extractors on documentation pages), the next, looser attempt is tried (short prose
+//!   blocks as good, then length alone: [`per_page`]), and when every attempt keeps a stub
+//!   the whole visible text is used instead.
 //!
 //! Pure functions; the store's ingest post-pass ([`crate::store::Store::update_content_texts`])
 //! feeds them the site counts.
@@ -42,6 +44,11 @@ pub struct ContentRule {
     pub min_words: usize,
     /// Per-page extraction: a kept share of the page's words under this is a stub.
     pub min_share: f64,
+    /// The per-page classification's version (2: the page's language judged on its prose
+    /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4). The
+    /// stored rule is compared as written: a database whose rule lacks this field (made by
+    /// version 1) or names another version computes its texts again at its next ingest.
+    pub per_page_version: u32,
 }
 
 impl Default for ContentRule {
@@ -55,6 +62,7 @@ impl Default for ContentRule {
             max_pages: 30,
             min_words: 40,
             min_share: 0.1,
+            per_page_version: 2,
         }
     }
 }
@@ -200,9 +208,6 @@ const LENGTH_LOW: usize = 70;
 const LENGTH_HIGH: usize = 200;
 const STOPWORDS_LOW: f64 = 0.30;
 const STOPWORDS_HIGH: f64 = 0.32;
-/// A page whose words are under this share function words is in none of the lists'
-/// languages: its blocks are classed by length alone (jusText's language-independent mode).
-const LANGUAGE_DENSITY: f64 = 0.2;
 
 /// Longest run of short blocks that the context rule may keep between good ones.
 const MAX_SHORT_RUN: usize = 2;
@@ -252,15 +257,97 @@ fn measure(block: &str, stopwords: &WordList) -> Block {
     }
 }
 
+/// How strictly one attempt of [`per_page`] classes blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Attempt {
+    /// Stopword densities count (the page's prose is in a language of the lists); without
+    /// them blocks are classed by length alone (jusText's language-independent mode).
+    in_language: bool,
+    /// A block longer than this (characters) with a prose density is good by itself.
+    length_high: usize,
+}
+
+/// The attempts of [`per_page`] on a page whose prose is in the lists' languages, first to
+/// last: the first that keeps more than a stub wins.
+/// - jusText's own setting: the article's long paragraphs.
+/// - The same with no length above "short": a short story whose paragraphs are all one or
+///   two sentences (a 5-paragraph wire brief of 80–190 characters each) has no block over
+///   200 characters, so jusText keeps nothing and the page fell back to its visible text,
+///   menus and teasers included (news one page per site, BENCHMARKS.md session 4).
+/// - Length alone, as on a page in another language.
+const IN_LANGUAGE: [Attempt; 3] = [
+    Attempt {
+        in_language: true,
+        length_high: LENGTH_HIGH,
+    },
+    Attempt {
+        in_language: true,
+        length_high: LENGTH_LOW,
+    },
+    LENGTH_ONLY,
+];
+
+/// The one attempt on a page in none of the lists' languages (Czech, an Arabic story with
+/// its prefixes attached…): blocks classed by length alone (jusText's language-independent
+/// mode).
+const LENGTH_ONLY: Attempt = Attempt {
+    in_language: false,
+    length_high: LENGTH_HIGH,
+};
+
+/// A page is in the lists' languages when its prose blocks (spaced, at least
+/// [`LENGTH_LOW`] characters, at least [`STOPWORDS_LOW`] function words) hold at least
+/// [`ContentRule::min_words`] words and this share of the words of its long spaced blocks.
+/// Not the density of all its words: on a news portal whose menus are many short link lines
+/// and long runs of section names the density of the whole page is under any threshold
+/// though its article is English prose, and length-only classing then kept every menu line
+/// of 70 characters or more (Bloomberg's section lists, an English story in a Czech site's
+/// template: BENCHMARKS.md, issue 14 session 4). Blocks written without spaces do not count:
+/// a Chinese template's teasers say nothing of the language of the article placed in it.
+const PROSE_SHARE: f64 = 0.15;
+
 /// The per-page content of `visible`, or `None` when only a stub would be kept.
 pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Option<String> {
     let blocks: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
     let stats: Vec<Block> = blocks.iter().map(|b| measure(b, stopwords)).collect();
-    let spaced = stats.iter().filter(|b| !b.unspaced);
-    let (spaced_words, spaced_stops) = spaced.fold((0, 0), |(w, s), b| (w + b.words, s + b.stops));
     let total_words: usize = stats.iter().map(|b| b.words).sum();
+    let (long_words, prose_words) = stats
+        .iter()
+        .filter(|b| !b.unspaced && b.chars >= LENGTH_LOW)
+        .fold((0, 0), |(long, prose), b| {
+            let is_prose = b.stops as f64 >= STOPWORDS_LOW * b.words as f64;
+            (long + b.words, prose + if is_prose { b.words } else { 0 })
+        });
     let in_language =
-        spaced_words > 0 && spaced_stops as f64 >= LANGUAGE_DENSITY * spaced_words as f64;
+        prose_words >= rule.min_words && prose_words as f64 >= PROSE_SHARE * long_words as f64;
+    let attempts: &[Attempt] = if in_language {
+        &IN_LANGUAGE
+    } else {
+        &[LENGTH_ONLY]
+    };
+    let class = attempts.iter().find_map(|&attempt| {
+        let class = classify(&stats, attempt);
+        let kept_words: usize = stats
+            .iter()
+            .zip(&class)
+            .filter(|(_, c)| **c == Class::Good)
+            .map(|(b, _)| b.words)
+            .sum();
+        let stub = kept_words < rule.min_words
+            || (kept_words as f64) < rule.min_share * total_words as f64;
+        (!stub).then_some(class)
+    })?;
+    let mut i = 0;
+    let kept = keep_lines(visible, |_| {
+        let good = class.get(i) == Some(&Class::Good);
+        i += 1;
+        good
+    });
+    Some(kept)
+}
+
+/// One attempt's classes of the blocks: good or bad, after jusText's context rule.
+fn classify(stats: &[Block], attempt: Attempt) -> Vec<Class> {
     let mut class: Vec<Class> = stats
         .iter()
         .map(|b| {
@@ -284,7 +371,7 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
             } else {
                 stops as f64 / words as f64
             };
-            let (low, high) = if in_language {
+            let (low, high) = if attempt.in_language {
                 (STOPWORDS_LOW, STOPWORDS_HIGH)
             } else {
                 (0.0, 0.0)
@@ -292,7 +379,7 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
             if chars < LENGTH_LOW {
                 Class::Short
             } else if density >= high {
-                if chars > LENGTH_HIGH {
+                if chars > attempt.length_high {
                     Class::Good
                 } else {
                     Class::NearGood
@@ -344,22 +431,7 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
             _ => Class::Bad,
         };
     }
-    let kept_words: usize = stats
-        .iter()
-        .zip(&class)
-        .filter(|(_, c)| **c == Class::Good)
-        .map(|(b, _)| b.words)
-        .sum();
-    if kept_words < rule.min_words || (kept_words as f64) < rule.min_share * total_words as f64 {
-        return None;
-    }
-    let mut i = 0;
-    let kept = keep_lines(visible, |_| {
-        let good = class.get(i) == Some(&Class::Good);
-        i += 1;
-        good
-    });
-    Some(kept)
+    class
 }
 
 #[cfg(test)]

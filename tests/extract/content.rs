@@ -296,3 +296,124 @@ fn copies_in_other_languages_keep_their_article() {
     assert!(zh_text.contains("第4段"), "{zh_text}");
     assert!(!zh_text.contains("Most read on"), "{zh_text}");
 }
+
+/// A short wire brief as the news one-page-per-site corpus has them: five paragraphs of one
+/// or two sentences, none over 200 characters.
+const BRIEF: &[&str] = &[
+    "The city council voted on Tuesday to close the old harbour bridge for repairs.",
+    "Engineers said the work would take about six months and would cost the city more than it had planned.",
+    "Traffic will be sent over the river on the new railway bridge, which has room for two lanes of cars.",
+    "Residents who live near the harbour said they were worried about the noise of the work at night.",
+    "The mayor said that the bridge would open again before the summer festival in the old town.",
+];
+
+/// One page of a site with a long navigation (300 short link lines: a portal's, enough to put
+/// the page's words under the stopword density of prose) and a footer around `paragraphs`;
+/// `extra` is placed before the article (more template).
+fn portal_page(paragraphs: &[&str], extra: &str) -> String {
+    let menu: String = (0..300)
+        .map(|i| format!("<li><a href='/s{i}'>Section {i}</a></li>"))
+        .collect();
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html><body><nav><ul>{menu}</ul></nav>{extra}<h1>Harbour bridge to close</h1>\
+         <article>{body}</article><footer><p>Contact</p><p>Privacy</p></footer></body></html>"
+    )
+}
+
+#[test]
+fn a_short_brief_alone_on_its_site_keeps_its_article_without_the_template() {
+    // One page per site (a collection gathered by search): no template to learn across
+    // pages, and no paragraph long enough for jusText's "good": the page fell back to its
+    // whole visible text, every menu entry included (news-v2 single, session 4).
+    let texts = content_texts(&[("brief.example/a.html".into(), portal_page(BRIEF, ""))]);
+    let text = &texts["brief.example/a.html"];
+    for p in BRIEF {
+        assert!(text.contains(p), "{p} missing from {text}");
+    }
+    assert!(!text.contains("Section 7"), "{text}");
+}
+
+#[test]
+fn long_menu_lines_do_not_make_an_english_page_language_independent() {
+    // A portal's section lists: long runs of link words with no function word. With the
+    // language decided on all the page's words, the 300 short menu entries and these
+    // lines put the page under the stopword density of prose (0.16 here), and the length-only class
+    // kept every long menu line (Bloomberg's, news-v2 single).
+    let sections = "<div>Markets Commodities Currencies Bonds Stocks Energy Municipal Funds \
+        Islamic Finance Industries Technology Real Estate Health Care Transportation Insurance \
+        Retail Media Manufacturing</div>"
+        .repeat(3);
+    let paragraphs: Vec<String> = story("harbour");
+    let refs: Vec<&str> = paragraphs.iter().map(String::as_str).collect();
+    let texts = content_texts(&[(
+        "portal.example/a.html".into(),
+        portal_page(&refs, &sections),
+    )]);
+    let text = &texts["portal.example/a.html"];
+    assert!(text.contains("Paragraph 4 of the harbour story"), "{text}");
+    assert!(!text.contains("Municipal Funds"), "{text}");
+}
+
+#[test]
+fn a_story_in_an_unlisted_language_inside_a_chinese_template_keeps_its_article() {
+    // A Czech story (no function-word list) placed in a Chinese site's template: the
+    // template's long teasers, written without spaces, must not decide the page's
+    // language, or the English-list class keeps the teasers and drops the story.
+    let cs = [
+        "Vláda ve středu schválila nový rozpočet města, který počítá s opravou mostů přes řeku \
+         a s rozšířením autobusové dopravy do okrajových čtvrtí, jak oznámil primátor.",
+        "Podle radnice budou práce trvat zhruba šest měsíců a doprava bude po tu dobu vedena \
+         přes nový železniční most, který má prostor pro dva jízdní pruhy aut a chodníky.",
+        "Obyvatelé čtvrtí u přístavu se obávají hluku a prachu z nočních prací, radnice proto \
+         slíbila omezit nejhlučnější práce na denní dobu a zřídit pro ně informační linku.",
+    ];
+    let teasers: String = (0..8)
+        .map(|i| {
+            format!(
+                "<li><a href='/t{i}'>第{i}条新闻：国家开放大学年度十大新闻权威发布，\
+                 学子时刻关注着国内动态，寻找回国发展的契机</a></li>"
+            )
+        })
+        .collect();
+    let body: String = cs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let html = format!(
+        "<html><body><ul>{teasers}</ul><h1>Most přes řeku</h1><article>{body}</article>\
+         <footer>关于我们｜联系我们｜广告服务</footer></body></html>"
+    );
+    let texts = content_texts(&[("youth.example/a.html".into(), html)]);
+    let text = &texts["youth.example/a.html"];
+    for p in cs {
+        let start: String = p.chars().take(40).collect();
+        assert!(text.contains(&start), "{start} missing from {text}");
+    }
+}
+
+#[test]
+fn no_content_leaves_the_visible_text_and_a_later_ingest_makes_the_content_text() {
+    // `ingest --no-content` (the baseline of the ingest-cost measurement) stores no content
+    // text: detectors read the visible text. The same files ingested again without it make
+    // the content texts, though no document is added.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("crawl");
+    let file = root.join("brief.example/a.html");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, portal_page(BRIEF, "")).unwrap();
+    let db = dir.path().join("c.db");
+    let mut opts = IngestOptions {
+        extract: ExtractOptions {
+            main_content: false,
+            ..ExtractOptions::default()
+        },
+        no_content: true,
+        ..IngestOptions::default()
+    };
+    ingest_paths(&db, &[PathBuf::from(&root)], &opts).unwrap();
+    let before = read_texts(&db)["brief.example/a.html"].clone();
+    assert!(before.contains("Section 7"), "{before}");
+    opts.no_content = false;
+    ingest_paths(&db, &[PathBuf::from(&root)], &opts).unwrap();
+    let after = read_texts(&db)["brief.example/a.html"].clone();
+    assert!(!after.contains("Section 7"), "{after}");
+    assert!(after.contains(BRIEF[0]), "{after}");
+}
