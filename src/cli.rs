@@ -722,12 +722,11 @@ pub struct TrainArgs {
     /// Similarity of the weighted vectors.
     #[arg(long, value_enum, default_value_t = SimilarityArg::Cosine)]
     pub similarity: SimilarityArg,
-    /// Strength α of the L2 pull toward TF·IDF weights [default: chosen by 3-fold
-    /// cross-validation on the labels, see --l2-cv].
+    /// Strength α of the L2 pull toward TF·IDF weights [default: 1].
     #[arg(long, value_name = "F", value_parser = parse_l2)]
     pub l2: Option<f64>,
     /// Choose α by 3-fold cross-validation on the labels (F1 at each fold model's own
-    /// threshold; α from 0.01, 0.1, 1, 10, 100). The default; kept as its explicit spelling.
+    /// threshold; α from 0.01, 0.1, 1, 10, 100; too few labels for the folds: 100).
     #[arg(long, conflicts_with = "l2")]
     pub l2_cv: bool,
     /// Hard negatives mined among the labeled documents per labeled near-duplicate pair:
@@ -1192,8 +1191,7 @@ impl TrainArgs {
                 _ => TextKind::Content,
             },
             coder: self.coder.clone(),
-            // α by cross-validation unless `--l2` fixes it.
-            l2_cv: self.l2.is_none(),
+            l2_cv: self.l2_cv,
             robust: RobustOptions {
                 mined_per_positive: self
                     .hard_negatives

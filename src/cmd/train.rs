@@ -114,7 +114,12 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
     for (l2, f1) in &fitted.l2_scores {
         eprintln!("α {l2}: held-out F1 at the fold models' thresholds {f1:.4}");
     }
-    if a.l2_cv {
+    if a.l2_cv && fitted.l2_scores.is_empty() {
+        eprintln!(
+            "too few labels for {CV_FOLDS}-fold cross-validation: α = {} (nearest TF·IDF)",
+            fitted.model.l2
+        );
+    } else if a.l2_cv {
         eprintln!(
             "chose α = {} by {CV_FOLDS}-fold cross-validation",
             fitted.model.l2

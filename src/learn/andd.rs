@@ -355,7 +355,10 @@ impl Gradient for Objective<'_> {
 /// What training did, stored in the model file (no timings, so a seed reproduces the file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainSummary {
+    /// Labeled documents (edited copies not counted).
     pub documents: usize,
+    /// Labeled pairs of each class (edited-copy positives and mined negatives are counted
+    /// in `edited_positives` and `mined_negatives`).
     pub positive_pairs: usize,
     pub negative_pairs: usize,
     pub preferences: usize,

@@ -320,11 +320,14 @@ pub struct FitOptions {
 }
 
 impl Default for FitOptions {
+    /// `spotcheck train`'s defaults: both additions, α fixed (cross-validating α cost 15
+    /// trainings and changed nothing the training side's cross-validation could see:
+    /// BENCHMARKS, issue 20 session 4).
     fn default() -> Self {
         FitOptions {
             train: TrainOptions::default(),
             robust: RobustOptions::default(),
-            l2_cv: true,
+            l2_cv: false,
         }
     }
 }
@@ -362,13 +365,23 @@ pub fn fit(
     let mut opts = o.train.clone();
     let mut l2_scores = Vec::new();
     if o.l2_cv {
-        let choice = choose_l2(&docs, &pairs, &opts, &DEFAULT_L2_GRID, CV_FOLDS)?;
-        opts.l2 = choice.l2;
-        l2_scores = choice.scores;
+        match choose_l2(&docs, &pairs, &opts, &DEFAULT_L2_GRID, CV_FOLDS) {
+            Ok(choice) => {
+                opts.l2 = choice.l2;
+                l2_scores = choice.scores;
+            }
+            // Too few labels for every fold to train: stay nearest the TF·IDF prior, which
+            // is what the cross-validation's tie rule picks when the folds cannot tell the
+            // strengths apart (the usual case with few labels).
+            Err(_) => opts.l2 = DEFAULT_L2_GRID.iter().copied().fold(0.0, f64::max),
+        }
     }
     let mut model = train(&docs, &pairs, &opts, text, progress)?;
-    // The labeled documents, not the synthetic copies.
+    // The labeled documents and pairs, not the synthetic copies and mined pairs (counted
+    // on their own).
     model.training.documents = labeled;
+    model.training.positive_pairs -= augmented.edited_positives;
+    model.training.negative_pairs -= augmented.mined_negatives;
     model.training.mined_negatives = augmented.mined_negatives;
     model.training.edited_positives = augmented.edited_positives;
     model.training.l2_cv = o.l2_cv;
@@ -577,5 +590,40 @@ mod tests {
         assert_eq!(again.1, p2);
         let (d3, p3, n3) = augment(&terms, &df, docs, pairs.clone(), &RobustOptions::off());
         assert_eq!((d3.len(), p3, n3), (6, pairs, Augmented::default()));
+    }
+    #[test]
+    fn cross_validation_scores_folds_of_whole_clusters() {
+        // Nine stories in two copies each (the second one word longer), one template.
+        let texts: Vec<String> = (0..18)
+            .map(|i| {
+                let extra = if i % 2 == 1 { " extra" } else { "" };
+                format!("menu home about {}{extra}", story(i / 2 + 10, 30))
+            })
+            .collect();
+        let terms: Vec<DocTerms> = texts.iter().map(|t| terms_of(t, 1)).collect();
+        let mut df = DocFreqs::default();
+        terms.iter().for_each(|t| df.add(t));
+        let docs: Vec<DocFeatures> = terms.iter().map(|t| features(t, &df)).collect();
+        let mut pairs: Vec<TrainPair> = (0..9)
+            .map(|c| TrainPair::new(2 * c, 2 * c + 1, true))
+            .collect();
+        for c in 0..9 {
+            pairs.extend((c + 1..9).map(|d| TrainPair::new(2 * c, 2 * d + 1, false)));
+        }
+        let o = FitOptions {
+            train: TrainOptions {
+                max_iters: 10,
+                ..TrainOptions::default()
+            },
+            ..FitOptions::default()
+        };
+        let cv = cross_validate(&terms, &df, &docs, &pairs, &o, 3).unwrap();
+        assert!(cv.folds >= 1, "{cv:?}");
+        // Copies are near 1, different stories near 0: every scored fold is separated.
+        assert!((cv.max_f1 - 1.0).abs() < 1e-12, "{cv:?}");
+        assert!(cv.f1_at_threshold > 0.0 && cv.f1_at_threshold <= 1.0);
+        // Too few labels for any fold: nothing scored, no error.
+        let few = cross_validate(&terms, &df, &docs, &pairs[..12], &o, 3).unwrap();
+        assert_eq!(few.folds, 0);
     }
 }
