@@ -1,98 +1,144 @@
-//! ANDD across document families: a scripted coder (`review::oracle`) labels the clusters
-//! that SpotSigs and I-Match propose inside one family of a debian-docs corpus, from that
-//! family's gold file, through the store calls the workbench makes; the training pairs come
-//! from those labels (`learn::pairs`, as `spotcheck train` reads them); the model is then
-//! evaluated on another family it never saw, against that family's gold: Max-F1 over
-//! pairs (the ANDD paper's metric), beside SpotSigs, I-Match and untrained TF·IDF cosine
-//! on the same held-out family. The learning curve repeats the training with the labels of
-//! 10, 30, 60, 120 documents (several seeded draws each) and of every proposed cluster.
+//! ANDD's learning curve across families (issue 20): a scripted coder (`review::oracle`)
+//! labels the clusters the default detectors propose inside one family, from that family's
+//! gold, through the store calls the workbench makes; the training pairs come from those
+//! labels (`learn::pairs`, as `spotcheck train` reads them) and the model is fitted as
+//! `spotcheck train` fits it (`learn::robust::fit`: mined hard negatives, edited-copy
+//! positives); it is then evaluated on another family it never saw,
+//! against that family's gold: Max-F1 over pairs (the ANDD paper's metric) and F1 at the
+//! model's own threshold, beside SpotSigs, I-Match and Cooper (today's defaults) and
+//! untrained TF·IDF cosine on the same held-out family.
 //!
-//! Run (the database is a scratch copy: runs and labels are written into it):
+//! The curve: 10, 20, 30, 60, 120 labeled documents (`--sizes`), each with `--seeds` seeds,
+//! in two labeling orders — `queue` (the review queue's default order, largest first; the
+//! seed varies the training's sampling and augmentation) and `random` (the same clusters in
+//! a seeded random order: other labels per seed). Every variant (`--variants`) is trained
+//! on the same labels: `full` (`train`'s defaults: mined negatives, edited copies, α = 1),
+//! `labels` (the labels alone: the session-3 training), one ablation per addition
+//! (`no-mined`, `no-edited`) and `cv` (the defaults with α chosen by `--l2-cv`). The
+//! training side's own cross-validation (`learn::robust::cross_validate`: folds by labeled
+//! cluster) is reported next to the held-out numbers: it is what a choice between variants
+//! may look at.
+//!
+//! Families: `prefix:P` (or just `P`) = the gold rows whose URL starts with `P/` (a
+//! debian-docs package); `stories:even` / `stories:odd` = the gold clusters in even / odd
+//! position of the gold file's sorted cluster names (the news corpus: no story on both
+//! sides).
+//!
+//! Run (the database is a scratch copy or a fresh ingest: runs and labels are written in):
 //! ```text
-//! cp ~/.cache/spotcheck/dd-bench.db /tmp/curve.db   # or: spotcheck ingest --db /tmp/curve.db DD/html
-//! cargo run --release --example andd_curve -- /tmp/curve.db ~/.cache/spotcheck/dd-bench \
-//!     qtbase5-doc-html linux-doc-6.1 [--sizes 10,30,60,120] [--repeats 3] [--k 1] [--jaccard]
+//! spotcheck ingest --db /tmp/ci.db ~/.cache/spotcheck/ci-dd/html
+//! cargo run --release --example andd_curve -- /tmp/ci.db ~/.cache/spotcheck/ci-dd/gold.tsv \
+//!     qtbase5-doc-html linux-doc-6.1 [--sizes 10,20,30,60,120] [--seeds 5] [--k 1] \
+//!     [--jaccard] [--text content|main|visible] [--orders queue,random] \
+//!     [--variants full,labels,no-mined,no-edited,cv] [--no-cv-report]
 //! ```
 //! Prints Markdown tables on stdout, progress on stderr.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
 use spotcheck::cluster::andd_matcher::{match_pairs, Candidates};
 use spotcheck::cmd::eval::{gold_for_store, read_gold_file};
 use spotcheck::cmd::train::{collection_terms, weighted_pairs};
+use spotcheck::detect::cooper::{Cooper, CooperSettings};
 use spotcheck::detect::imatch::{IMatch, IMatchSettings};
 use spotcheck::detect::run_with;
 use spotcheck::detect::spotsigs::{SpotSigs, SpotSigsSettings};
-use spotcheck::learn::andd::{prior, train, AnddModel, TrainOptions, TrainPair};
+use spotcheck::learn::andd::{prior, TrainOptions, TrainPair};
+use spotcheck::learn::corpus::text_kind_of;
 use spotcheck::learn::metrics::Gold;
 use spotcheck::learn::pairs::{training_pairs, PairOptions};
+use spotcheck::learn::robust::{cross_validate, fit, FitOptions, Fitted, RobustOptions, CV_FOLDS};
 use spotcheck::review::oracle::{Oracle, OracleOptions};
 use spotcheck::sig::andd::{
-    features, weigh, DocFeatures, DocFreqs, DocTerms, Similarity, DEFAULT_MIN_KGRAMS,
+    features, weigh, DocFeatures, DocFreqs, DocTerms, Similarity, SparseVec, DEFAULT_MIN_KGRAMS,
 };
-use spotcheck::store::{Store, TextKind};
+use spotcheck::store::Store;
 
 type Res<T> = Result<T, Box<dyn std::error::Error>>;
 
-/// ANDD and TF·IDF pairs below this similarity are not listed for Max-F1 (every best
-/// threshold met on these corpora is above 0.9; listing everything down to 0 would be all
-/// pairs).
-const FLOOR: f64 = 0.8;
+/// ANDD and TF·IDF pairs below this similarity are not listed for Max-F1.
+const FLOOR: f64 = 0.5;
 
 /// SpotSigs pairs are listed down to this Jaccard for its Max-F1.
 const SPOT_FLOOR: f64 = 0.5;
 
 struct Args {
     db: PathBuf,
-    dir: PathBuf,
+    gold: PathBuf,
     train_family: String,
     test_family: String,
     sizes: Vec<usize>,
-    repeats: u64,
+    seeds: u64,
     k: usize,
     similarity: Similarity,
+    text: String,
+    orders: Vec<String>,
+    variants: Vec<String>,
+    cv_report: bool,
+}
+
+fn list(s: &str) -> Vec<String> {
+    s.split(',').map(str::to_string).collect()
 }
 
 fn args() -> Res<Args> {
     let v: Vec<String> = std::env::args().skip(1).collect();
     if v.len() < 4 {
-        return Err(
-            "usage: andd_curve DB DD_DIR TRAIN_FAMILY TEST_FAMILY [--sizes 10,30,60,120] \
-                    [--repeats 3] [--k 1|3] [--jaccard]"
-                .into(),
-        );
+        return Err("usage: andd_curve DB GOLD.tsv TRAIN_FAMILY TEST_FAMILY \
+                    [--sizes 10,20,30,60,120] [--seeds 5] [--k 1|3] [--jaccard] \
+                    [--text content] [--orders queue,random] \
+                    [--variants full,labels,no-mined,no-edited,cv] [--no-cv-report]"
+            .into());
     }
     let mut a = Args {
         db: PathBuf::from(&v[0]),
-        dir: PathBuf::from(&v[1]),
+        gold: PathBuf::from(&v[1]),
         train_family: v[2].clone(),
         test_family: v[3].clone(),
-        sizes: vec![10, 30, 60, 120],
-        repeats: 3,
+        sizes: vec![10, 20, 30, 60, 120],
+        seeds: 5,
         k: 1,
         similarity: Similarity::Cosine,
+        text: "content".into(),
+        orders: list("queue,random"),
+        variants: list("full,labels,no-mined,no-edited,cv"),
+        cv_report: true,
     };
     let mut i = 4;
     while i < v.len() {
+        let val = || v.get(i + 1).cloned().ok_or("missing value");
         match v[i].as_str() {
             "--sizes" => {
-                a.sizes = v[i + 1]
+                a.sizes = val()?
                     .split(',')
                     .map(str::parse)
                     .collect::<Result<_, _>>()?;
                 i += 1;
             }
-            "--repeats" => {
-                a.repeats = v[i + 1].parse()?;
+            "--seeds" => {
+                a.seeds = val()?.parse()?;
                 i += 1;
             }
             "--k" => {
-                a.k = v[i + 1].parse()?;
+                a.k = val()?.parse()?;
+                i += 1;
+            }
+            "--text" => {
+                a.text = val()?;
+                i += 1;
+            }
+            "--orders" => {
+                a.orders = list(&val()?);
+                i += 1;
+            }
+            "--variants" => {
+                a.variants = list(&val()?);
                 i += 1;
             }
             "--jaccard" => a.similarity = Similarity::Jaccard,
+            "--no-cv-report" => a.cv_report = false,
             other => return Err(format!("unknown option {other}").into()),
         }
         i += 1;
@@ -100,11 +146,76 @@ fn args() -> Res<Args> {
     Ok(a)
 }
 
-/// Document features of one family, computed once (DF over the whole collection, as
-/// `spotcheck train` and `detect` do).
+/// The fit options of a variant.
+fn variant(name: &str, base: &TrainOptions) -> Res<FitOptions> {
+    let full = FitOptions {
+        train: base.clone(),
+        ..FitOptions::default()
+    };
+    Ok(match name {
+        "full" => full,
+        "labels" => FitOptions {
+            robust: RobustOptions::off(),
+            l2_cv: false,
+            ..full
+        },
+        "no-mined" => FitOptions {
+            robust: RobustOptions {
+                mined_per_positive: 0.0,
+                ..full.robust.clone()
+            },
+            ..full
+        },
+        "no-edited" => FitOptions {
+            robust: RobustOptions {
+                edited_per_document: 0,
+                ..full.robust.clone()
+            },
+            ..full
+        },
+        "cv" => FitOptions {
+            l2_cv: true,
+            ..full
+        },
+        other => return Err(format!("unknown variant {other}").into()),
+    })
+}
+
+/// A family's gold rows.
+fn family_rows(rows: &[(String, String)], spec: &str) -> Res<Vec<(String, String)>> {
+    if let Some(parity) = spec.strip_prefix("stories:") {
+        let want = match parity {
+            "even" => 0,
+            "odd" => 1,
+            _ => return Err(format!("stories:even or stories:odd, not {spec}").into()),
+        };
+        let names: BTreeSet<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+        let keep: HashSet<&str> = names
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == want)
+            .map(|(_, n)| n)
+            .collect();
+        return Ok(rows
+            .iter()
+            .filter(|r| keep.contains(r.1.as_str()))
+            .cloned()
+            .collect());
+    }
+    let p = format!("{}/", spec.strip_prefix("prefix:").unwrap_or(spec));
+    Ok(rows
+        .iter()
+        .filter(|r| r.0.starts_with(&p))
+        .cloned()
+        .collect())
+}
+
+/// Document k-gram statistics and features of one family, computed once (DF over the
+/// whole collection, as `spotcheck train` and `detect` do).
 struct Family {
     ids: Vec<i64>,
     slot: HashMap<i64, usize>,
+    terms: Vec<DocTerms>,
     feats: Vec<DocFeatures>,
 }
 
@@ -116,34 +227,40 @@ fn family(dfs: &DocFreqs, terms: &HashMap<i64, DocTerms>, ids: &HashSet<i64>) ->
         .collect();
     ids.sort_unstable();
     let slot = ids.iter().enumerate().map(|(i, &d)| (d, i)).collect();
-    let feats = ids.iter().map(|d| features(&terms[d], dfs)).collect();
-    Family { ids, slot, feats }
+    let terms: Vec<DocTerms> = ids.iter().map(|d| terms[d].clone()).collect();
+    let feats = terms.iter().map(|t| features(t, dfs)).collect();
+    Family {
+        ids,
+        slot,
+        terms,
+        feats,
+    }
 }
 
 /// (threshold, precision, recall, F1).
 type Best = Option<(f64, f64, f64, f64)>;
 
-/// Max-F1 (threshold, P, R, F1) of λ on a family against its gold, with the scored pairs.
-fn max_f1(
+/// Max-F1 of λ on a family against its gold, and F1 at `threshold`.
+fn evaluate(
     fam: &Family,
     gold: &Gold,
     lambda: &[f64],
     sim: Similarity,
-) -> (Best, Vec<(i64, i64, f64)>) {
-    // The same rule as `detect`: too few k-grams, not matched.
-    let vecs: Vec<_> = fam
+    threshold: f64,
+) -> (Best, f64) {
+    // The same stub rule as `detect`: too few distinct k-grams in the text, not matched.
+    let vecs: Vec<SparseVec> = fam
         .feats
         .iter()
         .map(|f| {
-            let v = weigh(f, lambda);
-            if v.len() < DEFAULT_MIN_KGRAMS {
-                Default::default()
+            if f.len() < DEFAULT_MIN_KGRAMS {
+                SparseVec::default()
             } else {
-                v
+                weigh(f, lambda)
             }
         })
         .collect();
-    let (pairs, _) = match_pairs(&vecs, sim, FLOOR, Candidates::Index);
+    let (pairs, _) = match_pairs(&vecs, sim, FLOOR.min(threshold), Candidates::Index);
     let scored: Vec<(i64, i64, f64)> = pairs
         .iter()
         .map(|&(a, b, s)| (fam.ids[a as usize], fam.ids[b as usize], s))
@@ -151,7 +268,15 @@ fn max_f1(
     let m = gold
         .max_f1(&scored)
         .map(|(t, s)| (t, s.precision, s.recall, s.f1));
-    (m, scored)
+    let at = gold
+        .score_pairs(
+            scored
+                .iter()
+                .filter(|p| p.2 >= threshold)
+                .map(|p| (p.0, p.1)),
+        )
+        .f1;
+    (m, at)
 }
 
 fn fmt(m: Best) -> String {
@@ -161,18 +286,18 @@ fn fmt(m: Best) -> String {
     }
 }
 
-/// Trains on the labels of `coder` (training pairs as `spotcheck train` builds them).
-fn train_on_labels(
+/// The labeled pairs of `coder` as indices into the family (as `spotcheck train` reads them).
+fn labeled_pairs(
     store: &Store,
     fam: &Family,
     coder: &str,
-    opts: &TrainOptions,
-) -> Res<(AnddModel, usize)> {
+    seed: u64,
+) -> Res<(Vec<TrainPair>, usize)> {
     let set = training_pairs(
         store,
         &PairOptions {
             coder: Some(coder.to_string()),
-            seed: opts.seed,
+            seed,
             test_fraction: 0.0,
             ..PairOptions::default()
         },
@@ -188,12 +313,11 @@ fn train_on_labels(
             })
         })
         .collect();
-    let model = train(&fam.feats, &pairs, opts, "main", |_, _| {})?;
-    Ok((model, set.counts.documents as usize))
+    Ok((pairs, set.counts.documents as usize))
 }
 
-fn family_ids(store: &Store, gold_rows: &[(String, String)]) -> Res<HashSet<i64>> {
-    let urls: HashSet<&str> = gold_rows.iter().map(|(u, _)| u.as_str()).collect();
+fn ids_of(store: &Store, rows: &[(String, String)]) -> Res<HashSet<i64>> {
+    let urls: HashSet<&str> = rows.iter().map(|(u, _)| u.as_str()).collect();
     Ok(store
         .url_ids()?
         .into_iter()
@@ -202,16 +326,45 @@ fn family_ids(store: &Store, gold_rows: &[(String, String)]) -> Res<HashSet<i64>
         .collect())
 }
 
+/// One trained model of the curve.
+struct Row {
+    variant: String,
+    order: String,
+    size: usize,
+    documents: usize,
+    fitted: Fitted,
+    max_f1: Best,
+    at_threshold: f64,
+    cv_max_f1: f64,
+    cv_at_threshold: f64,
+    secs: f64,
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+fn max(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
 fn main() -> Res<()> {
     let a = args()?;
     let started = Instant::now();
     let mut store = Store::open_existing(&a.db)?;
-    let gold_file = |f: &str| a.dir.join(format!("gold-{f}.tsv"));
-    let train_rows = read_gold_file(&gold_file(&a.train_family))?;
-    let test_rows = read_gold_file(&gold_file(&a.test_family))?;
+    let rows = read_gold_file(&a.gold)?;
+    let train_rows = family_rows(&rows, &a.train_family)?;
+    let test_rows = family_rows(&rows, &a.test_family)?;
     let (test_gold, _) = gold_for_store(&store, &test_rows)?;
-    let train_ids = family_ids(&store, &train_rows)?;
-    let test_ids = family_ids(&store, &test_rows)?;
+    let train_ids = ids_of(&store, &train_rows)?;
+    let test_ids = ids_of(&store, &test_rows)?;
+    if !train_ids.is_disjoint(&test_ids) {
+        return Err("the two families share documents".into());
+    }
     eprintln!(
         "{}: {} documents (train); {}: {} documents, {} gold pairs (held out)",
         a.train_family,
@@ -221,9 +374,9 @@ fn main() -> Res<()> {
         test_gold.pair_count()
     );
 
-    // Baselines on the held-out family: SpotSigs down to τ = SPOT_FLOOR for its Max-F1,
-    // plain I-Match; then the detectors a coder reviews before any model exists (the
-    // defaults), run last so that they are the latest runs the review queue shows.
+    // Baselines on the held-out family: SpotSigs down to τ = SPOT_FLOOR for its Max-F1 and
+    // plain I-Match; then the default detectors a coder reviews before any model exists,
+    // run last so that they are the latest runs the review queue shows.
     let spot_low = run_with::<SpotSigs>(
         &mut store,
         &SpotSigsSettings {
@@ -240,176 +393,315 @@ fn main() -> Res<()> {
     )?;
     let spot = run_with::<SpotSigs>(&mut store, &SpotSigsSettings::default())?;
     let imatch = run_with::<IMatch>(&mut store, &IMatchSettings::default())?;
-    eprintln!("{}\n{}", spot.line(), imatch.line());
+    let cooper = run_with::<Cooper>(&mut store, &CooperSettings::default())?;
+    eprintln!("{}\n{}\n{}", spot.line(), imatch.line(), cooper.line());
     let run_max_f1 = |run: i64| -> Res<Best> {
         Ok(test_gold
             .max_f1(&store.run_pairs(run)?)
             .map(|(t, s)| (t, s.precision, s.recall, s.f1)))
     };
-    let base_spot = run_max_f1(spot_low.run)?;
-    let base_imatch = run_max_f1(imatch.run)?;
-    let base_imatch0 = run_max_f1(imatch0.run)?;
+    let run_f1 = |run: i64| -> Res<f64> {
+        Ok(test_gold
+            .score_pairs(store.run_pairs(run)?.iter().map(|p| (p.0, p.1)))
+            .f1)
+    };
+    let baselines = [
+        (
+            "SpotSigs (defaults)",
+            run_max_f1(spot.run)?,
+            run_f1(spot.run)?,
+        ),
+        (
+            "SpotSigs (pairs ≥ 0.5, for Max-F1)",
+            run_max_f1(spot_low.run)?,
+            f64::NAN,
+        ),
+        (
+            "I-Match (defaults, bags)",
+            run_max_f1(imatch.run)?,
+            run_f1(imatch.run)?,
+        ),
+        (
+            "I-Match (K = 0)",
+            run_max_f1(imatch0.run)?,
+            run_f1(imatch0.run)?,
+        ),
+        (
+            "Cooper (defaults)",
+            run_max_f1(cooper.run)?,
+            run_f1(cooper.run)?,
+        ),
+    ];
+    // The best default detector: the best F1 of a default run at its own defaults, and
+    // the best Max-F1 of any of them (thresholds tuned on the held-out gold).
+    let best_default_f1 = [0, 2, 4]
+        .iter()
+        .map(|&i| baselines[i].2)
+        .fold(0.0, f64::max);
+    let best_default_max = [0, 1, 2, 4]
+        .iter()
+        .map(|&i| baselines[i].1.map_or(0.0, |m| m.3))
+        .fold(0.0, f64::max);
 
     // Features of both families, one pass over the collection.
     let t0 = Instant::now();
     let keep: HashSet<i64> = train_ids.union(&test_ids).copied().collect();
-    let (dfs, terms) = collection_terms(&store, TextKind::Main, a.k, &keep)?;
+    let (dfs, terms) = collection_terms(&store, text_kind_of(&a.text), a.k, &keep)?;
     let train_fam = family(&dfs, &terms, &train_ids);
     let test_fam = family(&dfs, &terms, &test_ids);
     drop(terms);
     eprintln!("features in {:.1}s", t0.elapsed().as_secs_f64());
-    let opts = TrainOptions {
+    let base = TrainOptions {
         k: a.k,
         similarity: a.similarity,
         ..TrainOptions::default()
     };
-    let (tfidf, _) = max_f1(&test_fam, &test_gold, &prior(a.k), a.similarity);
+    let (tfidf, _) = evaluate(&test_fam, &test_gold, &prior(a.k), a.similarity, 1.0);
 
-    // Learning curve. The oracle labels the training family's proposed clusters until N
-    // documents are labeled, in two orders: the review queue's default order (largest
-    // clusters first: what a coder meets first, template look-alike clusters included),
-    // and a seeded random order of the same clusters (several draws).
-    let prefix = format!("{}/", a.train_family);
-    let proposed: Vec<Vec<i64>> = store
-        .run_clusters(spot.run)?
+    let proposed: Vec<Vec<i64>> = [spot.run, imatch.run, cooper.run]
+        .iter()
+        .map(|&r| store.run_clusters(r))
+        .collect::<Result<Vec<_>, _>>()?
         .into_iter()
-        .chain(store.run_clusters(imatch.run)?)
+        .flatten()
         .collect();
-    let mut rows = Vec::new();
-    let mut plan: Vec<(&str, Option<usize>, u64)> = Vec::new();
-    for &n in &a.sizes {
-        plan.push(("queue", Some(n), 0));
-        for r in 0..a.repeats {
-            plan.push(("random", Some(n), r));
-        }
-    }
-    plan.push(("queue", None, 0));
-    for (order, size, r) in plan {
-        let coder = format!(
-            "curve-{}-{order}-{}-r{r}",
-            a.train_family,
-            size.map_or("all".to_string(), |n| n.to_string())
-        );
-        let mut oracle = Oracle::new(&store, &train_rows, &coder)?;
-        let mut oo = OracleOptions {
-            url_prefix: Some(prefix.clone()),
-            max_documents: size,
-            ..OracleOptions::default()
-        };
-        let report = if order == "queue" {
-            oracle.label_queue(&mut store, &oo)?
-        } else {
-            oo.seed = Some(1000 + r);
-            oracle.label_sets(&mut store, proposed.clone(), &oo)?
-        };
-        let t = Instant::now();
-        let (model, docs) = match train_on_labels(&store, &train_fam, &coder, &opts) {
-            Ok(x) => x,
-            Err(e) => {
-                eprintln!("{coder}: {e}");
-                continue;
+    let prefix = (!a.train_family.starts_with("stories:")).then(|| {
+        format!(
+            "{}/",
+            a.train_family
+                .strip_prefix("prefix:")
+                .unwrap_or(&a.train_family)
+        )
+    });
+    let mut out: Vec<Row> = Vec::new();
+    for order in &a.orders {
+        for &n in &a.sizes {
+            for seed in 0..a.seeds {
+                let coder = format!("curve-{}-{order}-{n}-s{seed}", a.train_family);
+                let mut oracle = Oracle::new(&store, &train_rows, &coder)?;
+                let mut oo = OracleOptions {
+                    url_prefix: prefix.clone(),
+                    max_documents: Some(n),
+                    ..OracleOptions::default()
+                };
+                // Queue order is one labeling; label it once and reuse it for every seed.
+                let label_coder = if order == "queue" {
+                    format!("curve-{}-queue-{n}", a.train_family)
+                } else {
+                    coder.clone()
+                };
+                if order == "queue" {
+                    if seed == 0 {
+                        let mut o = Oracle::new(&store, &train_rows, &label_coder)?;
+                        o.label_queue(&mut store, &oo)?;
+                    }
+                } else {
+                    oo.seed = Some(1000 + seed);
+                    oracle.label_sets(&mut store, proposed.clone(), &oo)?;
+                }
+                let train_seed = base.seed ^ seed.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                let (pairs, documents) =
+                    labeled_pairs(&store, &train_fam, &label_coder, train_seed)?;
+                for v in &a.variants {
+                    let mut fo = variant(v, &base)?;
+                    fo.train.seed = train_seed;
+                    let t = Instant::now();
+                    let fitted = match fit(
+                        &train_fam.terms,
+                        &dfs,
+                        train_fam.feats.clone(),
+                        pairs.clone(),
+                        &fo,
+                        &a.text,
+                        |_, _| {},
+                    ) {
+                        Ok(f) => f,
+                        Err(e) => {
+                            eprintln!("{coder} {v}: {e}");
+                            continue;
+                        }
+                    };
+                    let secs = t.elapsed().as_secs_f64();
+                    let cv = if a.cv_report {
+                        cross_validate(
+                            &train_fam.terms,
+                            &dfs,
+                            &train_fam.feats,
+                            &pairs,
+                            &fo,
+                            CV_FOLDS,
+                        )?
+                    } else {
+                        Default::default()
+                    };
+                    let (m, at) = evaluate(
+                        &test_fam,
+                        &test_gold,
+                        &fitted.model.lambda,
+                        a.similarity,
+                        fitted.model.threshold,
+                    );
+                    let tr = &fitted.model.training;
+                    eprintln!(
+                        "{coder} {v}: {documents} documents, {}+/{}− pairs (mined {}, edited {}), \
+                         α {}, {} iterations in {secs:.1}s, threshold {:.4}; training CV Max-F1 \
+                         {:.3} (at threshold {:.3}, {} folds); held-out Max-F1 {}, F1 at threshold \
+                         {at:.3}",
+                        tr.positive_pairs,
+                        tr.negative_pairs,
+                        tr.mined_negatives,
+                        tr.edited_positives,
+                        fitted.model.l2,
+                        tr.iterations,
+                        fitted.model.threshold,
+                        cv.max_f1,
+                        cv.f1_at_threshold,
+                        cv.folds,
+                        fmt(m),
+                    );
+                    out.push(Row {
+                        variant: v.clone(),
+                        order: order.clone(),
+                        size: n,
+                        documents,
+                        fitted,
+                        max_f1: m,
+                        at_threshold: at,
+                        cv_max_f1: cv.max_f1,
+                        cv_at_threshold: cv.f1_at_threshold,
+                        secs,
+                    });
+                }
             }
-        };
-        let secs = t.elapsed().as_secs_f64();
-        let (m, scored) = max_f1(&test_fam, &test_gold, &model.lambda, a.similarity);
-        let at = test_gold.score_pairs(
-            scored
-                .iter()
-                .filter(|p| p.2 >= model.threshold)
-                .map(|p| (p.0, p.1)),
-        );
-        eprintln!(
-            "{coder}: {} decisions ({} confirmed, {} split, {} rejected), {docs} documents, \
-             {}+/{}− pairs, {} iterations in {secs:.1}s, threshold {:.4}: held-out Max-F1 {}, \
-             F1 at threshold {:.3}",
-            report.decisions(),
-            report.confirmed,
-            report.split,
-            report.rejected,
-            model.training.positive_pairs,
-            model.training.negative_pairs,
-            model.training.iterations,
-            model.threshold,
-            fmt(m),
-            at.f1
-        );
-        rows.push((order, size, docs, model, m, at.f1, secs));
+        }
     }
 
     println!(
-        "\n**Train {} → held out {}** (k = {}, {}; {} held-out documents, {} gold pairs)\n",
+        "\n**Train {} → held out {}** (k = {}, {}, {} text; {} held-out documents, {} gold \
+         pairs)\n",
         a.train_family,
         a.test_family,
         a.k,
         a.similarity.name(),
+        a.text,
         test_ids.len(),
         test_gold.pair_count()
     );
-    println!("| method | Max-F1 | P | R | at threshold |");
-    println!("|---|---|---|---|---|");
-    println!(
-        "| SpotSigs (defaults, τ ≥ {SPOT_FLOOR}) | {} |",
-        fmt(base_spot)
-    );
-    println!("| I-Match (K = 0) | {} |", fmt(base_imatch0));
-    println!("| I-Match (K = 10) | {} |", fmt(base_imatch));
-    println!("| TF·IDF cosine (λ₀, untrained) | {} |", fmt(tfidf));
-    let full = rows.iter().find(|r| r.1.is_none());
-    if let Some(full) = full {
-        println!(
-            "| ANDD, all proposed clusters labeled ({} documents) | {} |",
-            full.2,
-            fmt(full.4)
-        );
+    println!("| method | Max-F1 | P | R | best threshold | F1 at its defaults |");
+    println!("|---|---|---|---|---|---|");
+    for (name, m, f1) in &baselines {
+        let f = if f1.is_nan() {
+            "–".to_string()
+        } else {
+            format!("{f1:.3}")
+        };
+        println!("| {name} | {} | {f} |", fmt(*m));
     }
     println!(
-        "\nLearning curve (held-out Max-F1; F1 at the threshold chosen on the training pairs):\n"
+        "| TF·IDF cosine ({} text, λ₀: ANDD untrained) | {} | – |",
+        a.text,
+        fmt(tfidf)
     );
     println!(
-        "| labeling order | labeled documents | draws | Max-F1 mean | min | max | \
-         F1 at model threshold (mean) | train pairs +/− (mean) | train s |"
+        "\nBest default detector on the held-out family: F1 {best_default_f1:.3} at its \
+         defaults, Max-F1 {best_default_max:.3}.\n"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    let mut keys: Vec<(&str, Option<usize>)> = rows.iter().map(|r| (r.0, r.1)).collect();
-    keys.dedup();
-    for key in keys {
-        let g: Vec<_> = rows.iter().filter(|r| (r.0, r.1) == key).collect();
-        let f: Vec<f64> = g.iter().map(|r| r.4.map_or(0.0, |m| m.3)).collect();
-        let n = g.len() as f64;
-        let mean = |v: &dyn Fn(&&_) -> f64| g.iter().map(v).sum::<f64>() / n;
-        println!(
-            "| {} | {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0}/{:.0} | {:.1} |",
-            key.0,
-            key.1.map_or_else(
-                || format!("all ({})", g[0].2),
-                |k| format!("{k} ({:.0})", mean(&|r| r.2 as f64))
-            ),
-            g.len(),
-            f.iter().sum::<f64>() / n,
-            f.iter().copied().fold(f64::INFINITY, f64::min),
-            f.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            mean(&|r| r.5),
-            mean(&|r| r.3.training.positive_pairs as f64),
-            mean(&|r| r.3.training.negative_pairs as f64),
-            mean(&|r| r.6),
-        );
-    }
-    for (label, row) in [
-        (
-            "queue order, 60 documents",
-            rows.iter().find(|r| r.0 == "queue" && r.1 == Some(60)),
-        ),
-        ("all labels", full),
-    ] {
-        if let Some(r) = row {
-            let w: Vec<String> =
-                r.3.features
+    println!(
+        "| variant | order | labeled documents (mean) | seeds | held-out Max-F1 mean | min–max | \
+         F1 at model threshold mean | min–max | training CV Max-F1 | training CV F1 at threshold \
+         | pairs +/− (mean) | mined / edited (mean) | α (most common) | fit s (mean) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut steps: Vec<String> = Vec::new();
+    for v in &a.variants {
+        for order in &a.orders {
+            let mut prev: Option<(usize, f64)> = None;
+            let mut worst_drop = 0.0f64;
+            for &n in &a.sizes {
+                let g: Vec<&Row> = out
                     .iter()
-                    .zip(&r.3.lambda)
-                    .map(|(f, l)| format!("{f} {l:+.3}"))
+                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
                     .collect();
-            println!("\nλ ({label}): {}", w.join(", "));
+                if g.is_empty() {
+                    continue;
+                }
+                let f: Vec<f64> = g.iter().map(|r| r.max_f1.map_or(0.0, |m| m.3)).collect();
+                let at: Vec<f64> = g.iter().map(|r| r.at_threshold).collect();
+                let col =
+                    |h: &dyn Fn(&Row) -> f64| mean(&g.iter().map(|r| h(r)).collect::<Vec<_>>());
+                let mut alphas: HashMap<String, usize> = HashMap::new();
+                for r in &g {
+                    *alphas.entry(format!("{}", r.fitted.model.l2)).or_default() += 1;
+                }
+                let alpha = alphas
+                    .into_iter()
+                    .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)))
+                    .map(|x| x.0)
+                    .unwrap_or_default();
+                let m = mean(&f);
+                if let Some((_, p)) = prev {
+                    worst_drop = worst_drop.max(p - m);
+                }
+                prev = Some((n, m));
+                println!(
+                    "| {v} | {order} | {n} ({:.0}) | {} | {m:.3} | {:.3}–{:.3} | {:.3} | \
+                     {:.3}–{:.3} | {:.3} | {:.3} | {:.0}/{:.0} | {:.0} / {:.0} | {alpha} | {:.1} |",
+                    col(&|r| r.documents as f64),
+                    g.len(),
+                    min(&f),
+                    max(&f),
+                    mean(&at),
+                    min(&at),
+                    max(&at),
+                    col(&|r| r.cv_max_f1),
+                    col(&|r| r.cv_at_threshold),
+                    col(&|r| r.fitted.model.training.positive_pairs as f64),
+                    col(&|r| r.fitted.model.training.negative_pairs as f64),
+                    col(&|r| r.fitted.model.training.mined_negatives as f64),
+                    col(&|r| r.fitted.model.training.edited_positives as f64),
+                    col(&|r| r.secs),
+                );
+            }
+            let at60 = out
+                .iter()
+                .filter(|r| &r.variant == v && &r.order == order && r.size == 60)
+                .map(|r| r.max_f1.map_or(0.0, |m| m.3))
+                .collect::<Vec<_>>();
+            steps.push(format!(
+                "{v}, {order}: largest drop of the mean between steps {worst_drop:.3}; Max-F1 at \
+                 60 documents {} the best default detector's Max-F1 ({best_default_max:.3})",
+                if at60.is_empty() {
+                    "–".to_string()
+                } else {
+                    format!(
+                        "{:.3} ({:+.3} against",
+                        mean(&at60),
+                        mean(&at60) - best_default_max
+                    ) + ")"
+                }
+            ));
         }
+    }
+    println!();
+    for s in steps {
+        println!("- {s}");
+    }
+    if let Some(r) = out
+        .iter()
+        .find(|r| r.variant == "full" && r.order == "queue" && r.size == 60)
+    {
+        let w: Vec<String> = r
+            .fitted
+            .model
+            .features
+            .iter()
+            .zip(&r.fitted.model.lambda)
+            .map(|(f, l)| format!("{f} {l:+.3}"))
+            .collect();
+        println!(
+            "\nλ (full, queue order, 60 documents, seed 0): {}",
+            w.join(", ")
+        );
     }
     eprintln!("done in {:.0}s", started.elapsed().as_secs_f64());
     Ok(())

@@ -24,6 +24,7 @@ use crate::cmd::stage::StageConfig;
 use crate::cmd::stats::StatsConfig;
 use crate::cmd::train::TrainConfig;
 use crate::learn::andd::TrainOptions;
+use crate::learn::robust::RobustOptions;
 use crate::sig::andd::Similarity;
 use crate::store::TextKind;
 
@@ -730,16 +731,26 @@ pub struct TrainArgs {
     #[arg(long, value_name = "F", value_parser = parse_l2)]
     pub l2: Option<f64>,
     /// Choose α by 3-fold cross-validation on the labels (F1 at each fold model's own
-    /// threshold; α from 0.01, 0.1, 1, 10, 100).
+    /// threshold; α from 0.01, 0.1, 1, 10, 100; too few labels for the folds: 100).
     #[arg(long, conflicts_with = "l2")]
     pub l2_cv: bool,
+    /// Hard negatives mined among the labeled documents per labeled near-duplicate pair:
+    /// the pairs TF·IDF ranks highest that the labels put in different clusters; 0 = none
+    /// [default: 1].
+    #[arg(long, value_name = "F", value_parser = parse_l2)]
+    pub hard_negatives: Option<f64>,
+    /// Synthetic edited copies per labeled document, each a near-duplicate positive of its
+    /// original (end cut off, a paragraph inserted, words substituted); 0 = none, at most 3
+    /// [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=3))]
+    pub edited_copies: Option<u64>,
     /// Seed of the negative sampling (labels and seed fix the model).
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
     /// Only this coder's labels (default: every coder's; pairs they disagree on left out).
     #[arg(long, value_name = "NAME")]
     pub coder: Option<String>,
-    /// Which stored text the model reads [default: main].
+    /// Which stored text the model reads [default: content].
     #[arg(long, value_enum)]
     pub text: Option<TextArg>,
     /// Most L-BFGS iterations [default: 100].
@@ -1163,6 +1174,7 @@ impl ExportArgs {
 impl TrainArgs {
     pub fn config(&self) -> TrainConfig {
         let defaults = TrainOptions::default();
+        let robust_defaults = RobustOptions::default();
         TrainConfig {
             db: self.db.db.clone(),
             out: self.out.clone(),
@@ -1177,14 +1189,24 @@ impl TrainArgs {
                 max_iters: self.max_iters.unwrap_or(defaults.max_iters),
                 ..defaults
             },
-            // The model reads the main text unless told otherwise.
+            // The model reads the content text (site templates removed) unless told
+            // otherwise.
             text: match self.text {
                 Some(TextArg::Visible) => TextKind::Visible,
-                Some(TextArg::Content) => TextKind::Content,
-                _ => TextKind::Main,
+                Some(TextArg::Main) => TextKind::Main,
+                _ => TextKind::Content,
             },
             coder: self.coder.clone(),
             l2_cv: self.l2_cv,
+            robust: RobustOptions {
+                mined_per_positive: self
+                    .hard_negatives
+                    .unwrap_or(robust_defaults.mined_per_positive),
+                edited_per_document: self
+                    .edited_copies
+                    .map_or(robust_defaults.edited_per_document, |n| n as usize),
+                ..robust_defaults
+            },
             json: self.json,
         }
     }

@@ -15,9 +15,9 @@ use serde_json::json;
 
 use crate::learn::andd::{self, AnddModel, TrainOptions, TrainPair};
 pub use crate::learn::corpus::{collection_terms, load_model, save_model, text_kind_of, text_name};
-use crate::learn::cv::{choose_l2, DEFAULT_L2_GRID};
 use crate::learn::pairs::{training_pairs, PairCounts, PairOptions, Provenance, TrainingSet};
-use crate::sig::andd::{features, DocFeatures};
+use crate::learn::robust::{fit, FitOptions, RobustOptions, CV_FOLDS};
+use crate::sig::andd::{features, DocFeatures, DocFreqs, DocTerms};
 use crate::store::{Store, TextKind, NO_MAIN_TEXT};
 
 /// The default model path: the database's path with the extension `.andd.json`.
@@ -38,11 +38,10 @@ pub struct TrainConfig {
     pub coder: Option<String>,
     /// Choose α by cross-validation on the labels instead of `options.l2`.
     pub l2_cv: bool,
+    /// Mined hard negatives and edited-copy positives.
+    pub robust: RobustOptions,
     pub json: bool,
 }
-
-/// Folds of `--l2-cv`.
-pub const CV_FOLDS: usize = 3;
 
 /// `spotcheck train`.
 pub fn run(a: &TrainConfig) -> Result<ExitCode> {
@@ -91,22 +90,42 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
         text_name(text),
         opts.k
     );
-    let (docs, indexed) = weighted_features(&store, &pairs, &opts, text)?;
-    let mut opts = opts;
-    if a.l2_cv {
-        let choice = choose_l2(&docs, &indexed, &opts, &DEFAULT_L2_GRID, CV_FOLDS)?;
-        for (l2, f1) in &choice.scores {
-            eprintln!("α {l2}: held-out F1 at the fold models' thresholds {f1:.4}");
-        }
+    let labeled = labeled_terms(&store, &pairs, &opts, text)?;
+    let fit_options = FitOptions {
+        train: opts,
+        robust: a.robust.clone(),
+        l2_cv: a.l2_cv,
+    };
+    let fitted = fit(
+        &labeled.terms,
+        &labeled.dfs,
+        labeled.docs,
+        labeled.pairs,
+        &fit_options,
+        text_name(text),
+        |i, loss| {
+            eprintln!("iteration {i:>3}: objective {loss:.6}");
+        },
+    )?;
+    eprintln!(
+        "added {} mined hard negatives and {} edited-copy positives",
+        fitted.augmented.mined_negatives, fitted.augmented.edited_positives
+    );
+    for (l2, f1) in &fitted.l2_scores {
+        eprintln!("α {l2}: held-out F1 at the fold models' thresholds {f1:.4}");
+    }
+    if a.l2_cv && fitted.l2_scores.is_empty() {
+        eprintln!(
+            "too few labels for {CV_FOLDS}-fold cross-validation: α = {} (nearest TF·IDF)",
+            fitted.model.l2
+        );
+    } else if a.l2_cv {
         eprintln!(
             "chose α = {} by {CV_FOLDS}-fold cross-validation",
-            choice.l2
+            fitted.model.l2
         );
-        opts.l2 = choice.l2;
     }
-    let mut model = andd::train(&docs, &indexed, &opts, text_name(text), |i, loss| {
-        eprintln!("iteration {i:>3}: objective {loss:.6}");
-    })?;
+    let mut model = fitted.model;
     model.training.coders = set.coders.clone();
     save_model(&model, &out)?;
     let t = &model.training;
@@ -125,6 +144,9 @@ pub fn run(a: &TrainConfig) -> Result<ExitCode> {
         "loss_final": t.loss_final,
         "stopped": t.stopped,
         "train_f1": t.train_f1,
+        "l2": model.l2,
+        "mined_negatives": t.mined_negatives,
+        "edited_positives": t.edited_positives,
         "seconds": started.elapsed().as_secs_f64(),
     });
     if a.json {
@@ -220,6 +242,27 @@ pub fn weighted_features(
     opts: &TrainOptions,
     text: TextKind,
 ) -> Result<(Vec<DocFeatures>, Vec<TrainPair>)> {
+    let l = labeled_terms(store, pairs, opts, text)?;
+    Ok((l.docs, l.pairs))
+}
+
+/// The labeled documents as training reads them: the collection's document frequencies,
+/// each labeled document's k-gram statistics and feature rows (same order), and the
+/// pairs as indices into them.
+pub struct LabeledTerms {
+    pub dfs: DocFreqs,
+    pub terms: Vec<DocTerms>,
+    pub docs: Vec<DocFeatures>,
+    pub pairs: Vec<TrainPair>,
+}
+
+/// Reads [`LabeledTerms`] for weighted pairs `(a, b, same, weight)` of document ids.
+pub fn labeled_terms(
+    store: &Store,
+    pairs: &[(i64, i64, bool, f64)],
+    opts: &TrainOptions,
+    text: TextKind,
+) -> Result<LabeledTerms> {
     let as_train: Vec<TrainPair> = pairs
         .iter()
         .map(|&(a, b, same, _)| TrainPair::new(a as usize, b as usize, same))
@@ -227,14 +270,12 @@ pub fn weighted_features(
     // Refuse before reading the collection.
     andd::check_label_counts(&as_train)?;
     let ids: HashSet<i64> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
-    let (dfs, terms) = collection_terms(store, text, opts.k, &ids)?;
-    let mut order: Vec<i64> = terms.keys().copied().collect();
+    let (dfs, mut by_id) = collection_terms(store, text, opts.k, &ids)?;
+    let mut order: Vec<i64> = by_id.keys().copied().collect();
     order.sort_unstable();
     let slot: HashMap<i64, usize> = order.iter().enumerate().map(|(i, &d)| (d, i)).collect();
-    let docs: Vec<DocFeatures> = order
-        .par_iter()
-        .map(|id| features(&terms[id], &dfs))
-        .collect();
+    let terms: Vec<DocTerms> = order.iter().filter_map(|id| by_id.remove(id)).collect();
+    let docs: Vec<DocFeatures> = terms.par_iter().map(|t| features(t, &dfs)).collect();
     let indexed: Vec<TrainPair> = pairs
         .iter()
         .filter_map(|&(a, b, same, weight)| {
@@ -246,7 +287,12 @@ pub fn weighted_features(
             })
         })
         .collect();
-    Ok((docs, indexed))
+    Ok(LabeledTerms {
+        dfs,
+        terms,
+        docs,
+        pairs: indexed,
+    })
 }
 
 #[cfg(test)]

@@ -40,7 +40,7 @@ pub struct AnddSettings {
     pub lsh_bits: Option<usize>,
     /// LSH bands (default: chosen from the threshold, see `andd_matcher::auto_bands`).
     pub lsh_bands: Option<usize>,
-    /// Documents with fewer non-zero k-grams are not matched (`None`:
+    /// Documents whose text has fewer distinct k-grams are not matched (`None`:
     /// `sig::andd::DEFAULT_MIN_KGRAMS`).
     pub min_kgrams: Option<usize>,
 }
@@ -106,7 +106,7 @@ static PARAMS: &[Param<S>] = &[
         flag: "min-kgrams",
         value_name: "N",
         kind: Kind::at_least(1),
-        help: "ANDD: documents with fewer non-zero k-grams are not matched.",
+        help: "ANDD: documents whose text has fewer distinct k-grams are not matched.",
         paper: None,
         get: |s| Some(Value::Int(s.min_kgrams.unwrap_or(DEFAULT_MIN_KGRAMS) as u64)),
         unset: "",
@@ -227,14 +227,13 @@ impl Detector for Andd {
                 title,
                 url: &d.url,
             };
-            let v = weigh(
-                &features(&doc_terms(&input, p.model.k), &p.dfs),
-                &p.model.lambda,
-            );
-            if v.len() < p.min_kgrams {
+            // The stub rule counts the text's distinct k-grams, not those the weights
+            // keep: a rule on the weighted vector is a knife edge in λ (issue 20).
+            let f = features(&doc_terms(&input, p.model.k), &p.dfs);
+            if f.len() < p.min_kgrams {
                 SparseVec::default()
             } else {
-                v
+                weigh(&f, &p.model.lambda)
             }
         }
     }

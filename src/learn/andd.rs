@@ -355,7 +355,10 @@ impl Gradient for Objective<'_> {
 /// What training did, stored in the model file (no timings, so a seed reproduces the file).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TrainSummary {
+    /// Labeled documents (edited copies not counted).
     pub documents: usize,
+    /// Labeled pairs of each class (edited-copy positives and mined negatives are counted
+    /// in `edited_positives` and `mined_negatives`).
     pub positive_pairs: usize,
     pub negative_pairs: usize,
     pub preferences: usize,
@@ -377,6 +380,15 @@ pub struct TrainSummary {
     pub coders: Vec<String>,
     #[serde(default)]
     pub seed: u64,
+    /// Negatives mined among the labeled documents (`learn::robust`); 0 in older files.
+    #[serde(default)]
+    pub mined_negatives: usize,
+    /// Edited-copy positives added (`learn::robust`); 0 in older files.
+    #[serde(default)]
+    pub edited_positives: usize,
+    /// Whether α was chosen by cross-validation on the training pairs.
+    #[serde(default)]
+    pub l2_cv: bool,
 }
 
 /// A trained ANDD model: what detection needs to rebuild the vectors, and how it was made.
@@ -386,7 +398,7 @@ pub struct AnddModel {
     pub version: u32,
     pub k: usize,
     pub similarity: Similarity,
-    /// Which stored text the vectors read: "main" or "visible".
+    /// Which stored text the vectors read: "content", "main" or "visible".
     pub text: String,
     /// Feature names in the order of λ (see `sig::andd`).
     pub features: Vec<String>,
@@ -473,9 +485,9 @@ impl AnddModel {
                 m.lambda
             );
         }
-        if m.text != "main" && m.text != "visible" {
+        if !["content", "main", "visible"].contains(&m.text.as_str()) {
             bail!(
-                "{origin}: text must be \"main\" or \"visible\", found {:?}",
+                "{origin}: text must be \"content\", \"main\" or \"visible\", found {:?}",
                 m.text
             );
         }
@@ -679,6 +691,9 @@ pub fn train(
             mean_sim_negative: mean(false),
             coders: Vec::new(),
             seed: opts.seed,
+            mined_negatives: 0,
+            edited_positives: 0,
+            l2_cv: false,
         },
     })
 }

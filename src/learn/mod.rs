@@ -1,4 +1,5 @@
-//! Training pairs, ANDD features and training, cross-validation, evaluation metrics.
+//! Training pairs, ANDD features and training, cross-validation, robust training
+//! additions (mined negatives, edited copies), evaluation metrics.
 
 pub mod andd;
 pub mod corpus;
@@ -7,3 +8,4 @@ pub mod estimate;
 pub mod labels;
 pub mod metrics;
 pub mod pairs;
+pub mod robust;

@@ -358,10 +358,11 @@ pub fn linear(lambda: &[f64], row: &[f64]) -> f64 {
     lambda.iter().zip(row).map(|(l, x)| l * x).sum()
 }
 
-/// Documents whose weighted vector has fewer non-zero k-grams than this are not matched
-/// (as I-Match signs no document with fewer than 5 lexicon terms): the similarity of two
-/// vectors of two or three k-grams is no evidence, and pages whose words the tokenizer
-/// cannot split (CJK text without spaces) otherwise match every page of their template.
+/// Documents whose text has fewer distinct k-grams than this are not matched (as I-Match
+/// signs no document with fewer than 5 lexicon terms): the similarity of two vectors of two
+/// or three k-grams is no evidence. The count is taken before weighting, so whether a page
+/// is a stub does not depend on λ (a minimum on the weighted vector was a knife edge:
+/// BENCHMARKS, issue 20).
 pub const DEFAULT_MIN_KGRAMS: usize = 5;
 
 /// A sparse non-negative vector over k-gram hashes, sorted by hash, without zeros.

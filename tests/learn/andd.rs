@@ -317,4 +317,48 @@ fn train_from_oracle_labels_is_reproducible_and_refuses_too_few_labels() {
     );
     let (ok, _, err) = train(&m4, &["--l2", "1", "--l2-cv"]);
     assert!(!ok && err.contains("cannot be used with"), "{err}");
+    // The defaults (issue 20): content text, mined hard negatives and edited-copy
+    // positives, each recorded in the model; α fixed; the labeled pairs counted apart.
+    let m = load_model(&m1).unwrap();
+    assert_eq!(m.text, "content");
+    assert!(!m.training.l2_cv && m.l2 == 1.0);
+    assert!(default_counts(&m), "{:?}", m.training);
+    assert!(load_model(&m4).unwrap().training.l2_cv);
+    // Each piece can be turned off; the labels alone give the session-3 training.
+    let m5 = db.with_file_name("m5.json");
+    let (ok, _, err) = train(
+        &m5,
+        &[
+            "--seed",
+            "7",
+            "--hard-negatives",
+            "0",
+            "--edited-copies",
+            "0",
+        ],
+    );
+    assert!(ok, "{err}");
+    let m = load_model(&m5).unwrap();
+    assert_eq!(
+        (
+            m.training.mined_negatives,
+            m.training.edited_positives,
+            m.training.l2_cv,
+            m.l2
+        ),
+        (0, 0, false, 1.0)
+    );
+    let (ok, _, err) = train(&m5, &["--edited-copies", "4"]);
+    assert!(!ok && err.contains("--edited-copies"), "{err}");
+    let (ok, _, err) = train(&m5, &["--text", "main"]);
+    assert!(ok, "{err}");
+    assert_eq!(load_model(&m5).unwrap().text, "main");
+}
+
+/// A default model made one edited copy of each labeled document (16 here) and mined at
+/// most one negative per labeled positive (none here: pages of different topics share only
+/// template words, whose TF·IDF is too low to pass the mining floor).
+fn default_counts(m: &spotcheck::learn::andd::AnddModel) -> bool {
+    m.training.edited_positives == m.training.documents
+        && m.training.mined_negatives <= m.training.positive_pairs
 }
