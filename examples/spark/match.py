@@ -126,14 +126,19 @@ def ordered_tokens(occ, key, count=None):
     return per.select("idx", tokens.alias("tokens")).withColumn("len", F.size("tokens"))
 
 
-def prefix_join(pre, whole, size_ok):
+def prefix_join(pre, whole, size_ok, across_sites=False):
     """Candidate pairs (a < b) whose `pre` prefix token meets the other's `whole` token
-    (or prefix), passing `size_ok(la, lb)`: one join on the token, deduplicated."""
-    x = pre.select(F.col("idx").alias("x"), F.col("len").alias("lx"), "tok")
-    y = whole.select(F.col("idx").alias("y"), F.col("len").alias("ly"), "tok")
+    (or prefix), passing `size_ok(l_pre, l_whole)` (and with `across_sites`, of different
+    `site`s): one join on the token, deduplicated."""
+    site = ["site"] if across_sites else []
+    x = pre.select(F.col("idx").alias("x"), F.col("len").alias("lx"), "tok", *site)
+    y = whole.select(F.col("idx").alias("y"), F.col("len").alias("ly"), "tok", *[F.col(c).alias("ys") for c in site])
+    cond = (F.col("x") != F.col("y")) & size_ok(F.col("lx"), F.col("ly"))
+    if across_sites:
+        cond = cond & (F.col("site") != F.col("ys"))
     return (
         x.join(y, "tok")
-        .where((F.col("x") != F.col("y")) & size_ok(F.col("lx"), F.col("ly")))
+        .where(cond)
         .select(F.least("x", "y").alias("a"), F.greatest("x", "y").alias("b"))
         .distinct()
     )
@@ -295,9 +300,9 @@ def cooper(spark, docs, s):
     shorter list's size differing) for every pair, and the containment rule (fewer than
     `contained_pct` of the shorter list missing from a list at most `contained_size_pct`
     larger) for pairs of different sites only, as `sig::cooper::detect_across_sites`.
-    Candidates by its prefix filter: lists ordered rarest term first, each list's first
-    `probe_len` terms joined with the other lists' terms (whole, which the containment
-    rule needs; with it off the prefixes alone would do, and whole is a superset)."""
+    Candidates by its prefix filter, lists ordered rarest term first: for the delta test
+    the two lists' prefixes share a term; for the containment rule (across sites only)
+    the shorter list's prefix meets the longer list anywhere."""
     n = docs.count()
     size_pct, delta_pct = int(s["size_pct"]), int(s["delta_pct"])
     contained_pct = int(s.get("contained_pct", 0) or 0)
@@ -313,18 +318,34 @@ def cooper(spark, docs, s):
             F.least(F.col("len"), (F.floor((scaled - 1) / 100) + 1).cast("int"))
         )
 
-    plen = prefix_len(delta_pct)
-    if contained_pct > 0:
-        plen = F.greatest(plen, prefix_len(contained_pct))
-    pre = per.select("idx", "len", F.explode(F.slice("tokens", 1, plen.cast("int"))).alias("tok"))
-    whole = per.select("idx", "len", F.explode("tokens").alias("tok")) if contained_pct > 0 else pre
-    widest = max(size_pct, contained_size_pct if contained_pct > 0 else 0)
+    # The delta test: both lists' prefixes of `prefix_len(delta_pct)` terms share a term
+    # (a superset of what detect's probe finds).
+    def exploded(plen):
+        return per.join(sites, "idx").select(
+            "idx", "len", "site", F.explode(F.slice("tokens", 1, plen.cast("int"))).alias("tok")
+        )
+
+    pre = exploded(prefix_len(delta_pct))
     cand = prefix_join(
         pre,
-        whole,
+        pre,
         lambda la, lb: F.greatest(la, lb).cast("long") * 100
-        <= F.least(la, lb).cast("long") * (100 + widest),
+        <= F.least(la, lb).cast("long") * (100 + size_pct),
     )
+    if contained_pct > 0:
+        # The containment rule: across sites, the shorter list's first
+        # `prefix_len(contained_pct)` terms meet the longer list anywhere.
+        pre_c = exploded(prefix_len(contained_pct))
+        whole = exploded(F.col("len"))
+        cand = cand.unionByName(
+            prefix_join(
+                pre_c,
+                whole,
+                lambda ls, ll: (ls <= ll)
+                & (ll.cast("long") * 100 <= ls.cast("long") * (100 + contained_size_pct)),
+                across_sites=True,
+            )
+        ).distinct()
     cand = verified(cand, per).withColumnRenamed("m", "common")
     sa = sites.select(F.col("idx").alias("a"), F.col("site").alias("sa"))
     sb = sites.select(F.col("idx").alias("b"), F.col("site").alias("sb"))
