@@ -156,6 +156,14 @@ def verified(cand, per):
     )
 
 
+def materialized(frame):
+    """`frame` computed once and kept: a frame two later steps read would otherwise be
+    recomputed by each (Spark caches lazily, and concurrent jobs do not share the work)."""
+    frame = frame.cache()
+    frame.count()
+    return frame
+
+
 # The prefix and length filters use τ lowered by this factor: a pair whose similarity,
 # computed in floating point as in Rust, reaches τ is then never filtered out by a bound
 # computed in floating point too (the filters only make candidates; the verification uses
@@ -175,8 +183,8 @@ def spotsigs(spark, docs, s):
         idf_max = normalized_idf(max(n, 2), 2) + 1e-12
     occ = docs.select("idx", "site", F.explode("spotsigs").alias("sig"))
     # One row per (document, signature) with its multiplicity: the vectors before filtering.
-    vec = occ.groupBy("idx", "site", "sig").agg(F.count("*").alias("c")).cache()
-    df = vec.groupBy("sig").agg(F.count("*").alias("df"))
+    vec = materialized(occ.groupBy("idx", "site", "sig").agg(F.count("*").alias("c")))
+    df = materialized(vec.groupBy("sig").agg(F.count("*").alias("df")))
     # The idf window, decided per distinct df value in Python (the same libm log as Rust).
     dfs = [r["df"] for r in df.select("df").distinct().collect()]
     allowed = [f for f in dfs if idf_min <= normalized_idf(n, f) <= idf_max]
@@ -198,7 +206,7 @@ def spotsigs(spark, docs, s):
         )
         kept = kept.join(boiler, ["site", "sig"], "left_anti")
     per = ordered_tokens(kept.select("idx", "sig", "c"), "sig", "c")
-    per = per.where(F.col("len") >= max(s["min_sigs"], 1)).cache()
+    per = materialized(per.where(F.col("len") >= max(s["min_sigs"], 1)))
     tau = s["tau"]
     containment = s.get("containment")
     # With the truncation rule the join goes down to its floor (as detect's matcher).
@@ -220,7 +228,7 @@ def spotsigs(spark, docs, s):
         cond = (F.col("score") >= match_tau) & ((F.col("score") >= tau) | (contained >= containment))
     else:
         cond = F.col("score") >= tau
-    matched = cand.where(cond).select("a", "b", "score")
+    matched = materialized(cand.where(cond).select("a", "b", "score"))
     exact = exact_group_pairs(docs, "dup_group").unionByName(exact_group_pairs(docs, "same_content"))
     # A pair both matched and exact keeps the matcher's score (detect's dedup keeps the
     # first); the exact pairs of both groupings are deduplicated among themselves.
@@ -308,7 +316,7 @@ def cooper(spark, docs, s):
     contained_pct = int(s.get("contained_pct", 0) or 0)
     contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
     occ = docs.select("idx", F.explode("cooper_terms").alias("t"))
-    per = ordered_tokens(occ, "t").cache()
+    per = materialized(ordered_tokens(occ, "t"))
     sites = docs.select("idx", F.col("cooper_site").alias("site"))
 
     def prefix_len(pct):
