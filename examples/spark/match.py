@@ -6,19 +6,36 @@ run that `spotcheck stage import --run OUT` reads: a directory of Parquet part f
 row per pair (`a`, `b`, `score`, `detail`), plus `_run.parquet` written by the driver
 holding the run's metadata (method, parameters, documents) and, for I-Match, the clusters.
 
-The same rules as `spotcheck stage match` (the method's own `find_pairs`), as joins and
-group-bys, so the pairs and clusters are exactly those of `spotcheck detect`:
+The same rules as `spotcheck stage match` (the method's own `find_pairs`, which is what
+`detect` runs), as a handful of joins and group-bys with no per-partition loop, so the
+pairs (scores to the last bit) and clusters are exactly those of `spotcheck detect`:
 
-- SpotSigs: signature document frequencies (a group-by) and the idf window (decided on the
-  driver per distinct df value, with Python's libm `log` as Rust's), the site rule (per
-  site and signature: a group-by), then the exact join: documents sharing a kept
-  signature, their multiset overlap Σmin, Jaccard m/(|A|+|B|−m) ≥ τ or the containment
-  rule; exact duplicates and equal content texts pair at 1 (a group over 200 members as a
-  star from its first member).
+- SpotSigs: a set-similarity join with prefix filtering (Vernica, Carey, Li, SIGMOD 2010).
+  The vectors as `build_vectors` makes them: per (document, signature) its multiplicity;
+  signature document frequencies (a group-by) and the idf window (decided on the driver
+  per distinct df value, with Python's libm `log` as Rust's); the site rule (per site and
+  signature: a group-by); documents under `min_sigs` left out. Each document's multiset
+  becomes a set of tokens ("signature, k-th occurrence"), so Σmin is the size of the
+  intersection, ordered rarest first; each emits its first |A| − ⌈t|A|⌉ + 1 tokens (any
+  pair with Jaccard ≥ t shares one of them), one join on the token with the length bound
+  min/max ≥ t gives the candidates, deduplicated, and each is verified once with the exact
+  overlap (t is detect's matching threshold: τ, or with the containment rule its floor).
+  Then detect's filter (Jaccard ≥ τ, or containment ≥ `containment`), and the exact
+  duplicates and equal content texts at 1 (a group over 200 members as a star from its
+  first member), a pair found both ways keeping the matcher's score.
 - I-Match: a group-by on (coordinate, signature); pairs of buckets of at most
   `max_pair_bucket` documents, scored by agreeing coordinates / (K+1); clusters are the
-  union-find of every bucket (on the driver).
-- Cooper: documents sharing a salient term, the size and delta tests on the counts.
+  union-find of every bucket, on the driver (one edge per bucket member: N·(K+1) rows at
+  most, small next to the pairs; a cluster-wide alternative is a few rounds of min-label
+  propagation).
+- Cooper: its prefix filter (`sig::cooper::probe_len` terms, rarest first) joined with the
+  other lists' terms, the size bound, then the delta test for every pair and the
+  containment rule for pairs across sites, on the exact intersection.
+
+SpotSigs' and Cooper's clusters are the connected components of the pairs, which
+`stage import` makes (with each cluster's weakest bridge) as it stores the pairs: the pairs
+are collected there anyway, and they are few next to the documents (830 per 950 pages on
+the CI corpus), so no distributed components pass is needed.
 
 Usage:
   spark-submit examples/spark/match.py --out RUN_DIR SIGNED.parquet...
@@ -31,6 +48,8 @@ import json
 import math
 import os
 import sys
+import time
+import urllib.request
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -83,27 +102,99 @@ def exact_group_pairs(docs, key):
     return pairs.unionByName(star).withColumn("score", F.lit(1.0))
 
 
+def ordered_tokens(occ, key, count=None):
+    """Per document, its tokens in one global order, rarest first (`df`, then the token):
+    `occ` has one row per (idx, `key`) with, for a multiset, its count `count`; a token
+    repeated c times becomes c distinct tokens "key\x01k" (k = 1..c), so the multiset
+    overlap Σmin is the size of the two token sets' intersection and |A| its size."""
+    df = occ.groupBy(key).agg(F.count("*").alias("df"))
+    ranked = occ.join(df, key)
+    fields = [F.col("df"), F.col(key).alias("k")] + ([F.col(count).alias("c")] if count else [])
+    per = ranked.groupBy("idx").agg(F.array_sort(F.collect_list(F.struct(*fields))).alias("v"))
+    if count:
+        tokens = F.flatten(
+            F.transform(
+                "v",
+                lambda x: F.transform(
+                    F.sequence(F.lit(1), x["c"].cast("int")),
+                    lambda k: F.concat(x["k"], F.lit("\x01"), k.cast("string")),
+                ),
+            )
+        )
+    else:
+        tokens = F.transform("v", lambda x: x["k"])
+    return per.select("idx", tokens.alias("tokens")).withColumn("len", F.size("tokens"))
+
+
+def prefix_join(pre, whole, size_ok, across_sites=False):
+    """Candidate pairs (a < b) whose `pre` prefix token meets the other's `whole` token
+    (or prefix), passing `size_ok(l_pre, l_whole)` (and with `across_sites`, of different
+    `site`s): one join on the token, deduplicated."""
+    site = ["site"] if across_sites else []
+    x = pre.select(F.col("idx").alias("x"), F.col("len").alias("lx"), "tok", *site)
+    y = whole.select(F.col("idx").alias("y"), F.col("len").alias("ly"), "tok", *[F.col(c).alias("ys") for c in site])
+    cond = (F.col("x") != F.col("y")) & size_ok(F.col("lx"), F.col("ly"))
+    if across_sites:
+        cond = cond & (F.col("site") != F.col("ys"))
+    return (
+        x.join(y, "tok")
+        .where(cond)
+        .select(F.least("x", "y").alias("a"), F.greatest("x", "y").alias("b"))
+        .distinct()
+    )
+
+
+def verified(cand, per):
+    """Candidates with both token lists and their exact overlap `m`."""
+    ta = per.select(F.col("idx").alias("a"), F.col("tokens").alias("ta"), F.col("len").alias("la"))
+    tb = per.select(F.col("idx").alias("b"), F.col("tokens").alias("tb"), F.col("len").alias("lb"))
+    return (
+        cand.join(ta, "a")
+        .join(tb, "b")
+        .withColumn("m", F.size(F.array_intersect("ta", "tb")).cast("long"))
+        .drop("ta", "tb")
+    )
+
+
+def materialized(frame):
+    """`frame` computed once and kept: a frame two later steps read would otherwise be
+    recomputed by each (Spark caches lazily, and concurrent jobs do not share the work)."""
+    frame = frame.cache()
+    frame.count()
+    return frame
+
+
+# The prefix and length filters use τ lowered by this factor: a pair whose similarity,
+# computed in floating point as in Rust, reaches τ is then never filtered out by a bound
+# computed in floating point too (the filters only make candidates; the verification uses
+# the exact expression of `spotsigs_matcher::ratio`).
+TAU_SLACK = 1.0 - 1e-9
+
+
 def spotsigs(spark, docs, s):
+    """The set-similarity join with prefix filtering (Vernica, Carey, Li, SIGMOD 2010) on
+    the multiset Jaccard of `cluster::spotsigs_matcher`, over the vectors of
+    `sig::spotsigs::build_vectors` (idf window, site rule, min_sigs), then detect's
+    containment rule and exact-duplicate / equal-content pairs."""
     n = docs.count()
     idf_min = s["idf_min"]
     idf_max = s["idf_max"]
     if idf_max is None:
         idf_max = normalized_idf(max(n, 2), 2) + 1e-12
     occ = docs.select("idx", "site", F.explode("spotsigs").alias("sig"))
-    df = occ.select("idx", "sig").distinct().groupBy("sig").agg(F.count("*").alias("df"))
+    # One row per (document, signature) with its multiplicity: the vectors before filtering.
+    vec = materialized(occ.groupBy("idx", "site", "sig").agg(F.count("*").alias("c")))
+    df = materialized(vec.groupBy("sig").agg(F.count("*").alias("df")))
     # The idf window, decided per distinct df value in Python (the same libm log as Rust).
     dfs = [r["df"] for r in df.select("df").distinct().collect()]
     allowed = [f for f in dfs if idf_min <= normalized_idf(n, f) <= idf_max]
-    keep = df.where(F.col("df").isin(allowed)).select("sig")
-    kept = occ.join(keep, "sig")
+    kept = vec.join(df.where(F.col("df").isin(allowed)).select("sig"), "sig")
     rule = s.get("site_boilerplate")
     if rule is not None:
         min_site_docs, fraction = rule
         cap = s.get("site_boilerplate_pages")
         site_docs = docs.groupBy("site").agg(F.count("*").alias("docs"))
-        site_df = occ.select("site", "idx", "sig").distinct().groupBy("site", "sig").agg(
-            F.count("*").alias("f")
-        )
+        site_df = vec.groupBy("site", "sig").agg(F.count("*").alias("f"))
         limit = F.lit(float(fraction)) * F.col("docs").cast("double")
         if cap is not None:
             limit = F.least(limit, F.lit(float(cap)))
@@ -114,45 +205,35 @@ def spotsigs(spark, docs, s):
             .select("site", "sig")
         )
         kept = kept.join(boiler, ["site", "sig"], "left_anti")
-    vec = kept.groupBy("idx", "sig").agg(F.count("*").alias("c"))
-    lens = vec.groupBy("idx").agg(F.sum("c").alias("len"))
-    matchable = lens.where(F.col("len") >= max(s["min_sigs"], 1))
-    vec = vec.join(matchable.select("idx"), "idx")
-    cand = (
-        vec.alias("x")
-        .join(vec.alias("y"), "sig")
-        .where(F.col("x.idx") < F.col("y.idx"))
-        .groupBy(F.col("x.idx").alias("a"), F.col("y.idx").alias("b"))
-        .agg(F.sum(F.least(F.col("x.c"), F.col("y.c"))).alias("m"))
-    )
-    la = matchable.select(F.col("idx").alias("a"), F.col("len").alias("la"))
-    lb = matchable.select(F.col("idx").alias("b"), F.col("len").alias("lb"))
-    cand = cand.join(la, "a").join(lb, "b")
-    union = F.col("la") + F.col("lb") - F.col("m")
-    sim = F.when(union == 0, F.lit(0.0)).otherwise(F.col("m").cast("double") / union.cast("double"))
-    cand = cand.withColumn("score", sim)
+    per = ordered_tokens(kept.select("idx", "sig", "c"), "sig", "c")
+    per = materialized(per.where(F.col("len") >= max(s["min_sigs"], 1)))
     tau = s["tau"]
     containment = s.get("containment")
+    # With the truncation rule the join goes down to its floor (as detect's matcher).
+    match_tau = tau if containment is None else min(tau, max(s["containment_floor"], sys.float_info.min))
+    t = match_tau * TAU_SLACK
+    # J ≥ t needs an overlap of at least ⌈t·|A|⌉ tokens of A (J ≤ m/|A|): every pair
+    # shares a token among the first |A| − ⌈t·|A|⌉ + 1 of each document's ordered list.
+    plen = (F.col("len") - F.ceil(F.lit(t) * F.col("len")) + 1).cast("int")
+    pre = per.select("idx", "len", F.explode(F.slice("tokens", 1, plen)).alias("tok"))
+    # The length filter: J ≤ min/max.
+    cand = prefix_join(
+        pre, pre, lambda la, lb: F.least(la, lb).cast("double") >= F.lit(t) * F.greatest(la, lb)
+    )
+    cand = verified(cand, per)
+    union = F.col("la") + F.col("lb") - F.col("m")
+    cand = cand.withColumn("score", F.col("m").cast("double") / union.cast("double"))
     if containment is not None:
-        floor = max(s["containment_floor"], sys.float_info.min)
-        match_tau = min(tau, floor)
         contained = F.col("m").cast("double") / F.least("la", "lb").cast("double")
-        cond = (F.col("score") >= match_tau) & (
-            (F.col("score") >= tau) | (contained >= containment)
-        )
+        cond = (F.col("score") >= match_tau) & ((F.col("score") >= tau) | (contained >= containment))
     else:
         cond = F.col("score") >= tau
-    matched = cand.where(cond).select("a", "b", "score").withColumn("prio", F.lit(0))
+    matched = materialized(cand.where(cond).select("a", "b", "score"))
     exact = exact_group_pairs(docs, "dup_group").unionByName(exact_group_pairs(docs, "same_content"))
-    exact = exact.withColumn("prio", F.lit(1))
-    # A pair both matched and exact keeps the matcher's score (detect's dedup keeps the first).
-    w = Window.partitionBy("a", "b").orderBy("prio")
-    pairs = (
-        matched.unionByName(exact)
-        .withColumn("k", F.row_number().over(w))
-        .where(F.col("k") == 1)
-        .select("a", "b", "score", F.lit(None).cast("string").alias("detail"))
-    )
+    # A pair both matched and exact keeps the matcher's score (detect's dedup keeps the
+    # first); the exact pairs of both groupings are deduplicated among themselves.
+    exact = exact.dropDuplicates(["a", "b"]).join(matched.select("a", "b"), ["a", "b"], "left_anti")
+    pairs = matched.unionByName(exact).withColumn("detail", F.lit(None).cast("string"))
     return pairs, None, n
 
 
@@ -226,36 +307,63 @@ def cooper(spark, docs, s):
     """Cooper: the paper's test (sizes within `size_pct`, fewer than `delta_pct` of the
     shorter list's size differing) for every pair, and the containment rule (fewer than
     `contained_pct` of the shorter list missing from a list at most `contained_size_pct`
-    larger) for pairs of different sites only, as `sig::cooper::detect_across_sites`."""
+    larger) for pairs of different sites only, as `sig::cooper::detect_across_sites`.
+    Candidates by its prefix filter, lists ordered rarest term first: for the delta test
+    the two lists' prefixes share a term; for the containment rule (across sites only)
+    the shorter list's prefix meets the longer list anywhere."""
     n = docs.count()
-    terms = docs.select(
-        "idx",
-        F.col("cooper_site").alias("site"),
-        F.size("cooper_terms").alias("len"),
-        F.explode("cooper_terms").alias("t"),
-    )
-    cand = (
-        terms.alias("x")
-        .join(terms.alias("y"), "t")
-        .where(F.col("x.idx") < F.col("y.idx"))
-        .groupBy(
-            F.col("x.idx").alias("a"),
-            F.col("y.idx").alias("b"),
-            F.col("x.len").alias("la"),
-            F.col("y.len").alias("lb"),
-            F.col("x.site").alias("sa"),
-            F.col("y.site").alias("sb"),
+    size_pct, delta_pct = int(s["size_pct"]), int(s["delta_pct"])
+    contained_pct = int(s.get("contained_pct", 0) or 0)
+    contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
+    occ = docs.select("idx", F.explode("cooper_terms").alias("t"))
+    per = materialized(ordered_tokens(occ, "t"))
+    sites = docs.select("idx", F.col("cooper_site").alias("site"))
+
+    def prefix_len(pct):
+        # sig::cooper::prefix_len: one more than the terms that may be missing.
+        scaled = F.col("len").cast("long") * F.lit(pct)
+        return F.when(scaled == 0, F.lit(0)).otherwise(
+            F.least(F.col("len"), (F.floor((scaled - 1) / 100) + 1).cast("int"))
         )
-        .agg(F.count("*").alias("common"))
+
+    # The delta test: both lists' prefixes of `prefix_len(delta_pct)` terms share a term
+    # (a superset of what detect's probe finds).
+    def exploded(plen):
+        return per.join(sites, "idx").select(
+            "idx", "len", "site", F.explode(F.slice("tokens", 1, plen.cast("int"))).alias("tok")
+        )
+
+    pre = exploded(prefix_len(delta_pct))
+    cand = prefix_join(
+        pre,
+        pre,
+        lambda la, lb: F.greatest(la, lb).cast("long") * 100
+        <= F.least(la, lb).cast("long") * (100 + size_pct),
     )
+    if contained_pct > 0:
+        # The containment rule: across sites, the shorter list's first
+        # `prefix_len(contained_pct)` terms meet the longer list anywhere.
+        pre_c = exploded(prefix_len(contained_pct))
+        whole = exploded(F.col("len"))
+        cand = cand.unionByName(
+            prefix_join(
+                pre_c,
+                whole,
+                lambda ls, ll: (ls <= ll)
+                & (ll.cast("long") * 100 <= ls.cast("long") * (100 + contained_size_pct)),
+                across_sites=True,
+            )
+        ).distinct()
+    cand = verified(cand, per).withColumnRenamed("m", "common")
+    sa = sites.select(F.col("idx").alias("a"), F.col("site").alias("sa"))
+    sb = sites.select(F.col("idx").alias("b"), F.col("site").alias("sb"))
+    cand = cand.join(sa, "a").join(sb, "b")
     small = F.least("la", "lb").cast("long")
     large = F.greatest("la", "lb").cast("long")
     differing = (F.col("la") + F.col("lb") - F.lit(2) * F.col("common")).cast("long")
     # The shorter list's terms absent from the longer (on equal sizes both directions agree).
     missing = (small - F.col("common")).cast("long")
-    contained_pct = int(s.get("contained_pct", 0) or 0)
-    contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
-    delta = (large * 100 <= small * (100 + s["size_pct"])) & (differing * 100 < small * s["delta_pct"])
+    delta = (large * 100 <= small * (100 + size_pct)) & (differing * 100 < small * delta_pct)
     contained = (
         (F.lit(contained_pct) > 0)
         & (F.col("sa") != F.col("sb"))
@@ -295,46 +403,52 @@ def cooper(spark, docs, s):
 METHODS = {"spotsigs": spotsigs, "imatch": imatch, "cooper": cooper}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("signed", nargs="+", help="the sign stage's Parquet files")
-    ap.add_argument("--out", required=True, help="the run directory stage import reads")
-    ap.add_argument("--master", default=None, help="e.g. local[4] (default: spark-submit's)")
-    args = ap.parse_args()
-    metas = [file_meta(p) for p in args.signed]
-    for p, m in zip(args.signed, metas):
+def signed_run(files):
+    """The method and parameters the sign stage recorded in `files` (all must agree): the
+    job reads them there and never assumes a default, so it follows `detect`'s."""
+    metas = [file_meta(p) for p in files]
+    for p, m in zip(files, metas):
         if m.get("spotcheck.stage") != "signed":
             sys.exit(f"{p}: not a spotcheck sign stage file")
     methods = {m["spotcheck.method"] for m in metas}
     params = {m["spotcheck.params"] for m in metas}
     if len(methods) != 1 or len(params) != 1:
-        sys.exit("the signed files come from different methods or parameters")
-    method = methods.pop()
-    params_json = params.pop()
-    settings = json.loads(params_json)
+        sys.exit(f"{', '.join(files)}: the signed files come from different methods or parameters")
+    return methods.pop(), params.pop()
 
-    b = SparkSession.builder.appName(f"spotcheck match {method}")
-    if args.master:
-        b = b.master(args.master)
-    # Shuffle partitions: a few per core on one machine; set SHUFFLE_PARTITIONS on a cluster
-    # (e.g. 2-3 per executor core).
-    spark = (
-        b.config("spark.sql.shuffle.partitions", os.environ.get("SHUFFLE_PARTITIONS", "8"))
-        .config("spark.ui.showConsoleProgress", "false")
-        .getOrCreate()
+
+def shuffle_totals(spark):
+    """(stages, shuffle bytes written, shuffle bytes read) of the application so far, from
+    the Spark UI's REST API (None when the UI is off)."""
+    url = spark.sparkContext.uiWebUrl
+    if not url:
+        return None
+    try:
+        app = spark.sparkContext.applicationId
+        with urllib.request.urlopen(f"{url}/api/v1/applications/{app}/stages?status=complete") as r:
+            stages = json.load(r)
+    except (OSError, ValueError):
+        return None
+    return (
+        len(stages),
+        sum(s.get("shuffleWriteBytes", 0) for s in stages),
+        sum(s.get("shuffleReadBytes", 0) for s in stages),
     )
-    spark.sparkContext.setLogLevel("ERROR")
-    import time
 
+
+def match_one(spark, method, params_json, files, out_dir):
+    """Runs one method over its signed files and writes the run directory."""
+    settings = json.loads(params_json)
+    before = shuffle_totals(spark)
     started = time.time()
-    docs = load(spark, [os.path.abspath(p) for p in args.signed]).cache()
+    docs = load(spark, [os.path.abspath(p) for p in files]).cache()
     pairs, clusters, n = METHODS[method](spark, docs, settings)
     urls_a = docs.select(F.col("idx").alias("a"), F.col("url").alias("url_a"))
     urls_b = docs.select(F.col("idx").alias("b"), F.col("url").alias("url_b"))
     out = pairs.join(urls_a, "a").join(urls_b, "b").select(
         F.col("url_a").alias("a"), F.col("url_b").alias("b"), "score", "detail"
     )
-    out.write.mode("overwrite").parquet(args.out)
+    out.write.mode("overwrite").parquet(out_dir)
 
     # The driver's file: the run's metadata, and the clusters when the method has its own.
     rows = {"a": [], "b": [], "score": [], "detail": [], "cluster": [], "min_score": [], "max_score": []}
@@ -349,6 +463,15 @@ def main():
                 rows["cluster"].append(k)
                 rows["min_score"].append(None if lo is None else lo / k1)
                 rows["max_score"].append(None if hi is None else hi / k1)
+    seconds = time.time() - started
+    after = shuffle_totals(spark)
+    meta = {
+        "spotcheck.stage": "run",
+        "spotcheck.method": method,
+        "spotcheck.params": params_json,
+        "spotcheck.documents": str(n),
+        "spotcheck.seconds": str(seconds),
+    }
     schema = pa.schema(
         [
             ("a", pa.string()),
@@ -359,20 +482,75 @@ def main():
             ("min_score", pa.float64()),
             ("max_score", pa.float64()),
         ],
-        metadata={
-            "spotcheck.stage": "run",
-            "spotcheck.method": method,
-            "spotcheck.params": params_json,
-            "spotcheck.documents": str(n),
-            "spotcheck.seconds": str(time.time() - started),
-        },
+        metadata=meta,
     )
-    pq.write_table(pa.table(rows, schema=schema), os.path.join(args.out, "_run.parquet"))
+    pq.write_table(pa.table(rows, schema=schema), os.path.join(out_dir, "_run.parquet"))
+    # (pyarrow skips files starting with "_": the part files alone, the pairs.)
+    n_pairs = pq.read_table(out_dir, columns=["a"]).num_rows
+    shuffled = ""
+    if before and after:
+        shuffled = (
+            f"; {after[0] - before[0]} Spark stages, shuffle written {after[1] - before[1]} B, "
+            f"read {after[2] - before[2]} B"
+        )
     print(
-        f"match {method} on Spark: {n} documents, {spark.read.parquet(args.out).count()} pairs, "
-        f"{len(clusters) if clusters else 'component'} clusters; {time.time() - started:.1f}s",
+        f"match {method} on Spark: {n} documents, {n_pairs} pairs, "
+        f"{len(clusters) if clusters else 'component'} clusters; {seconds:.1f}s{shuffled}",
         file=sys.stderr,
     )
+    docs.unpersist()
+    spark.catalog.clearCache()
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog="Several runs in one Spark application (one JVM start): --run DIR=F1,F2,... "
+        "repeated, instead of --out DIR F1 F2 ...",
+    )
+    ap.add_argument("signed", nargs="*", help="the sign stage's Parquet files")
+    ap.add_argument("--out", help="the run directory stage import reads")
+    ap.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="DIR=F1,F2,...",
+        help="one more run: its directory and its signed files (repeatable)",
+    )
+    ap.add_argument("--master", default=None, help="e.g. local[4] (default: spark-submit's)")
+    args = ap.parse_args()
+    runs = []
+    if args.signed or args.out:
+        if not (args.signed and args.out):
+            ap.error("--out DIR and the signed files go together")
+        runs.append((args.out, args.signed))
+    for r in args.run:
+        out_dir, eq, files = r.partition("=")
+        if not eq or not files:
+            ap.error(f"--run {r}: expected DIR=F1,F2,...")
+        runs.append((out_dir, files.split(",")))
+    if not runs:
+        ap.error("nothing to match: give --out DIR SIGNED... or --run DIR=F1,F2,...")
+    jobs = [(out_dir, files) + signed_run(files) for out_dir, files in runs]
+
+    b = SparkSession.builder.appName("spotcheck match " + " ".join(j[2] for j in jobs))
+    if args.master:
+        b = b.master(args.master)
+    # Shuffle partitions: a few per core on one machine (adaptive execution coalesces the
+    # small ones); set SHUFFLE_PARTITIONS on a cluster (e.g. 2-3 per executor core).
+    spark = (
+        b.config("spark.sql.shuffle.partitions", os.environ.get("SHUFFLE_PARTITIONS", "8"))
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", os.environ.get("SPARK_DRIVER_MEMORY", "4g"))
+    )
+    # More settings as KEY=VALUE words (e.g. the CI check's JIT options for a short job).
+    for kv in os.environ.get("SPARK_CONF", "").split():
+        k, _, v = kv.partition("=")
+        spark = spark.config(k, v)
+    spark = spark.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    for out_dir, files, method, params_json in jobs:
+        match_one(spark, method, params_json, files, out_dir)
     spark.stop()
 
 

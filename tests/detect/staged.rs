@@ -208,11 +208,12 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
 
 /// The match stage on local-mode Spark (`examples/spark/match.py`, run by
 /// `examples/spark/test_local.sh`) gives exactly `detect`'s pairs (with their scores) and
-/// clusters for SpotSigs, I-Match and Cooper on sqlite3-doc in 3 shards. Ignored in the
-/// default run: it installs pyspark into `~/.cache/spotcheck/spark-venv` on first use and
-/// took 18 minutes on the 2 shared cores (load average 22; mostly local Spark's fixed cost
-/// per stage), over the 3 minutes CI's real-corpus suite allows. Run it with
-/// `cargo test --test detect -- --ignored spark`.
+/// clusters for SpotSigs, I-Match and Cooper on ci-dd and news-v2 pages in 4 shards. CI runs
+/// the script itself, once, from `.ci/run` ("Spark check", with the release binary); here
+/// it is ignored so that the two `cargo test` passes of CI do not run it again (it installs
+/// pyspark into `~/.cache/spotcheck/spark-venv` on first use and starts a JVM). Run it with
+/// `cargo test --test detect -- --ignored spark`. The 20,000-page run is
+/// `examples/spark/bench_20k.sh`.
 #[test]
 #[ignore]
 fn spark_match_gives_exactly_the_pairs_and_clusters_of_detect() {
