@@ -462,12 +462,18 @@ impl Detector for SpotSigs {
                 }),
         };
         let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
-        let collection = build_vectors_from_ids(vocab, &sig_lists, Some(&site_refs), &opts);
+        let mut collection = build_vectors_from_ids(vocab, &sig_lists, Some(&site_refs), &opts);
         drop(sig_lists);
         let signed_at = ctx.started.elapsed().as_secs_f64();
 
-        let (index, vectors): (Vec<usize>, Vec<_>) =
-            collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
+        // The matchable vectors move to the matcher and back (the stored document
+        // signatures read them after matching): a clone was one more copy of them all.
+        let (index, vectors): (Vec<usize>, Vec<SigVector>) = collection
+            .vectors
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, v)| v.take().map(|v| (i, v)))
+            .unzip();
         // With the truncation rule the matcher goes down to its floor and the rule sorts
         // the pairs under τ.
         let match_tau = match s.containment {
@@ -511,7 +517,9 @@ impl Detector for SpotSigs {
             "sign_seconds": signed_at,
             "match_seconds": matched_at - signed_at,
         });
-        drop(vectors);
+        for (&i, v) in index.iter().zip(vectors) {
+            collection.vectors[i] = Some(v);
+        }
         Ok(Found {
             pairs: doc_pairs,
             detail: None,
