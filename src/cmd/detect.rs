@@ -49,7 +49,9 @@ pub fn run(req: &DetectRequest) -> Result<ExitCode> {
         Progress::Finished => bar.set_message(""),
     };
     let shared = crate::detect::Shared::default();
-    for planned in req.config.runs() {
+    let runs = req.config.runs();
+    for (i, planned) in runs.iter().enumerate() {
+        shared.set_later_readers(runs[i + 1..].iter().filter_map(|r| r.memo_key()).collect());
         let report = planned.run(&mut store, &shared, &progress)?;
         bar.suspend(|| -> Result<()> {
             if req.json {

@@ -157,6 +157,80 @@ pub fn site_hash(url: &str) -> u64 {
     cooper::fnv1a64(super::spotsigs::site_of(url).as_bytes())
 }
 
+/// A document's salient terms: as strings (signed from its text, or read back from a stored
+/// index or a stage's file), or as numbers of the term table of `detect`'s shared memo (signed
+/// from it). Numbers are four bytes a term where a `String` in a B-tree node was about
+/// seventy; the sets were most of `detect`'s peak memory on large collections (issue 16).
+/// Both forms serialize alike: the terms as a sorted list of strings.
+#[derive(Debug, Clone)]
+pub enum Salient {
+    Terms(BTreeSet<String>),
+    Numbered {
+        table: Arc<[Box<str>]>,
+        ids: Box<[u32]>,
+    },
+}
+
+impl Salient {
+    /// The terms, sorted (as a `BTreeSet<String>` iterates).
+    pub fn sorted(&self) -> Vec<&str> {
+        match self {
+            Salient::Terms(t) => t.iter().map(String::as_str).collect(),
+            Salient::Numbered { table, ids } => {
+                let mut v: Vec<&str> = ids.iter().map(|&i| &*table[i as usize]).collect();
+                v.sort_unstable();
+                v
+            }
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Salient::Terms(t) => t.len(),
+            Salient::Numbered { ids, .. } => ids.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The paper's sum-of-hashes signature of the terms (order-independent).
+    fn sum_signature(&self) -> u64 {
+        match self {
+            Salient::Terms(t) => cooper::sum_signature(t),
+            Salient::Numbered { table, ids } => ids.iter().fold(0u64, |acc, &i| {
+                acc.wrapping_add(cooper::fnv1a64(table[i as usize].as_bytes()))
+            }),
+        }
+    }
+
+    fn into_terms(self) -> BTreeSet<String> {
+        match self {
+            Salient::Terms(t) => t,
+            numbered => numbered.sorted().into_iter().map(String::from).collect(),
+        }
+    }
+}
+
+impl PartialEq for Salient {
+    fn eq(&self, other: &Self) -> bool {
+        self.sorted() == other.sorted()
+    }
+}
+
+impl Serialize for Salient {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        serializer.collect_seq(self.sorted())
+    }
+}
+
+impl<'de> Deserialize<'de> for Salient {
+    fn deserialize<De: serde::Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+        BTreeSet::<String>::deserialize(deserializer).map(Salient::Terms)
+    }
+}
+
 /// What signing needs: the collection's document frequencies and the test's parameters.
 pub struct Prepared {
     dfs: Arc<DocFreqs>,
@@ -182,12 +256,17 @@ impl super::staged::Staged for Cooper {
 
     /// `cooper_terms`: the salient terms; `cooper_site`: the site hash (its bits as an
     /// int64), which keeps the containment rule to pairs across sites.
-    fn sig_columns(sigs: Vec<(u64, BTreeSet<String>)>) -> Vec<(&'static str, Column)> {
-        let (sites, terms): (Vec<u64>, Vec<BTreeSet<String>>) = sigs.into_iter().unzip();
+    fn sig_columns(sigs: Vec<(u64, Salient)>) -> Vec<(&'static str, Column)> {
+        let (sites, terms): (Vec<u64>, Vec<Salient>) = sigs.into_iter().unzip();
         vec![
             (
                 "cooper_terms",
-                Column::TextList(terms.into_iter().map(|s| s.into_iter().collect()).collect()),
+                Column::TextList(
+                    terms
+                        .into_iter()
+                        .map(|s| s.into_terms().into_iter().collect())
+                        .collect(),
+                ),
             ),
             (
                 "cooper_site",
@@ -196,22 +275,44 @@ impl super::staged::Staged for Cooper {
         ]
     }
 
-    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<(u64, BTreeSet<String>)>> {
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<(u64, Salient)>> {
         let terms = crate::columnar::batch_text_lists(batch, "cooper_terms")?;
         let sites = crate::columnar::batch_ints(batch, "cooper_site")?;
         Ok(sites
             .into_iter()
             .zip(terms)
-            .map(|(site, t)| (site.unwrap_or_default() as u64, t.into_iter().collect()))
+            .map(|(site, t)| {
+                (
+                    site.unwrap_or_default() as u64,
+                    Salient::Terms(t.into_iter().collect()),
+                )
+            })
             .collect())
     }
+}
+
+/// The term table every set is numbered in, when all are numbered in one table (signed from
+/// one memo); `None` when some are strings.
+fn one_table(salient: &[Salient]) -> Option<Arc<[Box<str>]>> {
+    let mut table: Option<&Arc<[Box<str>]>> = None;
+    for s in salient {
+        match (s, table) {
+            (Salient::Terms(_), _) => return None,
+            (Salient::Numbered { table: t, .. }, None) => table = Some(t),
+            (Salient::Numbered { table: t, .. }, Some(seen)) if !Arc::ptr_eq(t, seen) => {
+                return None
+            }
+            _ => {}
+        }
+    }
+    table.cloned()
 }
 
 impl Detector for Cooper {
     type Settings = CooperSettings;
     type Prepared = Prepared;
     /// The document's site (a hash of its host) and its salient terms.
-    type Sig = (u64, BTreeSet<String>);
+    type Sig = (u64, Salient);
 
     const NAME: &'static str = "cooper";
     const TITLE: &'static str = "Cooper";
@@ -237,64 +338,89 @@ impl Detector for Cooper {
         p.text
     }
 
-    fn signer(p: &Prepared) -> impl Fn(&DocText) -> (u64, BTreeSet<String>) + Sync + '_ {
+    fn signer(p: &Prepared) -> impl Fn(&DocText) -> (u64, Salient) + Sync + '_ {
         let terms = TermOptions::default();
         move |d| {
             (
                 site_hash(&d.url),
-                cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params),
+                Salient::Terms(cooper::salient_terms(
+                    &unique_terms(&d.text, &terms),
+                    &p.dfs,
+                    &p.params,
+                )),
             )
         }
     }
 
-    fn sign_from_shared(
-        p: &Prepared,
-        shared: &Shared,
-    ) -> Option<(Vec<i64>, Vec<(u64, BTreeSet<String>)>)> {
+    fn memo_key(s: &S) -> Option<(TextKind, TermOptions)> {
+        Some((s.text, TermOptions::default()))
+    }
+
+    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<(u64, Salient)>)> {
         let counted = shared.memo(p.text, &TermOptions::default())?;
         // Only the frequencies `prepare` took from this very pass make the same salient sets.
         if !Arc::ptr_eq(&counted.dfs, &p.dfs) || !counted.sets.has_documents() {
             return None;
         }
         let sets = &counted.sets;
+        let table = sets.term_table();
         let sigs = (0..counted.ids.len())
             .into_par_iter()
             .map(|i| {
-                let salient = sets
+                let ids = sets
                     .document(i)
                     .unwrap_or_default()
                     .iter()
-                    .filter(|&&id| cooper::is_salient(sets.df(id), sets.n_docs(), &p.params))
-                    .map(|&id| sets.term(id).to_string())
+                    .copied()
+                    .filter(|&id| cooper::is_salient(sets.df(id), sets.n_docs(), &p.params))
                     .collect();
-                (counted.sites[i], salient)
+                let table = Arc::clone(&table);
+                (counted.sites[i], Salient::Numbered { table, ids })
             })
             .collect();
         Some((counted.ids.clone(), sigs))
     }
 
-    fn sig_bytes(sig: &(u64, BTreeSet<String>)) -> Option<Vec<u8>> {
+    fn sig_bytes(_p: &Prepared, sig: &(u64, Salient)) -> Option<Vec<u8>> {
         serde_json::to_vec(sig).ok()
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<(u64, BTreeSet<String>)> {
+    fn sig_from_bytes(bytes: &[u8]) -> Option<(u64, Salient)> {
         serde_json::from_slice(bytes).ok()
     }
 
-    fn find_pairs(
-        p: Prepared,
-        signed: Vec<(u64, BTreeSet<String>)>,
-        ctx: &RunContext,
-    ) -> Result<Found> {
-        let (sites, salient): (Vec<u64>, Vec<BTreeSet<String>>) = signed.into_iter().unzip();
-        let found = cooper::detect_across_sites(&salient, &sites, &p.params);
+    fn find_pairs(p: Prepared, signed: Vec<(u64, Salient)>, ctx: &RunContext) -> Result<Found> {
+        let (sites, salient): (Vec<u64>, Vec<Salient>) = signed.into_iter().unzip();
+        // What the stored document signatures need, taken before the sets are consumed.
+        let sums: Vec<(u64, usize)> = salient
+            .iter()
+            .map(|s| (s.sum_signature(), s.len()))
+            .collect();
+        drop(p.dfs);
+        let found = match one_table(&salient) {
+            Some(table) => {
+                let numbered = salient
+                    .into_iter()
+                    .map(|s| match s {
+                        Salient::Numbered { ids, .. } => ids.into_vec(),
+                        Salient::Terms(_) => Vec::new(),
+                    })
+                    .collect();
+                cooper::detect_numbered(numbered, &table, &sites, &p.params)
+            }
+            None => {
+                let terms: Vec<BTreeSet<String>> =
+                    salient.into_iter().map(Salient::into_terms).collect();
+                cooper::detect_across_sites(&terms, &sites, &p.params)
+            }
+        };
         let contained = found
             .iter()
             .filter(|q| matches!(q.rule, cooper::Rule::Contained { .. }))
             .count();
         let summary = json!({
             "documents": ctx.ids.len(),
-            "matchable": salient.iter().filter(|s| !s.is_empty()).count(),
+            "matchable": sums.iter().filter(|s| s.1 > 0).count(),
             "pairs": found.len(),
             "contained_pairs": contained,
         });
@@ -304,10 +430,10 @@ impl Detector for Cooper {
             detail: Some(Box::new(move |i| Some(found.get(i)?.explanation()))),
             clusters: None,
             doc_sig: Box::new(move |i| {
-                let s = salient.get(i).filter(|s| !s.is_empty())?;
+                let &(sum, len) = sums.get(i).filter(|s| s.1 > 0)?;
                 Some(json!({
-                    "sum_signature": cooper::sum_signature(s) as i64,
-                    "salient_terms": s.len(),
+                    "sum_signature": sum as i64,
+                    "salient_terms": len,
                 }))
             }),
             summary,

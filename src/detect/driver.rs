@@ -97,7 +97,8 @@ pub(crate) fn run_detector<D: Detector>(
     } else {
         let sign = D::signer(&prepared);
         store.for_each_text_chunk(D::reads(&prepared), CHUNK, |chunk| {
-            let signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
+            let mut signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
+            D::keep(&prepared, &mut signed);
             ids.extend(chunk.iter().map(|d| d.id));
             sigs.extend(signed);
             progress(Progress::Signed {
@@ -106,14 +107,21 @@ pub(crate) fn run_detector<D: Detector>(
             Ok(())
         })?;
     }
-    // The signatures `query` reads instead of signing the collection again.
-    let index: Option<Vec<(i64, Vec<u8>)>> = ids
-        .iter()
-        .zip(&sigs)
-        .map(|(&id, s)| D::sig_bytes(s).map(|b| (id, b)))
-        .collect();
-    if let Some(index) = index {
-        store.write_run_signatures(run, index)?;
+    shared.release_unread();
+    // The signatures `query` reads instead of signing the collection again, serialized one
+    // at a time as they are written (collected first, they were a second copy of every
+    // signature in memory). A method keeps none when it serializes none; one that failed
+    // midway leaves fewer rows than documents, which `query` takes as no index.
+    if sigs
+        .first()
+        .is_some_and(|s| D::sig_bytes(&prepared, s).is_some())
+    {
+        store.write_run_signatures(
+            run,
+            ids.iter()
+                .zip(&sigs)
+                .filter_map(|(&id, s)| D::sig_bytes(&prepared, s).map(|b| (id, b))),
+        )?;
     }
     progress(Progress::Matching);
     let found = D::find_pairs(

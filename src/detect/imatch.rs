@@ -251,6 +251,12 @@ impl Detector for IMatch {
         move |d| bagged.sign(&unique_terms(&d.text, &terms))
     }
 
+    fn memo_key(s: &S) -> Option<(TextKind, TermOptions)> {
+        s.lexicon_file
+            .is_none()
+            .then(|| (s.text, lexicon_params(s).terms))
+    }
+
     fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<Vec<SigOutcome>>)> {
         let counted = shared.memo(p.settings.text, &p.lexicon.params.terms)?;
         let sets = &counted.sets;
@@ -279,7 +285,7 @@ impl Detector for IMatch {
         Some((counted.ids.clone(), sigs))
     }
 
-    fn sig_bytes(sig: &Vec<SigOutcome>) -> Option<Vec<u8>> {
+    fn sig_bytes(_p: &Prepared, sig: &Vec<SigOutcome>) -> Option<Vec<u8>> {
         serde_json::to_vec(sig).ok()
     }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::explain::Highlight;
 use super::params::Param;
 use super::shared::Shared;
+use crate::sig::lexicon::TermOptions;
 use crate::store::{ClusterRow, DocText, Store, TextKind};
 
 /// Whether `--method all` runs a method.
@@ -77,6 +78,12 @@ pub trait Detector: Sync + Send + 'static {
     /// again: the document ids and their signatures, exactly what [`Self::signer`] gives
     /// over the streamed texts. `None` (the default, or when `shared` lacks what it needs):
     /// the driver streams the text and calls the signer.
+    /// The memo entry (text, term options) this run reads from `Shared`, if any: `detect`
+    /// drops an entry once the last run reading it has signed (see
+    /// [`Shared::set_later_readers`]).
+    fn memo_key(_settings: &Self::Settings) -> Option<(TextKind, TermOptions)> {
+        None
+    }
     fn sign_from_shared(
         _prepared: &Self::Prepared,
         _shared: &Shared,
@@ -90,9 +97,14 @@ pub trait Detector: Sync + Send + 'static {
         sigs: Vec<Self::Sig>,
         ctx: &RunContext,
     ) -> Result<Found>;
+    /// Called by the driver on each chunk of signatures, in document order, before it
+    /// keeps them for [`Self::find_pairs`]: a method may move them into a compact form
+    /// (SpotSigs interns its signature strings). Default: kept as they are.
+    fn keep(_prepared: &Self::Prepared, _chunk: &mut [Self::Sig]) {}
     /// A signature as bytes for `query`'s index (`None`: the method keeps none, and a query
-    /// signs the stored documents again).
-    fn sig_bytes(_sig: &Self::Sig) -> Option<Vec<u8>> {
+    /// signs the stored documents again), given the run's `prepared` (what [`Self::keep`]
+    /// interned into).
+    fn sig_bytes(_prepared: &Self::Prepared, _sig: &Self::Sig) -> Option<Vec<u8>> {
         None
     }
     /// A signature back from [`Self::sig_bytes`].

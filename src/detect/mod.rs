@@ -166,6 +166,8 @@ pub trait PlannedRun: Send + Sync {
     fn method(&self) -> &'static str;
     /// The settings as they will be stored.
     fn settings_json(&self) -> serde_json::Value;
+    /// The shared memo entry the run reads (see [`Detector::memo_key`]).
+    fn memo_key(&self) -> Option<(TextKind, crate::sig::lexicon::TermOptions)>;
     /// `shared`: one per `detect` invocation, passed to each of its runs (see [`Shared`]).
     fn run(
         &self,
@@ -187,6 +189,10 @@ impl<D: Detector> PlannedRun for Planned<D> {
 
     fn settings_json(&self) -> serde_json::Value {
         serde_json::to_value(&self.settings).unwrap_or_default()
+    }
+
+    fn memo_key(&self) -> Option<(TextKind, crate::sig::lexicon::TermOptions)> {
+        D::memo_key(&self.settings)
     }
 
     fn run(

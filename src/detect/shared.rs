@@ -32,6 +32,8 @@ pub struct Counted {
 #[derive(Default)]
 pub struct Shared {
     counted: RefCell<Vec<(TextKind, TermOptions, Arc<Counted>)>>,
+    /// The memo entries the runs after the current one read; `None`: not told, keep all.
+    later: RefCell<Option<Vec<(TextKind, TermOptions)>>>,
 }
 
 impl Shared {
@@ -62,6 +64,23 @@ impl Shared {
             .borrow_mut()
             .push((text, *terms, Arc::clone(&fresh)));
         Ok(fresh)
+    }
+
+    /// Tells the memo which entries the runs after the current one will read (`detect`
+    /// calls it before each run).
+    pub fn set_later_readers(&self, keys: Vec<(TextKind, TermOptions)>) {
+        *self.later.borrow_mut() = Some(keys);
+    }
+
+    /// Drops the entries no later run reads (the driver calls it once the current run has
+    /// signed): the per-document term lists are four bytes a document-term, the largest
+    /// thing `detect` holds, and the last reader's matching no longer needs them.
+    pub fn release_unread(&self) {
+        if let Some(later) = self.later.borrow().as_ref() {
+            self.counted
+                .borrow_mut()
+                .retain(|(t, o, _)| later.iter().any(|(lt, lo)| lt == t && lo == o));
+        }
     }
 
     /// The counting pass of `terms` in `text` if a run of this `detect` already made it
@@ -128,7 +147,29 @@ mod tests {
         assert_eq!(ids.len(), streamed.len());
         for ((id, sig), (sid, ssig)) in ids.iter().zip(&sigs).zip(&streamed) {
             assert_eq!((id, sig), (sid, ssig));
+            // And `query`'s index stores them alike.
+            assert_eq!(D::sig_bytes(&prepared, sig), D::sig_bytes(&prepared, ssig));
         }
+    }
+
+    #[test]
+    fn the_memo_is_dropped_once_no_later_run_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("m.db")).unwrap();
+        s.insert_test_document("u/1", "", "alpha bravo charlie", None)
+            .unwrap();
+        let opts = TermOptions::default();
+        let shared = Shared::default();
+        shared.counted(&s, TextKind::Visible, &opts).unwrap();
+        // Not told what runs follow (a program's own runs): everything is kept.
+        shared.release_unread();
+        assert!(shared.memo(TextKind::Visible, &opts).is_some());
+        shared.set_later_readers(vec![(TextKind::Visible, opts)]);
+        shared.release_unread();
+        assert!(shared.memo(TextKind::Visible, &opts).is_some());
+        shared.set_later_readers(vec![(TextKind::Content, opts)]);
+        shared.release_unread();
+        assert!(shared.memo(TextKind::Visible, &opts).is_none());
     }
 
     #[test]

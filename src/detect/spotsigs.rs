@@ -17,8 +17,8 @@ use super::shared::Shared;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::columnar::Column;
 use crate::sig::spotsigs::{
-    self, build_vectors, SigVector, SiteBoilerplate, SpotSigParams, VectorOptions, DEFAULT_CHAIN,
-    DEFAULT_DISTANCE,
+    self, build_vectors_from_ids, SigVector, SigVocab, SiteBoilerplate, SpotSigParams,
+    VectorOptions, DEFAULT_CHAIN, DEFAULT_DISTANCE,
 };
 use crate::store::{DocText, Store, TextKind};
 use crate::text::WordList;
@@ -273,10 +273,40 @@ static PARAMS: &[Param<S>] = &[
     },
 ];
 
+/// A document's spot signatures, one per occurrence in text order: as strings when signed,
+/// as ids of the run's [`Interner`] once the driver keeps them (a `String` per occurrence
+/// was most of `detect`'s memory while SpotSigs ran on large collections; issue 16).
+/// Serialized as the list of strings either way (see [`SpotSigs::sig_bytes`]).
+#[derive(Debug)]
+pub enum Sigs {
+    Text(Vec<String>),
+    Ids(Vec<u32>),
+}
+
+impl<'de> Deserialize<'de> for Sigs {
+    fn deserialize<De: serde::Deserializer<'de>>(deserializer: De) -> Result<Self, De::Error> {
+        Vec::<String>::deserialize(deserializer).map(Sigs::Text)
+    }
+}
+
+/// The run's signature vocabulary: ids in order of first occurrence over the documents in
+/// id order, the order [`build_vectors`] would give them, so the vectors are the same.
+#[derive(Default)]
+pub struct Interner(std::sync::Mutex<SigVocab>);
+
+impl Interner {
+    fn vocab(&self) -> std::sync::MutexGuard<'_, SigVocab> {
+        // A panic while interning ends the run anyway; the vocabulary is plain data.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 /// What signing one document keeps.
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 pub struct DocSigs {
-    sigs: Vec<String>,
+    sigs: Sigs,
     site: String,
     /// The exact-duplicate group of a document with some text.
     dup_group: Option<i64>,
@@ -299,9 +329,18 @@ pub fn same_content_key(text: &str) -> Option<u64> {
     (!folded.is_empty()).then(|| crate::extract::content::block_hash(&folded))
 }
 
+/// [`DocSigs`] as stored (the field names and order of the index since it exists).
+#[derive(Serialize)]
+struct StoredSigs<'a> {
+    sigs: Vec<&'a str>,
+    site: &'a str,
+    dup_group: Option<i64>,
+    same_content: Option<u64>,
+}
+
 impl Detector for SpotSigs {
     type Settings = SpotSigsSettings;
-    type Prepared = (SpotSigParams, SpotSigsSettings);
+    type Prepared = (SpotSigParams, SpotSigsSettings, Interner);
     type Sig = DocSigs;
 
     const NAME: &'static str = "spotsigs";
@@ -317,20 +356,22 @@ impl Detector for SpotSigs {
     }
 
     fn prepare(s: &S, _store: &Store, _shared: &Shared) -> Result<Self::Prepared> {
-        Ok((s.extraction()?, s.clone()))
+        Ok((s.extraction()?, s.clone(), Interner::default()))
     }
 
     fn reads(p: &Self::Prepared) -> TextKind {
         p.1.text
     }
 
-    fn signer((params, s): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+    fn signer((params, s, _): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
         let same_content = s.same_content;
         move |d| DocSigs {
-            sigs: spotsigs::extract_text(&d.text, params)
-                .into_iter()
-                .map(|x| x.sig)
-                .collect(),
+            sigs: Sigs::Text(
+                spotsigs::extract_text(&d.text, params)
+                    .into_iter()
+                    .map(|x| x.sig)
+                    .collect(),
+            ),
             site: site_of(&d.url).to_string(),
             // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
             // their signatures: the content hash settles them without the matcher.
@@ -343,15 +384,39 @@ impl Detector for SpotSigs {
         }
     }
 
-    fn sig_bytes(sig: &DocSigs) -> Option<Vec<u8>> {
-        serde_json::to_vec(sig).ok()
+    fn keep((_, _, interner): &Self::Prepared, chunk: &mut [DocSigs]) {
+        let mut vocab = interner.vocab();
+        for d in chunk {
+            if let Sigs::Text(t) = &d.sigs {
+                d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect());
+            }
+        }
+    }
+
+    fn sig_bytes((_, _, interner): &Self::Prepared, sig: &DocSigs) -> Option<Vec<u8>> {
+        let vocab = interner.vocab();
+        let sigs = match &sig.sigs {
+            Sigs::Text(t) => t.iter().map(String::as_str).collect(),
+            Sigs::Ids(ids) => ids.iter().map(|&i| vocab.name(i)).collect::<Option<_>>()?,
+        };
+        serde_json::to_vec(&StoredSigs {
+            sigs,
+            site: &sig.site,
+            dup_group: sig.dup_group,
+            same_content: sig.same_content,
+        })
+        .ok()
     }
 
     fn sig_from_bytes(bytes: &[u8]) -> Option<DocSigs> {
         serde_json::from_slice(bytes).ok()
     }
 
-    fn find_pairs((_, s): Self::Prepared, docs: Vec<DocSigs>, ctx: &RunContext) -> Result<Found> {
+    fn find_pairs(
+        (_, s, interner): Self::Prepared,
+        docs: Vec<DocSigs>,
+        ctx: &RunContext,
+    ) -> Result<Found> {
         let n = docs.len();
         let mut dup_groups: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
         let mut content_groups: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
@@ -363,8 +428,22 @@ impl Detector for SpotSigs {
                 content_groups.entry(k).or_default().push(i);
             }
         }
-        let (sig_lists, sites): (Vec<Vec<String>>, Vec<String>) =
-            docs.into_iter().map(|d| (d.sigs, d.site)).unzip();
+        // Signatures the driver did not intern (a query's, read back from the index) join the
+        // run's vocabulary here, in document order as `build_vectors` would number them.
+        let mut vocab = interner
+            .0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (sig_lists, sites): (Vec<Vec<u32>>, Vec<String>) = docs
+            .into_iter()
+            .map(|d| {
+                let ids = match d.sigs {
+                    Sigs::Ids(ids) => ids,
+                    Sigs::Text(t) => t.iter().map(|s| vocab.intern(s)).collect(),
+                };
+                (ids, d.site)
+            })
+            .unzip();
         // Keep every signature that occurs in two or more documents unless told otherwise:
         // the largest idf a shared signature can have is log(N/2)/log(N).
         let idf_max = s
@@ -383,12 +462,18 @@ impl Detector for SpotSigs {
                 }),
         };
         let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
-        let collection = build_vectors(&sig_lists, Some(&site_refs), &opts);
+        let mut collection = build_vectors_from_ids(vocab, &sig_lists, Some(&site_refs), &opts);
         drop(sig_lists);
         let signed_at = ctx.started.elapsed().as_secs_f64();
 
-        let (index, vectors): (Vec<usize>, Vec<_>) =
-            collection.matchable().map(|(i, v)| (i, v.clone())).unzip();
+        // The matchable vectors move to the matcher and back (the stored document
+        // signatures read them after matching): a clone was one more copy of them all.
+        let (index, vectors): (Vec<usize>, Vec<SigVector>) = collection
+            .vectors
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, v)| v.take().map(|v| (i, v)))
+            .unzip();
         // With the truncation rule the matcher goes down to its floor and the rule sorts
         // the pairs under τ.
         let match_tau = match s.containment {
@@ -432,7 +517,9 @@ impl Detector for SpotSigs {
             "sign_seconds": signed_at,
             "match_seconds": matched_at - signed_at,
         });
-        drop(vectors);
+        for (&i, v) in index.iter().zip(vectors) {
+            collection.vectors[i] = Some(v);
+        }
         Ok(Found {
             pairs: doc_pairs,
             detail: None,
@@ -481,7 +568,7 @@ impl super::staged::Staged for SpotSigs {
     }
 
     fn prepare_from(s: &S, _dfs: Option<&crate::sig::lexicon::DocFreqs>) -> Result<Self::Prepared> {
-        Ok((s.extraction()?, s.clone()))
+        Ok((s.extraction()?, s.clone(), Interner::default()))
     }
 
     /// `spotsigs` (the multiset, one string per occurrence), `site`, `dup_group`,
@@ -492,7 +579,11 @@ impl super::staged::Staged for SpotSigs {
         let mut dups = Vec::with_capacity(docs.len());
         let mut same = Vec::with_capacity(docs.len());
         for d in docs {
-            sigs.push(d.sigs);
+            // Stages sign without the driver, so their signatures are never interned.
+            sigs.push(match d.sigs {
+                Sigs::Text(t) => t,
+                Sigs::Ids(_) => Vec::new(),
+            });
             sites.push(Some(d.site));
             dups.push(d.dup_group);
             same.push(d.same_content.map(|k| k as i64));
@@ -516,7 +607,7 @@ impl super::staged::Staged for SpotSigs {
             .zip(sites)
             .zip(dups.into_iter().zip(same))
             .map(|((sigs, site), (dup_group, same))| DocSigs {
-                sigs,
+                sigs: Sigs::Text(sigs),
                 site: site.unwrap_or_default(),
                 dup_group,
                 same_content: same.map(|k| k as u64),
@@ -566,6 +657,50 @@ fn exact_duplicate_pairs<'a>(groups: impl Iterator<Item = &'a Vec<usize>>) -> Ve
 #[cfg(test)]
 mod tests {
     use super::{containment, same_content_key, SigVector};
+
+    /// Interned signatures serialize to the bytes the strings did (the `query` index stays
+    /// what it was), and signatures read back from the index join the run's vocabulary.
+    #[test]
+    fn interned_signatures_store_as_their_strings() {
+        use super::{Detector, Shared, Sigs, SpotSigs, SpotSigsSettings};
+        use crate::store::{DocText, Store};
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let p =
+            SpotSigs::prepare(&SpotSigsSettings::default(), &store, &Shared::default()).unwrap();
+        let texts = [
+            "the wire story is on the site and a copy of it is at the other site",
+            "a copy of the story is at a site",
+            "",
+        ];
+        let docs: Vec<DocText> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| DocText {
+                id: i as i64 + 1,
+                url: format!("http://s{i}.example/p"),
+                text: t.to_string(),
+                dup_group: None,
+            })
+            .collect();
+        let sign = SpotSigs::signer(&p);
+        let mut signed: Vec<_> = docs.iter().map(&sign).collect();
+        let before: Vec<Vec<u8>> = signed
+            .iter()
+            .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
+            .collect();
+        assert!(matches!(signed[0].sigs, Sigs::Text(ref t) if !t.is_empty()));
+        SpotSigs::keep(&p, &mut signed);
+        assert!(signed.iter().all(|s| matches!(s.sigs, Sigs::Ids(_))));
+        let after: Vec<Vec<u8>> = signed
+            .iter()
+            .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
+            .collect();
+        assert_eq!(before, after);
+        let back = SpotSigs::sig_from_bytes(&after[1]).unwrap();
+        assert!(matches!(back.sigs, Sigs::Text(_)));
+        assert_eq!(SpotSigs::sig_bytes(&p, &back).unwrap(), after[1]);
+    }
 
     #[test]
     fn containment_is_the_smaller_vectors_share_held_by_the_other() {

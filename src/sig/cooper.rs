@@ -356,10 +356,6 @@ pub fn detect_across_sites(
     sites: &[u64],
     params: &CooperParams,
 ) -> Vec<CooperPair> {
-    let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    };
     let mut df: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs {
         for t in d {
@@ -385,7 +381,56 @@ pub fn detect_across_sites(
             v
         })
         .collect();
+    detect_ranked(&ranked, order.len(), sites, params)
+}
 
+/// [`detect_across_sites`] on lists of term numbers: `docs[i]` holds the distinct numbers of
+/// document `i`'s terms, `terms[n]` is term number `n`. The same pairs as the string
+/// version, which it ranks the same way (by the number of lists holding a term, then by the
+/// term), without a `String` per term: the lists are turned into ranks in place.
+pub fn detect_numbered(
+    mut docs: Vec<Vec<u32>>,
+    terms: &[Box<str>],
+    sites: &[u64],
+    params: &CooperParams,
+) -> Vec<CooperPair> {
+    let mut df = vec![0u32; terms.len()];
+    for d in &docs {
+        for &t in d {
+            df[t as usize] += 1;
+        }
+    }
+    let mut order: Vec<u32> = (0..terms.len() as u32)
+        .filter(|&t| df[t as usize] > 0)
+        .collect();
+    order.sort_unstable_by(|&x, &y| {
+        (df[x as usize], &*terms[x as usize]).cmp(&(df[y as usize], &*terms[y as usize]))
+    });
+    let mut rank = df;
+    for (i, &t) in order.iter().enumerate() {
+        rank[t as usize] = i as u32;
+    }
+    for d in &mut docs {
+        for t in d.iter_mut() {
+            *t = rank[*t as usize];
+        }
+        d.sort_unstable();
+    }
+    detect_ranked(&docs, order.len(), sites, params)
+}
+
+/// The candidate search and tests on lists of term ranks (each list sorted ascending, rank
+/// 0 the rarest term, `n_terms` distinct ranks in all).
+fn detect_ranked(
+    ranked: &[Vec<u32>],
+    n_terms: usize,
+    sites: &[u64],
+    params: &CooperParams,
+) -> Vec<CooperPair> {
+    let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    };
     let contained = params.contained_pct > 0;
     // Lists are visited shortest first, so every earlier list is at most as long as the
     // current one and each posting list (positions in visiting order) is sorted by length:
@@ -393,12 +438,12 @@ pub fn detect_across_sites(
     // filter), and with containment the shorter list of a pair is always the earlier one,
     // so only prefixes need indexing (on equal sizes both directions miss equally many
     // terms).
-    let mut visit: Vec<u32> = (0..docs.len() as u32).collect();
+    let mut visit: Vec<u32> = (0..ranked.len() as u32).collect();
     visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
     let len_at: Vec<usize> = visit.iter().map(|&i| ranked[i as usize].len()).collect();
-    let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); order.len()];
+    let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); n_terms];
     // Hits of the current list in each earlier list's indexed prefix, and who was hit.
-    let mut hits = vec![0u32; docs.len()];
+    let mut hits = vec![0u32; ranked.len()];
     let mut touched: Vec<u32> = Vec::new();
     let mut out = Vec::new();
     for (pos_b, &b) in visit.iter().enumerate() {
@@ -736,6 +781,17 @@ mod tests {
                 })
                 .collect();
             prop_assert_eq!(fast, slow);
+            // The same lists as term numbers of a table in another order (as a shared
+            // memo numbers them, by first occurrence) give the same pairs.
+            let mut table: Vec<Box<str>> = docs.iter().flatten().map(|t| t.as_str().into()).collect();
+            table.sort_unstable_by(|x, y| y.cmp(x));
+            table.dedup();
+            let numbered: Vec<Vec<u32>> = docs
+                .iter()
+                .map(|d| d.iter().map(|t| table.iter().position(|x| **x == **t).unwrap() as u32).rev().collect())
+                .collect();
+            let by_numbers: Vec<CooperPair> = detect_numbered(numbered, &table, &sites, &p);
+            prop_assert_eq!(by_numbers, detect_across_sites(&docs, &sites, &p));
         }
     }
 }

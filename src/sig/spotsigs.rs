@@ -438,8 +438,20 @@ pub fn build_vectors<S: AsRef<str>>(
         .iter()
         .map(|sigs| sigs.iter().map(|s| vocab.intern(s.as_ref())).collect())
         .collect();
+    build_vectors_from_ids(vocab, &id_docs, sites, opts)
+}
+
+/// [`build_vectors`] on documents already interned in `vocab` (each document's signature
+/// occurrences as ids, in text order): what a caller that interns while signing passes,
+/// instead of holding every occurrence as a `String`.
+pub fn build_vectors_from_ids(
+    vocab: SigVocab,
+    id_docs: &[Vec<u32>],
+    sites: Option<&[&str]>,
+    opts: &VectorOptions,
+) -> SigCollection {
     let mut df = vec![0u32; vocab.len()];
-    for ids in &id_docs {
+    for ids in id_docs {
         let mut distinct = ids.clone();
         distinct.sort_unstable();
         distinct.dedup();
@@ -447,7 +459,7 @@ pub fn build_vectors<S: AsRef<str>>(
             df[id as usize] += 1;
         }
     }
-    let n = docs.len();
+    let n = id_docs.len();
     let keep: Vec<bool> = df
         .iter()
         .map(|&f| {
@@ -458,7 +470,7 @@ pub fn build_vectors<S: AsRef<str>>(
     let sigs_outside_idf = keep.iter().filter(|k| !**k).count();
 
     let boilerplate = match (sites, &opts.site_boilerplate) {
-        (Some(sites), Some(rule)) if sites.len() == n => site_boilerplate(&id_docs, sites, rule),
+        (Some(sites), Some(rule)) if sites.len() == n => site_boilerplate(id_docs, sites, rule),
         _ => Default::default(),
     };
 

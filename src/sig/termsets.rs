@@ -10,6 +10,8 @@
 //! [`TermSetsBuilder::with_budget`]'s budget they are dropped (the frequencies are kept) and
 //! the methods tokenize again, so memory stays bounded on any collection.
 
+use std::sync::Arc;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::lexicon::{DocFreqs, TermOptions};
@@ -49,8 +51,9 @@ impl PackedTerms {
 /// Every document's unique terms, interned, with the terms' document frequencies.
 #[derive(Debug, Default)]
 pub struct TermSets {
-    /// Term number → term.
-    terms: Vec<Box<str>>,
+    /// Term number → term (shared: a method's signatures may keep the table after the
+    /// per-document lists are gone).
+    terms: Arc<[Box<str>]>,
     /// Term number → number of documents containing it.
     df: Vec<u32>,
     n_docs: u64,
@@ -83,6 +86,11 @@ impl TermSets {
         &self.terms[id as usize]
     }
 
+    /// The term table (term number → term), shared.
+    pub fn term_table(&self) -> Arc<[Box<str>]> {
+        Arc::clone(&self.terms)
+    }
+
     /// Every term, by number.
     pub fn terms(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
         self.terms.iter().map(|t| &**t)
@@ -112,6 +120,8 @@ impl TermSets {
 #[derive(Debug)]
 pub struct TermSetsBuilder {
     index: FxHashMap<Box<str>, u32>,
+    /// Term number → term, while counting.
+    terms: Vec<Box<str>>,
     sets: TermSets,
     /// Most term numbers kept in the per-document lists.
     budget: usize,
@@ -133,6 +143,7 @@ impl TermSetsBuilder {
     pub fn with_budget(budget: usize) -> Self {
         TermSetsBuilder {
             index: FxHashMap::default(),
+            terms: Vec::new(),
             sets: TermSets {
                 lists: (budget > 0).then(|| (Vec::new(), Vec::new())),
                 ..TermSets::default()
@@ -144,9 +155,8 @@ impl TermSetsBuilder {
     /// Counts one document given its unique terms (each term once).
     pub fn add_document<'a>(&mut self, unique: impl IntoIterator<Item = &'a str>) {
         self.sets.n_docs += 1;
-        let TermSets {
-            terms, df, lists, ..
-        } = &mut self.sets;
+        let terms = &mut self.terms;
+        let TermSets { df, lists, .. } = &mut self.sets;
         for t in unique {
             let id = match self.index.get(t) {
                 Some(&id) => id,
@@ -173,7 +183,10 @@ impl TermSetsBuilder {
     }
 
     pub fn finish(self) -> TermSets {
-        self.sets
+        TermSets {
+            terms: self.terms.into(),
+            ..self.sets
+        }
     }
 }
 
