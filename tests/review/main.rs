@@ -293,6 +293,33 @@ fn the_readme_triage_table_is_the_rule_table() {
     }
 }
 
+/// The two Qt patch releases the template-sibling fixtures compare.
+const QT_RELEASES: [&str; 2] = ["5.15.8+dfsg-11+deb12u3", "5.15.15+dfsg-6+deb13u1"];
+
+/// A fixture folder holding, under `sub/RELEASE/`, the qtcore pages of both releases whose
+/// file name `keep` accepts, copied from the debian-docs test corpus.
+fn qtcore_pages_of_two_releases(
+    corpus: &std::path::Path,
+    sub: &str,
+    keep: impl Fn(&str) -> bool,
+) -> tempfile::TempDir {
+    let fixture = tempfile::tempdir().unwrap();
+    for v in QT_RELEASES {
+        let from = corpus.join(format!(
+            "html/qtbase5-doc-html/{v}/usr/share/qt5/doc/qtcore"
+        ));
+        let to = fixture.path().join(sub).join(v);
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(&from).unwrap() {
+            let f = f.unwrap();
+            if keep(&f.file_name().to_string_lossy()) {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+        }
+    }
+    fixture
+}
+
 /// Issue 14 (session 3), template siblings: Qt's `QMapIterator` and `QMutableMapIterator`
 /// pages of one release are one template with different identifiers, which SpotSigs alone
 /// pairs (Jaccard 0.6); the queue must not show them as one entry, while the same page in two
@@ -303,21 +330,8 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
     let Some(corpus) = common::debian_docs_small() else {
         return;
     };
-    let fixture = tempfile::tempdir().unwrap();
-    let releases = ["5.15.8+dfsg-11+deb12u3", "5.15.15+dfsg-6+deb13u1"];
-    for v in releases {
-        let from = corpus.join(format!(
-            "html/qtbase5-doc-html/{v}/usr/share/qt5/doc/qtcore"
-        ));
-        let to = fixture.path().join("html").join(v);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in std::fs::read_dir(&from).unwrap() {
-            let f = f.unwrap();
-            if f.file_name().to_string_lossy().contains("iterator") {
-                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-            }
-        }
-    }
+    let releases = QT_RELEASES;
+    let fixture = qtcore_pages_of_two_releases(&corpus, "html", |name| name.contains("iterator"));
     let (_tmp, dbp) = common::temp_db();
     let db = dbp.to_str().unwrap();
     let html = fixture.path().join("html");
@@ -381,21 +395,8 @@ fn pages_of_one_site_named_apart_are_not_one_entry_but_release_copies_are() {
     let Some(corpus) = common::debian_docs_small() else {
         return;
     };
-    let fixture = tempfile::tempdir().unwrap();
-    let releases = ["5.15.8+dfsg-11+deb12u3", "5.15.15+dfsg-6+deb13u1"];
-    for v in releases {
-        let from = corpus.join(format!(
-            "html/qtbase5-doc-html/{v}/usr/share/qt5/doc/qtcore"
-        ));
-        let to = fixture.path().join("html/qt").join(v);
-        std::fs::create_dir_all(&to).unwrap();
-        for f in std::fs::read_dir(&from).unwrap() {
-            let f = f.unwrap();
-            if f.file_name().to_string_lossy().ends_with("-members.html") {
-                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-            }
-        }
-    }
+    let fixture =
+        qtcore_pages_of_two_releases(&corpus, "html/qt", |name| name.ends_with("-members.html"));
     let (_tmp, dbp) = common::temp_db();
     let db = dbp.to_str().unwrap();
     let html = fixture.path().join("html");
