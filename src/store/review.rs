@@ -11,6 +11,7 @@ use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
 use super::Store;
+use crate::model::MERGED_QUEUE;
 pub(super) use crate::model::{parse_set_key as parse_key, set_key as target_key};
 
 /// One member of a cluster as the cluster screen lists it.
@@ -81,8 +82,8 @@ impl Store {
             .conn()
             .query_row(
                 "SELECT bridge_a, bridge_b, bridge_score FROM review_clusters
-                 WHERE cluster = ?1 AND bridge_a IS NOT NULL",
-                [entry],
+                 WHERE run_id = ?1 AND cluster = ?2 AND bridge_a IS NOT NULL",
+                [MERGED_QUEUE, entry],
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?)

@@ -12,7 +12,7 @@ use super::review::parse_key;
 use super::Store;
 use crate::model::{
     cluster_review, cohens_kappa, Agreement, ClusterReview, Label, LabelStatus, PairCounts,
-    PairLabel, Progress,
+    PairLabel, Progress, MERGED_QUEUE,
 };
 
 impl Store {
@@ -282,15 +282,18 @@ pub(super) fn affected_clusters(
             }
         }
     }
-    let mut st =
-        conn.prepare_cached("SELECT run_id, members_key FROM review_clusters WHERE cluster = ?1")?;
+    // Every queue entry is a merged one: naming the run lets SQLite use the primary key
+    // (run_id, cluster) instead of scanning the whole queue for each affected entry.
+    let mut st = conn.prepare_cached(
+        "SELECT run_id, members_key FROM review_clusters WHERE run_id = ?1 AND cluster = ?2",
+    )?;
     let mut out = Vec::new();
     for (entry, k) in hits {
         if k < 2 {
             continue;
         }
         let found: Option<(i64, String)> = st
-            .query_row([entry], |r| Ok((r.get(0)?, r.get(1)?)))
+            .query_row([MERGED_QUEUE, entry], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         if let Some((run, key)) = found {
             out.push((run, entry, parse_key(&key)));
@@ -327,11 +330,13 @@ pub(super) fn rebuild_statuses(conn: &Connection) -> Result<()> {
            JOIN review_entry_members m ON m.doc_id = ld.doc_id
            WHERE ld.coder = ?1
            GROUP BY ld.target, m.entry HAVING count(*) >= 2) e
-         JOIN review_clusters q ON q.cluster = e.entry",
+         JOIN review_clusters q ON q.run_id = ?2 AND q.cluster = e.entry",
     )?;
     for coder in coders {
         let affected: Vec<(i64, i64)> = st
-            .query_map([&coder], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .query_map(params![&coder, MERGED_QUEUE], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
             .collect::<rusqlite::Result<_>>()?;
         update_clusters(conn, &coder, &affected)?;
     }
