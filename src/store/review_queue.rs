@@ -491,19 +491,18 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Res
             }
         }
     }
-    // Token sets once per document, not once per pair.
-    let tokens: HashMap<i64, HashSet<&str>> = texts
+    // Each text tokenized once; the single-detector pairs judged together.
+    let (docs, refs): (Vec<i64>, Vec<&str>) = texts.iter().map(|(&d, t)| (d, t.as_str())).unzip();
+    let index: HashMap<i64, usize> = docs.iter().enumerate().map(|(i, &d)| (d, i)).collect();
+    // Both documents of every single-detector pair were given a text above: `index` has them.
+    let judged: Vec<(usize, usize)> = pairs
         .iter()
-        .map(|(&d, t)| (d, siblings::tokens(t)))
+        .filter(|p| p.scores.len() == 1)
+        .map(|p| (index[&p.a], index[&p.b]))
         .collect();
-    let empty = HashSet::new();
-    pairs.retain(|p| {
-        p.scores.len() > 1 || {
-            let a = tokens.get(&p.a).unwrap_or(&empty);
-            let b = tokens.get(&p.b).unwrap_or(&empty);
-            siblings::sibling_share(a, b) < siblings::SIBLING_SHARE
-        }
-    });
+    let mut siblings = siblings::template_siblings_among(&refs, &judged).into_iter();
+    // `retain` visits the pairs in order, so the answers come in the order they were asked.
+    pairs.retain(|p| p.scores.len() > 1 || !siblings.next().unwrap_or(false));
     Ok(())
 }
 
