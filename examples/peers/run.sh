@@ -9,7 +9,10 @@
 # bare iteration (every record's payload read) against `spotcheck ingest` with defaults.
 # Each command is timed as a whole process (wall seconds), RUNS times (default 3), the sides in
 # turn (A B C A B C ...); the table gives min / median / max and the ratio of medians
-# peer / spotcheck (above 1: spotcheck is faster). The load average is printed before and after
+# peer / spotcheck (above 1: spotcheck is faster), and the median CPU seconds (user + sys of
+# the whole side, child processes included) with their ratio: on a loaded machine wall
+# seconds are the load's, and a single-threaded peer loses less wall time to it than a
+# side that uses both cores. The load average is printed before and after
 # each side. Pair quality: peers.py scores the Python pairs against the gold, `spotcheck eval
 # --gold` scores spotcheck's runs.
 #
@@ -18,7 +21,7 @@
 set -euo pipefail
 
 if [[ $# -ne 3 ]]; then
-  sed -n '2,17p' "$0" >&2
+  sed -n '2,20p' "$0" >&2
   exit 2
 fi
 html=$1 gold=$2 warc=$3
@@ -72,33 +75,37 @@ if [[ ${have[warcio]} == 1 ]]; then add "warcio iterate" "'$py' '$peers' warc wa
 add "spotcheck ingest (warc)" "rm -f '$work/warc.db'*; '$spotcheck' ingest --db '$work/warc.db' '$warc' --quiet"
 
 now() { date +%s.%N; }
-declare -A times
+declare -A times cpus
 timeside() { # group-start group-end
   local r i t0 t1
   for ((r = 1; r <= runs; r++)); do
     for ((i = $1; i < $2; i++)); do
       echo "load before '${names[$i]}' run $r: $(uptime | sed 's/.*load average: //')"
       t0=$(now)
-      bash -c "${cmds[$i]}" >"$work/side$i.log" 2>&1 || { echo "!! ${names[$i]} failed:" >&2; tail -5 "$work/side$i.log" >&2; }
+      /usr/bin/time -o "$work/cpu" -f "%U %S" bash -c "${cmds[$i]}" >"$work/side$i.log" 2>&1 || { echo "!! ${names[$i]} failed:" >&2; tail -5 "$work/side$i.log" >&2; }
       t1=$(now)
       times[$i]+="$(echo "$t1 - $t0" | bc) "
+      cpus[$i]+="$(tail -1 "$work/cpu" | awk '{print $1 + $2}') "
       echo "load after  '${names[$i]}' run $r: $(uptime | sed 's/.*load average: //')"
     done
   done
 }
 stats() { tr ' ' '\n' <<<"${times[$1]}" | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f %.2f %.2f", a[1], a[int((NR+1)/2)], a[NR]}'; }
+cpu_median() { tr ' ' '\n' <<<"${cpus[$1]}" | grep . | sort -g | awk '{a[NR]=$1} END {printf "%.2f", a[int((NR+1)/2)]}'; }
 
 timeside 0 "$html_n"
 timeside "$html_n" "${#names[@]}"
 
 table() { # from to reference-index
-  printf '| %-26s | %6s | %6s | %6s | %s |\n' side min median max "ratio peer/spotcheck (medians)"
-  printf '|%s|\n' "----------------------------|--------|--------|--------|------"
-  local ref i s m
+  printf '| %-26s | %6s | %6s | %6s | %s | %s | %s |\n' side min median max "ratio peer/spotcheck (medians)" "CPU s (median)" "CPU ratio"
+  printf '|%s|\n' "----------------------------|--------|--------|--------|------|------|------"
+  local ref cref i s m c
   ref=$(stats "$3" | cut -d' ' -f2)
+  cref=$(cpu_median "$3")
+  ratio() { if (($3 == $4)); then echo 1.00; else echo "scale=4; $1 / $2" | bc | xargs printf '%.2f'; fi; }
   for ((i = $1; i < $2; i++)); do
-    s=$(stats "$i"); m=$(cut -d' ' -f2 <<<"$s")
-    printf '| %-26s | %6s | %6s | %6s | %s |\n' "${names[$i]}" $s "$(if ((i == $3)); then echo 1.00; else echo "scale=4; $m / $ref" | bc | xargs printf '%.2f'; fi)x"
+    s=$(stats "$i"); m=$(cut -d' ' -f2 <<<"$s"); c=$(cpu_median "$i")
+    printf '| %-26s | %6s | %6s | %6s | %s | %s | %s |\n' "${names[$i]}" $s "$(ratio "$m" "$ref" "$i" "$3")x" "$c" "$(ratio "$c" "$cref" "$i" "$3")x"
   done
 }
 echo

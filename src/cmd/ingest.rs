@@ -234,6 +234,7 @@ pub fn ingest_inputs(
     show_bar: bool,
 ) -> Result<IngestSummary> {
     let started = Instant::now();
+    store.tune_for_bulk_load()?;
     store.set_meta(
         "ingest.params",
         &serde_json::json!({

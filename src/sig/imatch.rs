@@ -34,8 +34,13 @@ pub fn hash_terms<'a>(terms: impl IntoIterator<Item = &'a str>) -> Signature {
     let mut sorted: Vec<&str> = terms.into_iter().collect();
     sorted.sort_unstable();
     sorted.dedup();
+    hash_sorted_terms(sorted)
+}
+
+/// [`hash_terms`] of terms already sorted and distinct.
+fn hash_sorted_terms<'a>(sorted: impl IntoIterator<Item = &'a str>) -> Signature {
     let mut h = Sha1::new();
-    for (i, t) in sorted.iter().enumerate() {
+    for (i, t) in sorted.into_iter().enumerate() {
         if i > 0 {
             h.update([TERM_SEPARATOR]);
         }
@@ -250,7 +255,8 @@ impl<'a> BaggedLexicon<'a> {
     /// Signs one coordinate (0 = full lexicon, k = bag k, k ≤ K) of a document given its
     /// unique terms U.
     pub fn sign_coordinate(&self, unique: &BTreeSet<String>, coordinate: usize) -> SigOutcome {
-        self.sign_classified(&self.classify(unique), unique.len(), coordinate)
+        let classes = self.classify(unique);
+        self.sign_classified(&classes, unique.len(), coordinate)
     }
 
     /// All K + 1 coordinates of a document.
@@ -267,8 +273,16 @@ impl<'a> BaggedLexicon<'a> {
         classes: &[(&str, TermClass)],
         unique_len: usize,
     ) -> Vec<SigOutcome> {
+        // The terms are sorted (and de-duplicated) once for every coordinate: each coordinate
+        // then chooses positions in this order, and hashing its terms in position order is
+        // `hash_terms`' sorted order. Sorting strings once instead of K + 1 times was most of
+        // `detect`'s I-Match signing (31 coordinates by default; BENCHMARKS.md, issue 16
+        // session 5).
+        let mut sorted = classes.to_vec();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        sorted.dedup_by(|a, b| a.0 == b.0);
         (0..self.coordinates())
-            .map(|c| self.sign_classified(classes, unique_len, c))
+            .map(|c| self.sign_sorted(&sorted, unique_len, c))
             .collect()
     }
 
@@ -280,9 +294,24 @@ impl<'a> BaggedLexicon<'a> {
             .collect()
     }
 
+    /// One coordinate of a document given its classified terms in any order.
     fn sign_classified(
         &self,
         classes: &[(&str, TermClass)],
+        unique_len: usize,
+        coordinate: usize,
+    ) -> SigOutcome {
+        let mut sorted = classes.to_vec();
+        sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        sorted.dedup_by(|a, b| a.0 == b.0);
+        self.sign_sorted(&sorted, unique_len, coordinate)
+    }
+
+    /// One coordinate of a document given its classified terms sorted by term, each once.
+    /// Terms are chosen as positions in `sorted`, so position order is term order.
+    fn sign_sorted(
+        &self,
+        sorted: &[(&str, TermClass)],
         unique_len: usize,
         coordinate: usize,
     ) -> SigOutcome {
@@ -294,13 +323,13 @@ impl<'a> BaggedLexicon<'a> {
                 None => return SigOutcome::TooFewTerms { terms: 0 },
             },
         };
-        let mut chosen: Vec<&str> = Vec::new();
-        let mut secondary: Vec<(usize, &str)> = Vec::new();
-        for &(t, class) in classes {
+        let mut chosen: Vec<u32> = Vec::new();
+        let mut secondary: Vec<(usize, u32)> = Vec::new();
+        for (at, &(_, class)) in (0u32..).zip(sorted) {
             match class {
-                TermClass::Primary(i) if bag.is_none_or(|b| b.primary[i]) => chosen.push(t),
+                TermClass::Primary(i) if bag.is_none_or(|b| b.primary[i]) => chosen.push(at),
                 TermClass::Secondary(r) if bag.is_none_or(|b| b.secondary[r]) => {
-                    secondary.push((r, t))
+                    secondary.push((r, at))
                 }
                 _ => {}
             }
@@ -308,13 +337,14 @@ impl<'a> BaggedLexicon<'a> {
         let covered = |n: usize| n as f64 >= self.params.min_coverage * unique_len as f64;
         let mut extended = 0;
         if self.params.min_coverage > 0.0 && !covered(chosen.len()) {
-            // Most frequent secondary terms first: the rank order of B.
+            // Most frequent secondary terms first: the rank order of B (ties by term, as
+            // positions follow term order).
             secondary.sort_unstable();
-            for (_, t) in secondary {
+            for (_, at) in secondary {
                 if covered(chosen.len()) {
                     break;
                 }
-                chosen.push(t);
+                chosen.push(at);
                 extended += 1;
             }
             if !covered(chosen.len()) {
@@ -329,8 +359,10 @@ impl<'a> BaggedLexicon<'a> {
                 terms: chosen.len(),
             };
         }
+        // Position order is term order: `hash_terms` without sorting strings again.
+        chosen.sort_unstable();
         SigOutcome::Signed {
-            sig: hash_terms(chosen.iter().copied()),
+            sig: hash_sorted_terms(chosen.iter().map(|&at| sorted[at as usize].0)),
             terms: chosen.len(),
             extended,
         }
@@ -777,5 +809,100 @@ mod tests {
         assert_eq!(e.only_a[0].spans.len(), 2);
         assert_eq!(&a[e.only_a[0].spans[1].0..e.only_a[0].spans[1].1], "MARKET");
         assert_eq!(e.only_b[0].term, "bonds");
+    }
+
+    /// The signing of one coordinate as it was written before the terms were sorted once
+    /// per document (strings chosen, then sorted by `hash_terms`): the slow reference.
+    fn reference_coordinate(
+        b: &BaggedLexicon<'_>,
+        classes: &[(&str, TermClass)],
+        unique_len: usize,
+        coordinate: usize,
+    ) -> SigOutcome {
+        let bag = match coordinate {
+            0 => None,
+            k => match b.bags.get(k - 1) {
+                Some(bag) => Some(bag),
+                None => return SigOutcome::TooFewTerms { terms: 0 },
+            },
+        };
+        let mut chosen: Vec<&str> = Vec::new();
+        let mut secondary: Vec<(usize, &str)> = Vec::new();
+        for &(t, class) in classes {
+            match class {
+                TermClass::Primary(i) if bag.is_none_or(|g| g.primary[i]) => chosen.push(t),
+                TermClass::Secondary(r) if bag.is_none_or(|g| g.secondary[r]) => {
+                    secondary.push((r, t))
+                }
+                _ => {}
+            }
+        }
+        let covered = |n: usize| n as f64 >= b.params.min_coverage * unique_len as f64;
+        let mut extended = 0;
+        if b.params.min_coverage > 0.0 && !covered(chosen.len()) {
+            secondary.sort_unstable();
+            for (_, t) in secondary {
+                if covered(chosen.len()) {
+                    break;
+                }
+                chosen.push(t);
+                extended += 1;
+            }
+            if !covered(chosen.len()) {
+                return SigOutcome::Unreliable {
+                    terms: chosen.len(),
+                    unique: unique_len,
+                };
+            }
+        }
+        if chosen.len() < b.params.min_terms || chosen.is_empty() {
+            return SigOutcome::TooFewTerms {
+                terms: chosen.len(),
+            };
+        }
+        SigOutcome::Signed {
+            sig: hash_terms(chosen.iter().copied()),
+            terms: chosen.len(),
+            extended,
+        }
+    }
+
+    proptest::proptest! {
+        /// Sorting a document's terms once for all coordinates signs every coordinate as
+        /// the reference does, whatever the bags, coverage rule and term order.
+        #[test]
+        fn sorted_once_signs_like_the_reference(
+            doc in proptest::collection::vec(0usize..40, 0..40),
+            extra in 0usize..30,
+            min_terms in 0usize..6,
+            coverage in proptest::sample::select(vec![0.0, 0.1, 0.3, 0.6, 0.9]),
+            bags in 0usize..6,
+            seed in 0u64..1000,
+        ) {
+            // Words 0..20 are primary (df 10), 20..40 secondary with df 1 or 2 (ranks tie
+            // on df, broken by term).
+            let name = |i: usize| format!("w{:02}{}", (i * 7919) % 97, i);
+            let primary: Vec<String> = (0..20).map(name).collect();
+            let secondary: Vec<(String, u32)> =
+                (20..40).map(|i| (name(i), 1 + (i % 2) as u32)).collect();
+            let p: Vec<&str> = primary.iter().map(String::as_str).collect();
+            let s: Vec<(&str, u32)> = secondary.iter().map(|(t, d)| (t.as_str(), *d)).collect();
+            let lex = lexicon(&p, &s);
+            let params = IMatchParams { min_terms, min_coverage: coverage, bags, seed, bag_max_idf: 1.0 };
+            let b = BaggedLexicon::new(&lex, params);
+            let words: BTreeSet<String> = doc.iter().map(|&i| name(i)).collect();
+            // Terms not in the lexicon count in |U| only.
+            let unique_len = words.len() + extra;
+            let mut classes: Vec<(&str, TermClass)> = words
+                .iter()
+                .filter_map(|t| lex.class_of(t).map(|c| (t.as_str(), c)))
+                .collect();
+            classes.reverse();
+            let fast = b.sign_classes(&classes, unique_len);
+            let slow: Vec<SigOutcome> = (0..b.coordinates())
+                .map(|c| reference_coordinate(&b, &classes, unique_len, c))
+                .collect();
+            proptest::prop_assert_eq!(fast, slow);
+        }
     }
 }

@@ -264,6 +264,18 @@ impl Store {
 
     /// Opens an outer transaction that groups many small writes (a folder of pages is one
     /// source per page); `commit_bulk` ends it. Writes inside are savepoints.
+    /// Sizes this connection for a bulk load: a 64 MiB page cache (SQLite's default is
+    /// 2 MiB) so a transaction of a few thousand pages, and the content pass's one
+    /// transaction over every document, do not spill dirty pages to the log and read them
+    /// back mid-transaction (`pagerStress`, `getPageNormal`: about 15% of a WARC ingest's
+    /// CPU before; BENCHMARKS.md, issue 16 session 5). Only memory; durability is as before.
+    pub fn tune_for_bulk_load(&self) -> Result<()> {
+        self.conn()
+            .execute_batch("PRAGMA cache_size = -65536;")
+            .context("cannot size the page cache")?;
+        Ok(())
+    }
+
     pub fn begin_bulk(&self) -> Result<()> {
         self.conn().execute_batch("BEGIN")?;
         Ok(())
