@@ -476,34 +476,90 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
 /// code identifiers the other lacks: `model::siblings`), read on the content text the
 /// detectors use by default (the visible text where no content text is stored). Pairs two
 /// or more detectors agree on are kept whatever their text.
+///
+/// The pairs are judged in batches of whole connected components of their pair graph, each
+/// batch's texts at most [`SIBLING_BATCH_BYTES`] (or one component): never every judged
+/// page's text at once (at 56,638 pages that was 700 MB, more than any detector's run;
+/// issue 16). Each page is in one component, so each text is still read and tokenized once,
+/// and a batch is judged on all cores at once (`siblings::template_siblings_among`: at
+/// 113,065 pages the pair-by-pair rule was 37% of the queue build's CPU; issue 15).
 fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
     let mut text_st = conn.prepare_cached(
         "SELECT coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
                          d.visible_text)
          FROM documents d WHERE d.id = ?1",
     )?;
-    let mut texts: HashMap<i64, String> = HashMap::new();
-    for p in pairs.iter().filter(|p| p.scores.len() == 1) {
-        for d in [p.a, p.b] {
-            if let std::collections::hash_map::Entry::Vacant(slot) = texts.entry(d) {
-                let text: Option<String> = text_st.query_row([d], |r| r.get(0)).optional()?;
-                slot.insert(text.unwrap_or_default());
+    let judged: Vec<usize> = (0..pairs.len())
+        .filter(|&i| pairs[i].scores.len() == 1)
+        .collect();
+    let mut drop = vec![false; pairs.len()];
+    let mut components = pair_components(pairs, &judged).into_iter().peekable();
+    while components.peek().is_some() {
+        // One batch: whole components until the texts reach the budget.
+        let mut texts: Vec<String> = Vec::new();
+        let mut index: HashMap<i64, usize> = HashMap::new();
+        let mut batch: Vec<usize> = Vec::new();
+        let mut bytes = 0usize;
+        while bytes < SIBLING_BATCH_BYTES {
+            let Some(component) = components.next() else {
+                break;
+            };
+            for &i in &component {
+                for d in [pairs[i].a, pairs[i].b] {
+                    if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(d) {
+                        let text: Option<String> =
+                            text_st.query_row([d], |r| r.get(0)).optional()?;
+                        let text = text.unwrap_or_default();
+                        bytes += text.len();
+                        slot.insert(texts.len());
+                        texts.push(text);
+                    }
+                }
             }
+            batch.extend(component);
+        }
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // Both documents of every pair of the batch were given a text above.
+        let asked: Vec<(usize, usize)> = batch
+            .iter()
+            .map(|&i| (index[&pairs[i].a], index[&pairs[i].b]))
+            .collect();
+        for (&i, sibling) in batch
+            .iter()
+            .zip(siblings::template_siblings_among(&refs, &asked))
+        {
+            drop[i] = sibling;
         }
     }
-    // Each text tokenized once; the single-detector pairs judged together.
-    let (docs, refs): (Vec<i64>, Vec<&str>) = texts.iter().map(|(&d, t)| (d, t.as_str())).unzip();
-    let index: HashMap<i64, usize> = docs.iter().enumerate().map(|(i, &d)| (d, i)).collect();
-    // Both documents of every single-detector pair were given a text above: `index` has them.
-    let judged: Vec<(usize, usize)> = pairs
-        .iter()
-        .filter(|p| p.scores.len() == 1)
-        .map(|p| (index[&p.a], index[&p.b]))
-        .collect();
-    let mut siblings = siblings::template_siblings_among(&refs, &judged).into_iter();
-    // `retain` visits the pairs in order, so the answers come in the order they were asked.
-    pairs.retain(|p| p.scores.len() > 1 || !siblings.next().unwrap_or(false));
+    let mut flags = drop.into_iter();
+    pairs.retain(|_| !flags.next().unwrap_or(false));
     Ok(())
+}
+
+/// The most text bytes one batch of [`drop_template_siblings`] reads before judging
+/// (whole components: a larger component is one batch of its own).
+const SIBLING_BATCH_BYTES: usize = 64 << 20;
+
+/// The pairs `which` (indices into `pairs`) grouped by the connected components of the
+/// graph they make on their documents, each group's indices ascending.
+fn pair_components(pairs: &[MergedPair], which: &[usize]) -> Vec<Vec<usize>> {
+    let mut slot: HashMap<i64, u32> = HashMap::new();
+    for &i in which {
+        for d in [pairs[i].a, pairs[i].b] {
+            let next = slot.len() as u32;
+            slot.entry(d).or_insert(next);
+        }
+    }
+    let mut sets = crate::cluster::union_find::UnionFind::new(slot.len());
+    for &i in which {
+        sets.union(slot[&pairs[i].a], slot[&pairs[i].b]);
+    }
+    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
+    for &i in which {
+        let root = sets.find(slot[&pairs[i].a]);
+        groups.entry(root).or_default().push(i);
+    }
+    groups.into_values().collect()
 }
 
 /// Removes the pairs, whichever detectors found them, of two pages of one site whose titles
