@@ -38,6 +38,16 @@ pub const FORM: u8 = 16;
 /// (trafilatura's `BODY_XPATH`: `article-body`, `entry-content`, `story-body`…).
 pub const ARTICLE: u8 = 32;
 
+/// A link holding at least this many bytes of text is not counted as link text: it is a
+/// story placed inside a link (a teaser slot of a template holding a whole article), not a
+/// link to another page. Anchors name a page; teasers add a summary: on news-v2 (whole and
+/// single, 966 pages) the longest anchor texts that are not a story are coolhunting's teasers
+/// of 301–422 characters, and the shortest story inside a link is 902 (BENCHMARKS.md, issue
+/// 14 session 5). trafilatura's `link_density_test` (`htmlprocessing.py`) likewise judges
+/// only short elements (under 100 characters, 300 for the last of its parent; paragraphs
+/// under 30–60): longer text is never dropped for its links.
+pub const LONG_LINK_BYTES: usize = 800;
+
 /// One block's (non-empty line's) structure.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BlockSignal {
@@ -79,6 +89,18 @@ impl Marks {
 
     pub fn current(&self) -> u8 {
         self.current
+    }
+
+    /// Clears `bits` from byte `at` of the text on (a link found, at its end, to be a story).
+    pub fn clear_since(&mut self, at: usize, bits: u8) {
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        for change in self.changes.iter_mut().rev() {
+            if change.0 < at {
+                break;
+            }
+            change.1 &= !bits;
+        }
+        self.current &= !bits;
     }
 }
 
@@ -342,6 +364,22 @@ mod tests {
         );
         assert_eq!(decode(&encode(&s).unwrap()), s);
         assert!(block_signals(text, &Marks::default()).is_empty());
+    }
+
+    #[test]
+    fn a_cleared_link_is_text_again_and_its_containers_stay() {
+        // A NAV container from byte 0; a link from byte 5 to the end, later found long.
+        let text = "Menu\nA story in a link\nmore of it";
+        let mut m = Marks::default();
+        m.set(0, NAV);
+        m.set(5, NAV | LINK);
+        m.set(12, NAV | LINK | HEADER);
+        m.clear_since(5, LINK);
+        assert_eq!(m.current(), NAV | HEADER);
+        let s = block_signals(text, &m);
+        assert!(s.iter().all(|b| b.link == 0), "{s:?}");
+        assert_eq!(s[0].flags, NAV);
+        assert_eq!(s[2].flags, NAV | HEADER);
     }
 
     #[test]

@@ -257,7 +257,8 @@ pub(crate) struct State<N> {
     /// ([`structure::element_bits`], a boilerplate `class`/`id`), innermost last, each with
     /// its bits and the number of same-name elements opened inside it and not yet closed.
     containers: Vec<(Element<N>, usize, u8)>,
-    in_link: bool,
+    /// Where the open `<a>`'s text starts in `text`, when one is open.
+    link_start: Option<usize>,
     marks: Marks,
 }
 
@@ -281,12 +282,13 @@ impl<N: Clone + PartialEq> State<N> {
             open_overflow: 0,
             max_depth: 0,
             containers: Vec::new(),
-            in_link: false,
+            link_start: None,
             marks: Marks::default(),
         }
     }
 
-    pub(crate) fn finish(self) -> Visible {
+    pub(crate) fn finish(mut self) -> Visible {
+        self.end_link();
         let truncated = self.exhausted || self.text.truncated();
         let text = self.text.finish();
         let blocks = structure::block_signals(&text, &self.marks);
@@ -436,7 +438,9 @@ impl<N: Clone + PartialEq> State<N> {
     fn open_container(&mut self, name: &Element<N>, attribute_bits: impl FnOnce() -> u8) {
         let known = name.known;
         if known == Known::A {
-            self.in_link = true;
+            // An `<a>` inside an open one closes it (the tree builder's adoption agency).
+            self.end_link();
+            self.link_start = Some(self.text.len());
             self.update_marks();
             return;
         }
@@ -476,8 +480,7 @@ impl<N: Clone + PartialEq> State<N> {
     /// Structure of an end tag: closes a link, or the innermost container of its name.
     fn close_container(&mut self, name: &Element<N>) {
         if name.known == Known::A {
-            if self.in_link {
-                self.in_link = false;
+            if self.end_link() {
                 self.update_marks();
             }
             return;
@@ -493,9 +496,26 @@ impl<N: Clone + PartialEq> State<N> {
         }
     }
 
+    /// Ends the open link, if any (true then). A link whose text is at least
+    /// [`structure::LONG_LINK_BYTES`] is a story placed inside a link, not a link: its text
+    /// is not counted as link text.
+    fn end_link(&mut self) -> bool {
+        let Some(start) = self.link_start.take() else {
+            return false;
+        };
+        if self.text.len().saturating_sub(start) >= structure::LONG_LINK_BYTES {
+            self.marks.clear_since(start, structure::LINK);
+        }
+        true
+    }
+
     /// Records the flags in force from the text's current end on.
     fn update_marks(&mut self) {
-        let mut flags = if self.in_link { structure::LINK } else { 0 };
+        let mut flags = if self.link_start.is_some() {
+            structure::LINK
+        } else {
+            0
+        };
         for c in &self.containers {
             flags |= c.2;
         }

@@ -559,3 +559,28 @@ fn a_non_english_article_stays_and_its_template_goes() {
     assert!(!text.contains("Preise für Wohnungen"), "{text}");
     assert!(!text.contains("Museum am Fluss"), "{text}");
 }
+
+#[test]
+fn a_story_inside_a_link_stays_and_the_teasers_beside_it_go() {
+    // A template's teaser slot holding a whole story (one `<a>` around its paragraphs, as
+    // syndication into a teaser layout leaves it), beside teasers that are links through and
+    // through: a link that long is a story, not a link (structure::LONG_LINK_BYTES).
+    let article = story("terrarium");
+    let body: String = article.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let inside = format!("<a class='teaser' href='/story'><div>{body}</div></a>");
+    let related: String = RELATED
+        .iter()
+        .map(|r| format!("<p><a href='/r'>{r}</a></p>"))
+        .collect();
+    let texts = content_texts(&[(
+        "five.example/a.html".into(),
+        article_page(&[], &inside, &format!("<div>{related}</div>")),
+    )]);
+    let text = &texts["five.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    for r in RELATED {
+        assert!(!text.contains(r), "related {r} kept in {text}");
+    }
+}
