@@ -396,8 +396,42 @@ pub fn per_page(
             let is_prose = b.stops as f64 >= STOPWORDS_LOW * b.words as f64;
             (long + b.words, prose + if is_prose { b.words } else { 0 })
         });
-    let in_language =
-        prose_words >= rule.min_words && prose_words as f64 >= PROSE_SHARE * long_words as f64;
+    // Long blocks that are no prose by the lists but prose of another language (whatlang):
+    // a story in a language without a list (Czech, Arabic with its prefixes attached) has no
+    // function-word density, and when the template around it holds English prose the page
+    // was classed by the lists, which dropped the story (BENCHMARKS.md, issue 14 session 5).
+    // Only where the article is, when the page says where (article containers): an
+    // English story in a Czech site's template has Czech teasers around its `<article>`
+    // (aktualne on news-v2 single), a Czech story in an English template is inside it
+    // (talkingpointsmemo on news-v2 whole).
+    let article_known = signals.iter().any(|s| s.flags & structure::ARTICLE != 0);
+    let foreign_words: usize = blocks
+        .iter()
+        .zip(&stats)
+        .enumerate()
+        .filter(|(i, _)| {
+            !article_known
+                || signals
+                    .get(*i)
+                    .is_some_and(|s| s.flags & structure::ARTICLE != 0)
+        })
+        .map(|(_, block)| block)
+        .filter(|(_, b)| {
+            !b.unspaced
+                && b.chars >= LENGTH_HIGH
+                && (b.stops as f64) < STOPWORDS_LOW * b.words as f64
+        })
+        .filter(|(text, _)| {
+            !matches!(
+                crate::text::lang::identify_by_trigrams(text),
+                "en" | crate::text::lang::UNDETERMINED
+            )
+        })
+        .map(|(_, b)| b.words)
+        .sum();
+    let in_language = prose_words >= rule.min_words
+        && prose_words as f64 >= PROSE_SHARE * long_words as f64
+        && prose_words >= foreign_words;
     let attempts: &[Attempt] = if in_language {
         &IN_LANGUAGE
     } else {

@@ -285,21 +285,67 @@ pub fn attributes_bits(class: &str, id: &str, role: &str) -> u8 {
     if class.len() + id.len() > 1024 {
         return 0;
     }
-    let words = format!("{class} {id}").to_ascii_lowercase();
-    let words: Vec<&str> = words.split_ascii_whitespace().collect();
-    let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|k| w.contains(k)));
+    let mut lists = 0u8;
+    for word in class
+        .split_ascii_whitespace()
+        .chain(id.split_ascii_whitespace())
+    {
+        let w = word.as_bytes();
+        if w.len() >= 3 && w[..3].eq_ignore_ascii_case(b"nav") {
+            lists |= IN_PLACE;
+        }
+        lists |= keyword_lists(w);
+    }
     let mut bits = 0;
-    if any(BODY_WORDS) {
+    if lists & IN_BODY != 0 {
         bits |= ARTICLE;
     }
-    let place = any(PLACE_WORDS)
-        || words
-            .iter()
-            .any(|w| w.starts_with("nav") || w.contains("-nav") || w.contains("_nav"));
-    if any(KIND_WORDS) || (place && !any(MAYBE_ARTICLE_WORDS)) {
+    if lists & IN_KIND != 0 || (lists & IN_PLACE != 0 && lists & IN_MAYBE == 0) {
         bits |= MARKED;
     }
     bits
+}
+
+/// Which of the word lists a class or id word holds a keyword of (bits of [`keyword_lists`]).
+const IN_KIND: u8 = 1;
+const IN_PLACE: u8 = 2;
+const IN_MAYBE: u8 = 4;
+const IN_BODY: u8 = 8;
+
+/// A keyword and the list (`IN_*` bit) it is of.
+type Keyword = (&'static [u8], u8);
+
+/// The lists (`IN_*` bits) with a keyword inside `word`, ASCII case ignored. Keywords are
+/// looked up by their first byte: `str::contains` for each of the 70 keywords on every
+/// class word of every element cost a third of ingest's instructions on news-v2 (whole)
+/// (BENCHMARKS.md, issue 14 session 5).
+fn keyword_lists(word: &[u8]) -> u8 {
+    static INDEX: std::sync::OnceLock<Vec<Vec<Keyword>>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = vec![Vec::new(); 256];
+        let lists: [(&[&'static str], u8); 5] = [
+            (KIND_WORDS, IN_KIND),
+            (PLACE_WORDS, IN_PLACE),
+            (&["-nav", "_nav"], IN_PLACE),
+            (MAYBE_ARTICLE_WORDS, IN_MAYBE),
+            (BODY_WORDS, IN_BODY),
+        ];
+        for (list, bit) in lists {
+            for k in list {
+                index[usize::from(k.as_bytes()[0])].push((k.as_bytes(), bit));
+            }
+        }
+        index
+    });
+    let mut found = 0;
+    for i in 0..word.len() {
+        for &(k, bit) in &index[usize::from(word[i].to_ascii_lowercase())] {
+            if word.len() - i >= k.len() && word[i..i + k.len()].eq_ignore_ascii_case(k) {
+                found |= bit;
+            }
+        }
+    }
+    found
 }
 
 /// True when a `class`, `id` or `role` names boilerplate ([`attributes_bits`]).
@@ -380,6 +426,49 @@ mod tests {
         assert!(s.iter().all(|b| b.link == 0), "{s:?}");
         assert_eq!(s[0].flags, NAV);
         assert_eq!(s[2].flags, NAV | HEADER);
+    }
+
+    /// The first implementation of [`attributes_bits`]: substring search of each list.
+    fn attributes_bits_slow(class: &str, id: &str, role: &str) -> u8 {
+        let role = role.trim();
+        if role.eq_ignore_ascii_case("navigation")
+            || role.eq_ignore_ascii_case("complementary")
+            || role.eq_ignore_ascii_case("contentinfo")
+        {
+            return MARKED;
+        }
+        if (class.is_empty() && id.is_empty()) || class.len() + id.len() > 1024 {
+            return 0;
+        }
+        let words = format!("{class} {id}").to_ascii_lowercase();
+        let words: Vec<&str> = words.split_ascii_whitespace().collect();
+        let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|k| w.contains(k)));
+        let mut bits = 0;
+        if any(BODY_WORDS) {
+            bits |= ARTICLE;
+        }
+        let place = any(PLACE_WORDS)
+            || words
+                .iter()
+                .any(|w| w.starts_with("nav") || w.contains("-nav") || w.contains("_nav"));
+        if any(KIND_WORDS) || (place && !any(MAYBE_ARTICLE_WORDS)) {
+            bits |= MARKED;
+        }
+        bits
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn keyword_lookup_equals_substring_search(
+            class in "( |[a-zA-Z_-]{0,6}|nav|Nav|-nav|_NAV|footer|Sidebar|related|article-body|content|main|slideshow|teaser|\u{e9}){0,6}",
+            id in "( |[a-z_-]{0,5}|menu|main-content|cookie|post_content|body){0,3}",
+            role in "(|navigation|main| Complementary )",
+        ) {
+            proptest::prop_assert_eq!(
+                attributes_bits(&class, &id, &role),
+                attributes_bits_slow(&class, &id, &role)
+            );
+        }
     }
 
     #[test]

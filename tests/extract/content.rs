@@ -584,3 +584,60 @@ fn a_story_inside_a_link_stays_and_the_teasers_beside_it_go() {
         assert!(!text.contains(r), "related {r} kept in {text}");
     }
 }
+
+/// Czech paragraphs (no function-word list covers Czech), each over 200 characters.
+const CS: &[&str] = &[
+    "Městská rada v úterý rozhodla, že starý most přes přístav bude na několik měsíců \
+     uzavřen kvůli opravám, protože inženýři při pravidelné prohlídce našli v pilířích \
+     hluboké trhliny, které ohrožují bezpečnost řidičů i chodců.",
+    "Práce mají trvat přibližně šest měsíců a podle starosty budou město stát více peněz, \
+     než kolik na ně vyčlenilo v letošním rozpočtu, takže zastupitelé budou muset najít \
+     úspory v jiných kapitolách nebo si půjčit od banky.",
+    "Doprava bude po dobu oprav vedena přes nový železniční most, který má místo pro dva \
+     jízdní pruhy a jehož stavbu obyvatelé starého města požadovali už mnoho let, protože \
+     ulice v centru jsou každé ráno zcela ucpané.",
+];
+
+#[test]
+fn a_story_in_a_language_without_a_list_inside_an_english_template_stays() {
+    // The template's own English prose beside the story, in the same `<article>`: the page
+    // is judged by the lists (English), which gave the Czech story no function words.
+    let english = "Our newsroom has covered the city for more than a hundred years, and we are \
+        proud of the reporters and editors who have made this newspaper what it is today.";
+    let body: String = CS.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let page = format!(
+        "<html><body><nav><a href='/'>Home</a></nav><article><h1>Most uzavřen</h1>{body}\
+         <p>{english}</p><p>{english}</p></article><footer><p>Contact us</p></footer>\
+         </body></html>"
+    );
+    let texts = content_texts(&[("six.example/a.html".into(), page)]);
+    let text = &texts["six.example/a.html"];
+    for p in CS {
+        let start: String = p.chars().take(60).collect();
+        assert!(text.contains(&start), "{start} missing from {text}");
+    }
+}
+
+#[test]
+fn an_english_story_in_a_czech_template_keeps_out_the_czech_teasers() {
+    // The reverse: Czech prose outside the `<article>` is the template's, not a story.
+    let article = story("ferry");
+    let body: String = article.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let teasers: String = CS
+        .iter()
+        .map(|p| format!("<div><p>{p}</p></div>"))
+        .collect();
+    let page = format!(
+        "<html><body><div>{teasers}</div><article><h1>Ferry</h1>{body}</article>\
+         <div><p>Kontakt</p></div></body></html>"
+    );
+    let texts = content_texts(&[("sedm.example/a.html".into(), page)]);
+    let text = &texts["sedm.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    for p in CS {
+        let start: String = p.chars().take(60).collect();
+        assert!(!text.contains(&start), "{start} kept in {text}");
+    }
+}
