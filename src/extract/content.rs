@@ -47,7 +47,11 @@ pub struct ContentRule {
     pub min_share: f64,
     /// The per-page classification's version (2: the page's language judged on its prose
     /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4; 3:
-    /// the blocks' structure signals, [`super::structure`], session 5). The
+    /// the blocks' structure signals, [`super::structure`], session 5; 4: the same session,
+    /// pages whose article is mostly prose of an unlisted language classed by length). The
+    /// structure signals themselves are stored at ingest and are not made again: a database
+    /// made by a build of version 3 keeps its pages' link shares as that build took them
+    /// (before long links counted as text) until its pages are ingested into a new one. The
     /// stored rule is compared as written: a database whose rule lacks this field (made by
     /// version 1) or names another version computes its texts again at its next ingest.
     pub per_page_version: u32,
@@ -64,7 +68,7 @@ impl Default for ContentRule {
             max_pages: 30,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 3,
+            per_page_version: 4,
         }
     }
 }
