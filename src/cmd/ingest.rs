@@ -104,7 +104,15 @@ impl IngestSummary {
             self.content.visible,
             self.content_seconds,
             self.errors
-        )
+        ) + &if self.content.without_signals > 0 {
+            format!(
+                "; {} per-page content texts made without structure signals (pages stored \
+                 before they were kept: ingest them into a new database to use them)",
+                self.content.without_signals
+            )
+        } else {
+            String::new()
+        }
     }
 
     /// True when the run could read nothing at all (and skipped nothing as known).
@@ -670,6 +678,7 @@ fn prepare(
                 }),
                 text_hash,
                 blocks: content::distinct_blocks(&x.visible_text),
+                structure: extract::structure::encode(&x.blocks),
                 visible_text: x.visible_text,
                 main_text: x.main_text,
             }));

@@ -146,7 +146,11 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
         .iter()
         .any(|(_, r)| r.params.get("text").and_then(|t| t.as_str()) == Some("Content"));
     let content_texts: Option<Vec<DocText>> = if wants_content {
-        Some(content_as_stored(&store, read_texts(TextKind::Visible)?)?)
+        Some(content_as_stored(
+            &store,
+            read_texts(TextKind::Visible)?,
+            &outside.all_block_signals()?,
+        )?)
     } else {
         None
     };
@@ -208,8 +212,12 @@ pub fn run(c: &QueryConfig) -> Result<ExitCode> {
 
 /// The outside documents' content texts under the stored database's content rule and
 /// site templates (see `run`).
-fn content_as_stored(store: &Store, visible: Vec<DocText>) -> Result<Vec<DocText>> {
-    use crate::extract::content::{content_text, function_words, site_key};
+fn content_as_stored(
+    store: &Store,
+    visible: Vec<DocText>,
+    signals: &std::collections::HashMap<i64, Vec<crate::extract::structure::BlockSignal>>,
+) -> Result<Vec<DocText>> {
+    use crate::extract::content::{content_text_with, function_words, site_key};
     use rayon::prelude::*;
     let rule = store.content_rule()?;
     let sites: std::collections::HashSet<String> = visible
@@ -223,7 +231,14 @@ fn content_as_stored(store: &Store, visible: Vec<DocText>) -> Result<Vec<DocText
     Ok(visible
         .into_par_iter()
         .map(|d| {
-            let (text, _) = content_text(&d.text, counts.get(site_key(&d.url)), &rule, stopwords);
+            let signals = signals.get(&d.id).map_or(&[][..], Vec::as_slice);
+            let (text, _) = content_text_with(
+                &d.text,
+                signals,
+                counts.get(site_key(&d.url)),
+                &rule,
+                stopwords,
+            );
             DocText { text, ..d }
         })
         .collect())

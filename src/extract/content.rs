@@ -26,6 +26,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::structure::{self, BlockSignal};
 use crate::text::WordList;
 
 /// The parameters of the content text (stored with the database's ingest parameters).
@@ -45,7 +46,12 @@ pub struct ContentRule {
     /// Per-page extraction: a kept share of the page's words under this is a stub.
     pub min_share: f64,
     /// The per-page classification's version (2: the page's language judged on its prose
-    /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4). The
+    /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4; 3:
+    /// the blocks' structure signals, [`super::structure`], session 5; 4: the same session,
+    /// pages whose article is mostly prose of an unlisted language classed by length). The
+    /// structure signals themselves are stored at ingest and are not made again: a database
+    /// made by a build of version 3 keeps its pages' link shares as that build took them
+    /// (before long links counted as text) until its pages are ingested into a new one. The
     /// stored rule is compared as written: a database whose rule lacks this field (made by
     /// version 1) or names another version computes its texts again at its next ingest.
     pub per_page_version: u32,
@@ -62,7 +68,7 @@ impl Default for ContentRule {
             max_pages: 30,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 2,
+            per_page_version: 4,
         }
     }
 }
@@ -150,9 +156,23 @@ pub fn function_words() -> &'static WordList {
     })
 }
 
-/// The content text of a page with visible text `visible` on a site with `site` counts.
+/// The content text of a page with visible text `visible` on a site with `site` counts,
+/// without structure signals (see [`content_text_with`]).
 pub fn content_text(
     visible: &str,
+    site: Option<&SiteBlocks>,
+    rule: &ContentRule,
+    stopwords: &WordList,
+) -> (String, ContentWay) {
+    content_text_with(visible, &[], site, rule, stopwords)
+}
+
+/// The content text of a page with visible text `visible`, its blocks' structure
+/// `signals` (one per non-empty line, or none: a page stored before they were kept, or one
+/// whose blocks carry none) on a site with `site` counts.
+pub fn content_text_with(
+    visible: &str,
+    signals: &[BlockSignal],
     site: Option<&SiteBlocks>,
     rule: &ContentRule,
     stopwords: &WordList,
@@ -166,7 +186,7 @@ pub fn content_text(
         });
         return (kept, ContentWay::Template);
     }
-    match per_page(visible, rule, stopwords) {
+    match per_page(visible, signals, rule, stopwords) {
         Some(text) => (text, ContentWay::PerPage),
         None => (visible.to_string(), ContentWay::Visible),
     }
@@ -225,6 +245,8 @@ struct Block {
     words: usize,
     stops: usize,
     unspaced: bool,
+    /// Holds a copyright sign (jusText: bad).
+    copyright: bool,
 }
 
 fn measure(block: &str, stopwords: &WordList) -> Block {
@@ -254,6 +276,7 @@ fn measure(block: &str, stopwords: &WordList) -> Block {
         },
         stops,
         unspaced,
+        copyright: block.contains('\u{a9}'),
     }
 }
 
@@ -306,9 +329,68 @@ const LENGTH_ONLY: Attempt = Attempt {
 /// a Chinese template's teasers say nothing of the language of the article placed in it.
 const PROSE_SHARE: f64 = 0.15;
 
-/// The per-page content of `visible`, or `None` when only a stub would be kept.
-pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Option<String> {
+/// A block with more of its characters inside links is bad. jusText's `max_link_density`
+/// is 0.2, and it calls a short block with any link text bad; on news-v2 (whole) both cut
+/// articles: a blog post's first paragraph (26% of it links) and a tweet's attribution line
+/// between two paragraphs, whose badness then dropped their neighbours by the context rule.
+/// Teasers and related links are links through and through, so half is enough
+/// (trafilatura's own limit for short elements is 0.8). BENCHMARKS.md, issue 14 session 5.
+const MAX_LINK_DENSITY: f64 = 0.5;
+
+/// A container kind (a [`BOILERPLATE`] bit) that holds more than this share of the words the
+/// classification without structure keeps is the article's, whatever its name says (the
+/// story inside an `<aside>`, a layout class `l-sidebar-fixed`), and does not make blocks bad.
+const CONTAINER_SHARE: f64 = 0.5;
+
+/// When article containers ([`structure::ARTICLE`]) hold at least this share of the words
+/// the classification without structure keeps, good blocks outside them are dropped.
+const ARTICLE_SHARE: f64 = 0.5;
+
+/// The container bits that make a block bad (see [`super::structure`]). Not
+/// [`structure::FORM`], though trafilatura removes forms: on news-v2 (whole) a site's
+/// article quote sat inside one, and ASP.NET pages wrap the whole body in one.
+const BOILERPLATE: u8 = structure::NAV | structure::HEADER | structure::MARKED;
+
+/// How one classification uses the blocks' structure signals.
+#[derive(Clone, Copy)]
+struct Structure<'a> {
+    /// One per block, or none (no structure rule applies).
+    signals: &'a [BlockSignal],
+    /// Container bits that make a block bad.
+    boilerplate: u8,
+    /// Blocks outside article containers are bad.
+    require_article: bool,
+}
+
+impl Structure<'_> {
+    const NONE: Structure<'static> = Structure {
+        signals: &[],
+        boilerplate: 0,
+        require_article: false,
+    };
+}
+
+/// The per-page content of `visible`, or `None` when only a stub would be kept. `signals`
+/// are its blocks' structure (one per non-empty line; ignored unless they match the blocks
+/// one for one). The attempts are first made without them; with signals they are then
+/// made again with them ([`classify`]: a block in a navigation, header, footer, sharing,
+/// cookie, related-links or comment container, or more than half links, is bad; when
+/// article containers hold most of the first result, blocks outside them are bad), and
+/// that result is the content text unless it is a stub (then the first one is). A
+/// container kind that holds most of the first result is the article's and is not used
+/// ([`CONTAINER_SHARE`]).
+pub fn per_page(
+    visible: &str,
+    signals: &[BlockSignal],
+    rule: &ContentRule,
+    stopwords: &WordList,
+) -> Option<String> {
     let blocks: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
+    let signals = if signals.len() == blocks.len() {
+        signals
+    } else {
+        &[]
+    };
     let stats: Vec<Block> = blocks.iter().map(|b| measure(b, stopwords)).collect();
     let total_words: usize = stats.iter().map(|b| b.words).sum();
     let (long_words, prose_words) = stats
@@ -318,25 +400,101 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
             let is_prose = b.stops as f64 >= STOPWORDS_LOW * b.words as f64;
             (long + b.words, prose + if is_prose { b.words } else { 0 })
         });
-    let in_language =
-        prose_words >= rule.min_words && prose_words as f64 >= PROSE_SHARE * long_words as f64;
+    // Long blocks that are no prose by the lists but prose of another language (whatlang):
+    // a story in a language without a list (Czech, Arabic with its prefixes attached) has no
+    // function-word density, and when the template around it holds English prose the page
+    // was classed by the lists, which dropped the story (BENCHMARKS.md, issue 14 session 5).
+    // Only where the article is, when the page says where (article containers): an
+    // English story in a Czech site's template has Czech teasers around its `<article>`
+    // (aktualne on news-v2 single), a Czech story in an English template is inside it
+    // (talkingpointsmemo on news-v2 whole).
+    let article_known = signals.iter().any(|s| s.flags & structure::ARTICLE != 0);
+    let foreign_words: usize = blocks
+        .iter()
+        .zip(&stats)
+        .enumerate()
+        .filter(|(i, _)| {
+            !article_known
+                || signals
+                    .get(*i)
+                    .is_some_and(|s| s.flags & structure::ARTICLE != 0)
+        })
+        .map(|(_, block)| block)
+        .filter(|(_, b)| {
+            !b.unspaced
+                && b.chars >= LENGTH_HIGH
+                && (b.stops as f64) < STOPWORDS_LOW * b.words as f64
+        })
+        .filter(|(text, _)| {
+            !matches!(
+                crate::text::lang::identify_by_trigrams(text),
+                "en" | crate::text::lang::UNDETERMINED
+            )
+        })
+        .map(|(_, b)| b.words)
+        .sum();
+    let in_language = prose_words >= rule.min_words
+        && prose_words as f64 >= PROSE_SHARE * long_words as f64
+        && prose_words >= foreign_words;
     let attempts: &[Attempt] = if in_language {
         &IN_LANGUAGE
     } else {
         &[LENGTH_ONLY]
     };
-    let class = attempts.iter().find_map(|&attempt| {
-        let class = classify(&stats, attempt);
-        let kept_words: usize = stats
-            .iter()
-            .zip(&class)
-            .filter(|(_, c)| **c == Class::Good)
-            .map(|(b, _)| b.words)
-            .sum();
-        let stub = kept_words < rule.min_words
-            || (kept_words as f64) < rule.min_share * total_words as f64;
-        (!stub).then_some(class)
-    })?;
+    let first_keeping = |structure: Structure| {
+        attempts.iter().find_map(|&attempt| {
+            let class = classify(&stats, structure, attempt);
+            let kept_words: usize = stats
+                .iter()
+                .zip(&class)
+                .filter(|(_, c)| **c == Class::Good)
+                .map(|(b, _)| b.words)
+                .sum();
+            let stub = kept_words < rule.min_words
+                || (kept_words as f64) < rule.min_share * total_words as f64;
+            (!stub).then_some(class)
+        })
+    };
+    let plain = first_keeping(Structure::NONE)?;
+    let class = if signals.is_empty() {
+        plain
+    } else {
+        // What the classification without structure keeps, by container: a container
+        // that holds most of it is the article's, whatever its name says (a builder's
+        // `<aside>` around the story, a body-wide `<form>`); an article container that
+        // holds most of it is where the article is, and good blocks outside it are not.
+        let kept = |bits: u8| -> usize {
+            stats
+                .iter()
+                .zip(&plain)
+                .zip(signals)
+                .filter(|((_, c), s)| **c == Class::Good && s.flags & bits == bits)
+                .map(|((b, _), _)| b.words)
+                .sum()
+        };
+        let all = kept(0).max(1) as f64;
+        let mut mask = 0;
+        for bit in (0..8).map(|b| 1u8 << b).filter(|b| BOILERPLATE & b != 0) {
+            if (kept(bit) as f64) <= CONTAINER_SHARE * all {
+                mask |= bit;
+            }
+        }
+        let in_article = kept(structure::ARTICLE);
+        let require_article = in_article > 0 && in_article as f64 >= ARTICLE_SHARE * all;
+        let structure = Structure {
+            signals,
+            boilerplate: mask,
+            require_article,
+        };
+        first_keeping(structure)
+            .or_else(|| {
+                first_keeping(Structure {
+                    require_article: false,
+                    ..structure
+                })
+            })
+            .unwrap_or(plain)
+    };
     let mut i = 0;
     let kept = keep_lines(visible, |_| {
         let good = class.get(i) == Some(&Class::Good);
@@ -347,15 +505,29 @@ pub fn per_page(visible: &str, rule: &ContentRule, stopwords: &WordList) -> Opti
 }
 
 /// One attempt's classes of the blocks: good or bad, after jusText's context rule.
-fn classify(stats: &[Block], attempt: Attempt) -> Vec<Class> {
+/// `structure` adds jusText's and trafilatura's structure rules: a block in one of its
+/// boilerplate containers, outside the article containers when it requires them, with a
+/// link density over [`MAX_LINK_DENSITY`], or holding a copyright sign (jusText) is bad.
+fn classify(stats: &[Block], structure: Structure, attempt: Attempt) -> Vec<Class> {
     let mut class: Vec<Class> = stats
         .iter()
-        .map(|b| {
+        .enumerate()
+        .map(|(i, b)| {
+            if let Some(&s) = structure.signals.get(i) {
+                if s.flags & structure.boilerplate != 0
+                    || (structure.require_article && s.flags & structure::ARTICLE == 0)
+                    || s.link_density() > MAX_LINK_DENSITY
+                    || b.copyright
+                {
+                    return Class::Bad;
+                }
+            }
             let Block {
                 chars,
                 words,
                 stops,
                 unspaced,
+                ..
             } = *b;
             if unspaced {
                 return if chars >= UNSPACED_GOOD {

@@ -15,6 +15,7 @@ pub mod content;
 pub mod lines;
 pub mod main_content;
 pub mod scan;
+pub mod structure;
 pub mod visible;
 
 pub use main_content::MainLimits;
@@ -53,6 +54,8 @@ pub struct Extracted {
     pub main_text: Option<String>,
     /// Name of the character set the bytes were decoded from (e.g. `UTF-8`, `windows-1252`).
     pub encoding: &'static str,
+    /// The structure signals of `visible_text`'s blocks ([`structure`]; empty when none).
+    pub blocks: Vec<structure::BlockSignal>,
 }
 
 /// Why a page could not be extracted.
@@ -115,6 +118,7 @@ pub fn extract(
         visible_text: visible.text,
         main_text,
         encoding,
+        blocks: visible.blocks,
     })
 }
 
@@ -146,6 +150,7 @@ fn extract_plain_text(decoded: &str, encoding: &'static str) -> Extracted {
         main_text: Some(text.clone()),
         visible_text: text,
         encoding,
+        blocks: Vec::new(),
     }
 }
 

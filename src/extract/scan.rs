@@ -196,10 +196,12 @@ impl<'a> Scanner<'a> {
             return Some(tag.end);
         }
         let html = self.html;
-        match self
-            .state
-            .start_tag(&name, tag.self_closing, || tag.hidden_by_attributes(html))
-        {
+        match self.state.start_tag(
+            &name,
+            tag.self_closing,
+            || tag.hidden_by_attributes(html),
+            || tag.marked_by_attributes(html),
+        ) {
             Next::Data => Some(tag.end),
             Next::Plaintext => {
                 self.source_text(tag.end, b.len());
@@ -494,9 +496,27 @@ struct ParsedTag {
     /// Attributes written in the tag (duplicates included): the tree builder's work on a
     /// tag grows with their square (it drops duplicates by a linear search).
     attributes: usize,
+    /// The values of the first `class`, `id` and `role` attributes.
+    class: Option<(usize, usize)>,
+    id: Option<(usize, usize)>,
+    role: Option<(usize, usize)>,
 }
 
 impl ParsedTag {
+    /// [`super::structure::attributes_bits`] on this tag's `class`, `id` and `role`.
+    fn marked_by_attributes(&self, html: &str) -> u8 {
+        let value = |range: Option<(usize, usize)>| -> std::borrow::Cow<'_, str> {
+            match range {
+                None => "".into(),
+                Some((from, to)) if html[from..to].contains('&') => {
+                    decode_attribute(html, from, to).into()
+                }
+                Some((from, to)) => html[from..to].into(),
+            }
+        };
+        super::structure::attributes_bits(&value(self.class), &value(self.id), &value(self.role))
+    }
+
     /// [`super::visible`]'s attribute rule on this tag.
     fn hidden_by_attributes(&self, html: &str) -> bool {
         if self.hidden {
@@ -528,6 +548,9 @@ fn parse_tag(b: &[u8], name_start: usize) -> Option<ParsedTag> {
         hidden: false,
         style: None,
         attributes: 0,
+        class: None,
+        id: None,
+        role: None,
     };
     loop {
         // Before attribute name (also where after-value and after-name states lead).
@@ -595,6 +618,12 @@ fn parse_tag(b: &[u8], name_start: usize) -> Option<ParsedTag> {
             tag.hidden = true;
         } else if attr.eq_ignore_ascii_case(b"style") && tag.style.is_none() {
             tag.style = Some(value.unwrap_or((i, i)));
+        } else if attr.eq_ignore_ascii_case(b"class") && tag.class.is_none() {
+            tag.class = Some(value.unwrap_or((i, i)));
+        } else if attr.eq_ignore_ascii_case(b"id") && tag.id.is_none() {
+            tag.id = Some(value.unwrap_or((i, i)));
+        } else if attr.eq_ignore_ascii_case(b"role") && tag.role.is_none() {
+            tag.role = Some(value.unwrap_or((i, i)));
         }
     }
 }

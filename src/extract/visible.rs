@@ -30,6 +30,7 @@ use html5ever::tokenizer::{
 use html5ever::{local_name, LocalName, TokenizerResult};
 
 use super::lines::LineBuilder;
+use super::structure::{self, BlockSignal, Marks};
 
 /// Work limits of one visible-text pass.
 #[derive(Debug, Clone, Copy)]
@@ -65,12 +66,17 @@ pub struct Visible {
     /// mimics the tree builder's implied end tags for siblings (`p`, `li`, `td`…) and ignores
     /// end tags that close nothing, so stray `</x>` cannot hide real depth.
     pub max_depth: usize,
+    /// One structure signal per non-empty line of `text` (link share, boilerplate
+    /// containers: [`super::structure`]); empty when no line carries one.
+    pub blocks: Vec<BlockSignal>,
 }
 
 /// Longest title kept, in bytes.
 const MAX_TITLE_BYTES: usize = 2048;
 /// Deepest hidden-container nesting tracked; deeper ones are still hidden by their parent.
 const MAX_HIDDEN_STACK: usize = 256;
+/// Deepest nesting of boilerplate containers tracked; deeper ones add nothing.
+const MAX_CONTAINER_STACK: usize = 256;
 
 /// Extracts the visible text of `html`: the scanner, or html5ever's tokenizer for the pages
 /// the scanner declines. Both give the same result (tests/extract/proptest.rs and
@@ -247,6 +253,13 @@ pub(crate) struct State<N> {
     /// Open elements beyond [`MAX_OPEN_TRACKED`], counted but not named.
     open_overflow: usize,
     max_depth: usize,
+    /// Open elements with a required end tag that give structure bits
+    /// ([`structure::element_bits`], a boilerplate `class`/`id`), innermost last, each with
+    /// its bits and the number of same-name elements opened inside it and not yet closed.
+    containers: Vec<(Element<N>, usize, u8)>,
+    /// Where the open `<a>`'s text starts in `text`, when one is open.
+    link_start: Option<usize>,
+    marks: Marks,
 }
 
 impl<N: Clone + PartialEq> State<N> {
@@ -268,13 +281,20 @@ impl<N: Clone + PartialEq> State<N> {
             open: Vec::new(),
             open_overflow: 0,
             max_depth: 0,
+            containers: Vec::new(),
+            link_start: None,
+            marks: Marks::default(),
         }
     }
 
-    pub(crate) fn finish(self) -> Visible {
+    pub(crate) fn finish(mut self) -> Visible {
+        self.end_link();
         let truncated = self.exhausted || self.text.truncated();
+        let text = self.text.finish();
+        let blocks = structure::block_signals(&text, &self.marks);
         Visible {
-            text: self.text.finish(),
+            text,
+            blocks,
             title: self.title.finish(),
             first_h1: self.h1.finish(),
             truncated,
@@ -341,13 +361,15 @@ impl<N: Clone + PartialEq> State<N> {
         true
     }
 
-    /// Handles a start tag (after [`Self::begin_tag`]); `hidden_by_attributes` is asked only
-    /// when the answer matters.
+    /// Handles a start tag (after [`Self::begin_tag`]); `hidden_by_attributes` and
+    /// `marked_by_attributes` (a `class`/`id`/`role` naming boilerplate:
+    /// [`structure::attributes_mark`]) are asked only when the answer matters.
     pub(crate) fn start_tag(
         &mut self,
         name: &Element<N>,
         self_closing: bool,
         hidden_by_attributes: impl FnOnce() -> bool,
+        marked_by_attributes: impl FnOnce() -> u8,
     ) -> Next {
         let known = name.known;
         if let Some(mode) = raw_mode(known) {
@@ -404,13 +426,108 @@ impl<N: Clone + PartialEq> State<N> {
             }
             return Next::Data;
         }
+        if opens && self.hidden.is_empty() {
+            self.open_container(name, marked_by_attributes);
+        }
         self.layout(known, true);
         Next::Data
+    }
+
+    /// Structure of a start tag outside hidden subtrees: links, and containers whose
+    /// name or attributes say boilerplate.
+    fn open_container(&mut self, name: &Element<N>, attribute_bits: impl FnOnce() -> u8) {
+        let known = name.known;
+        if known == Known::A {
+            // An `<a>` inside an open one closes it (the tree builder's adoption agency).
+            self.end_link();
+            self.link_start = Some(self.text.len());
+            self.update_marks();
+            return;
+        }
+        if !(has_required_end_tag(known) || known == Known::Menu) {
+            return;
+        }
+        let bits = structure::element_bits(known)
+            | if !matches!(
+                known,
+                Known::Div
+                    | Known::Section
+                    | Known::Nav
+                    | Known::Aside
+                    | Known::Header
+                    | Known::Footer
+                    | Known::Ul
+                    | Known::Ol
+                    | Known::Dl
+                    | Known::Form
+                    | Known::Table
+                    | Known::Figure
+                    | Known::Article
+                    | Known::Main
+            ) {
+                0
+            } else {
+                attribute_bits()
+            };
+        if bits != 0 && self.containers.len() < MAX_CONTAINER_STACK {
+            self.containers.push((name.clone(), 0, bits));
+            self.update_marks();
+        } else if let Some(at) = self.containers.iter().rposition(|c| c.0 == *name) {
+            self.containers[at].1 += 1;
+        }
+    }
+
+    /// Structure of an end tag: closes a link, or the innermost container of its name.
+    fn close_container(&mut self, name: &Element<N>) {
+        if name.known == Known::A {
+            if self.end_link() {
+                self.update_marks();
+            }
+            return;
+        }
+        if let Some(at) = self.containers.iter().rposition(|c| c.0 == *name) {
+            if self.containers[at].1 > 0 {
+                self.containers[at].1 -= 1;
+            } else {
+                // Misnested markup: an outer container closes over unclosed inner ones.
+                self.containers.truncate(at);
+                self.update_marks();
+            }
+        }
+    }
+
+    /// Ends the open link, if any (true then). A link whose text is at least
+    /// [`structure::LONG_LINK_BYTES`] is a story placed inside a link, not a link: its text
+    /// is not counted as link text.
+    fn end_link(&mut self) -> bool {
+        let Some(start) = self.link_start.take() else {
+            return false;
+        };
+        if self.text.len().saturating_sub(start) >= structure::LONG_LINK_BYTES {
+            self.marks.clear_since(start, structure::LINK);
+        }
+        true
+    }
+
+    /// Records the flags in force from the text's current end on.
+    fn update_marks(&mut self) {
+        let mut flags = if self.link_start.is_some() {
+            structure::LINK
+        } else {
+            0
+        };
+        for c in &self.containers {
+            flags |= c.2;
+        }
+        self.marks.set(self.text.len(), flags);
     }
 
     /// Handles an end tag (after [`Self::begin_tag`]).
     pub(crate) fn end_tag(&mut self, name: &Element<N>) {
         self.close_element(name);
+        if self.hidden.is_empty() && self.raw.is_none() {
+            self.close_container(name);
+        }
         if self.raw.is_some() && raw_mode(name.known).is_some() {
             if self.raw == Some(RawUse::Show) {
                 self.text.line_break();
@@ -604,6 +721,21 @@ fn hidden_by_attributes(tag: &Tag) -> bool {
     })
 }
 
+/// The structure bits of a `class`, `id` and `role` ([`structure::attributes_bits`]).
+fn marked_by_attributes(tag: &Tag) -> u8 {
+    let value = |name: LocalName| {
+        tag.attrs
+            .iter()
+            .find(|a| a.name.local == name)
+            .map_or("", |a| &*a.value)
+    };
+    structure::attributes_bits(
+        value(local_name!("class")),
+        value(local_name!("id")),
+        value(local_name!("role")),
+    )
+}
+
 /// An inline style that hides its element.
 pub(crate) fn style_hides(style: &str) -> bool {
     style.split(';').any(|declaration| {
@@ -708,9 +840,12 @@ impl TokenSink for Sink {
                 };
                 match tag.kind {
                     TagKind::StartTag => {
-                        match state
-                            .start_tag(&name, tag.self_closing, || hidden_by_attributes(&tag))
-                        {
+                        match state.start_tag(
+                            &name,
+                            tag.self_closing,
+                            || hidden_by_attributes(&tag),
+                            || marked_by_attributes(&tag),
+                        ) {
                             Next::Data => TokenSinkResult::Continue,
                             Next::Raw(RawMode::Rcdata) => TokenSinkResult::RawData(RawKind::Rcdata),
                             Next::Raw(RawMode::Rawtext) => {

@@ -60,6 +60,9 @@ pub struct NewDocument {
     /// made in the parallel extraction so the content pass need not read the texts twice;
     /// not stored.
     pub blocks: Vec<u64>,
+    /// The visible text's block structure (`extract::structure::encode`), when any block
+    /// carries a signal: stored in `block_signals`.
+    pub structure: Option<Vec<u8>>,
 }
 
 /// One write of a batch.
@@ -178,6 +181,9 @@ impl Store {
                    (SELECT coalesce(min(id), (SELECT coalesce(max(id), 0) + 1 FROM documents))
                     FROM documents WHERE text_hash = ?13))",
             )?;
+            let mut ins_structure = tx.prepare_cached(
+                "INSERT OR REPLACE INTO block_signals(doc_id, signals) VALUES (?1, ?2)",
+            )?;
             let mut link_cap = tx.prepare_cached(
                 "UPDATE captures SET document_id = ?3 WHERE source_id = ?1 AND record_offset = ?2",
             )?;
@@ -225,6 +231,9 @@ impl Store {
                             added += 1;
                             let id = tx.last_insert_rowid();
                             link_cap.execute(params![d.source_id, d.record_offset as i64, id])?;
+                            if let Some(signals) = &d.structure {
+                                ins_structure.execute(params![id, signals])?;
+                            }
                         }
                     }
                     WriteOp::Error {
@@ -412,6 +421,9 @@ pub struct ContentUpdate {
     pub visible: u64,
     /// Rows whose stored content text changed.
     pub changed: u64,
+    /// Per-page (or visible) documents stored before structure signals were kept (schema
+    /// `block_signals`): their content texts are made without them.
+    pub without_signals: u64,
 }
 
 impl Store {
@@ -422,6 +434,23 @@ impl Store {
             .meta("content_rule")?
             .and_then(|j| serde_json::from_str(&j).ok())
             .unwrap_or_default())
+    }
+
+    /// The stored structure signals of each document that has them
+    /// (`extract::structure`), by document id.
+    pub fn all_block_signals(
+        &self,
+    ) -> Result<std::collections::HashMap<i64, Vec<crate::extract::structure::BlockSignal>>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT doc_id, signals FROM block_signals")?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        let mut out = std::collections::HashMap::new();
+        for row in rows {
+            let (id, blob) = row?;
+            out.insert(id, crate::extract::structure::decode(&blob));
+        }
+        Ok(out)
     }
 
     /// Each of `sites`' block counts over the stored visible texts: pass 1 of the content
@@ -513,6 +542,10 @@ impl Store {
         };
         // Pass 2: the texts, computed in parallel; only changed rows are written.
         let stopwords = content::function_words();
+        let signals_from: i64 = self
+            .meta("block_signals_from")?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         let mut done = ContentUpdate {
             count_seconds: started.elapsed().as_secs_f64(),
             ..ContentUpdate::default()
@@ -526,23 +559,36 @@ impl Store {
             )?;
             let mut remove = tx.prepare_cached("DELETE FROM content_texts WHERE doc_id = ?1")?;
             let mut st = tx.prepare(
-                "SELECT d.id, d.url, d.visible_text, c.text, l.lang
+                "SELECT d.id, d.url, d.visible_text, c.text, l.lang, s.signals
                  FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id
-                   LEFT JOIN document_langs l ON l.doc_id = d.id ORDER BY d.id",
+                   LEFT JOIN document_langs l ON l.doc_id = d.id
+                   LEFT JOIN block_signals s ON s.doc_id = d.id ORDER BY d.id",
             )?;
             let mut put_lang = tx.prepare_cached(
                 "INSERT OR REPLACE INTO document_langs(doc_id, lang) VALUES (?1, ?2)",
             )?;
             let mut rows = st.query([])?;
-            type Row = (i64, String, String, Option<String>, Option<String>);
+            type Row = (
+                i64,
+                String,
+                String,
+                Option<String>,
+                Option<String>,
+                Option<Vec<u8>>,
+            );
             let mut chunk: Vec<Row> = Vec::with_capacity(CONTENT_CHUNK);
             let mut flush = |chunk: &mut Vec<Row>, done: &mut ContentUpdate| -> Result<()> {
                 type Computed = (i64, Option<String>, bool, ContentWay, Option<&'static str>);
                 let computed: Vec<Computed> = chunk
                     .par_iter()
-                    .map(|(id, url, visible, stored, stored_lang)| {
+                    .map(|(id, url, visible, stored, stored_lang, signals)| {
                         let site = sites.get(content::site_key(url));
-                        let (text, way) = content::content_text(visible, site, rule, stopwords);
+                        let signals = signals
+                            .as_deref()
+                            .map(crate::extract::structure::decode)
+                            .unwrap_or_default();
+                        let (text, way) =
+                            content::content_text_with(visible, &signals, site, rule, stopwords);
                         // The language of the text the detectors read, kept with it.
                         let lang = crate::text::lang::identify(&text);
                         let new_lang = (stored_lang.as_deref() != Some(lang)).then_some(lang);
@@ -564,6 +610,9 @@ impl Store {
                         ContentWay::PerPage => done.per_page += 1,
                         ContentWay::Visible => done.visible += 1,
                     }
+                    if way != ContentWay::Template && id < signals_from {
+                        done.without_signals += 1;
+                    }
                     if changed {
                         let write = std::time::Instant::now();
                         match new {
@@ -578,7 +627,14 @@ impl Store {
                 Ok(())
             };
             while let Some(r) = rows.next()? {
-                chunk.push((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?));
+                chunk.push((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ));
                 if chunk.len() >= CONTENT_CHUNK {
                     flush(&mut chunk, &mut done)?;
                 }

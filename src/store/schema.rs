@@ -404,6 +404,21 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (run_id, doc_id)
     ) WITHOUT ROWID;
     "#,
+    // The structure of each document's visible-text blocks (`extract::structure`: link
+    // share and boilerplate containers, two bytes a non-empty line), taken at ingest where
+    // the markup is at hand, for the per-page content text. No row: no block carries a
+    // signal, or the document was stored before this table (its content text is then made
+    // without them, as before; `block_signals_from` in `meta` is the first document id
+    // stored with signals, so the content pass can say how many pages lack them). Derived
+    // from the page like `content_texts`: no foreign key.
+    r#"
+    CREATE TABLE IF NOT EXISTS block_signals (
+        doc_id  INTEGER PRIMARY KEY,            -- documents.id
+        signals BLOB NOT NULL
+    );
+    INSERT OR REPLACE INTO meta(key, value)
+        SELECT 'block_signals_from', coalesce(max(id), 0) + 1 FROM documents;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -417,3 +417,227 @@ fn no_content_leaves_the_visible_text_and_a_later_ingest_makes_the_content_text(
     assert!(!after.contains("Section 7"), "{after}");
     assert!(after.contains(BRIEF[0]), "{after}");
 }
+
+/// An article page of a site with one page (the per-page content text), with the parts of
+/// a news template that are prose, not menus: `before` and `after` are placed around the
+/// article inside the page's main column.
+fn article_page(paragraphs: &[String], before: &str, after: &str) -> String {
+    let menu: String = ["Home", "World", "Business", "Sport", "Culture"]
+        .iter()
+        .map(|m| format!("<li><a href='/{m}'>{m}</a></li>"))
+        .collect();
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<html><body><header><ul>{menu}</ul></header><div class='main'>{before}\
+         <h1>Harbour bridge to close</h1><div class='story'>{body}</div>{after}</div>\
+         <p>Contact us</p></body></html>"
+    )
+}
+
+/// Related stories as full sentences, each a link: prose by length and stopwords, which
+/// the per-page classification kept beside the article before it knew link density.
+const RELATED: &[&str] = &[
+    "The mayor said on Monday that the city would have to find the money for the new school \
+     buildings before the end of the year, and that the council would vote on it soon",
+    "Farmers in the north of the country are worried about the prices they will be paid for \
+     their crops this year after a long and dry summer that has hurt the harvest",
+    "A new museum of the history of the river and its trade will open to the public in the \
+     spring after the council agreed to pay for the last part of its building",
+];
+
+#[test]
+fn a_link_heavy_related_block_is_kept_out() {
+    let article = story("bridge");
+    // No class names it: the link density alone tells it from the article.
+    let related: String = RELATED
+        .iter()
+        .map(|r| format!("<p><a href='/r'>{r}</a></p>"))
+        .collect();
+    let texts = content_texts(&[(
+        "one.example/a.html".into(),
+        article_page(&article, "", &format!("<div>{related}</div>")),
+    )]);
+    let text = &texts["one.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    for r in RELATED {
+        assert!(!text.contains(r), "related {r} kept in {text}");
+    }
+}
+
+#[test]
+fn a_cookie_paragraph_is_kept_out() {
+    let article = story("harbour");
+    let cookie = "We use cookies and similar technologies on this website to give you the best \
+        experience of our news, to remember your choices and to show you advertising that is \
+        relevant to you; by continuing to use the site you agree that we may store them on \
+        your device as described in our policy.";
+    let newsletter = "Sign up for our morning newsletter and get the most important stories of \
+        the day in your inbox before you have your breakfast, every day of the week, for free.";
+    let texts = content_texts(&[(
+        "two.example/a.html".into(),
+        article_page(
+            &article,
+            &format!("<div id='cookie-notice'><p>{cookie}</p></div>"),
+            &format!("<section class='newsletter-signup'><p>{newsletter}</p></section>"),
+        ),
+    )]);
+    let text = &texts["two.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    assert!(!text.contains("We use cookies"), "{text}");
+    assert!(!text.contains("morning newsletter"), "{text}");
+}
+
+#[test]
+fn an_article_of_many_short_paragraphs_stays_whole() {
+    // A brief of one-sentence paragraphs, one with a link inside, two under 70 characters:
+    // a link in prose does not make it link-heavy, and short lines between the article's
+    // paragraphs stay (jusText's context rule).
+    let paragraphs: Vec<String> = vec![
+        BRIEF[0].to_string(),
+        BRIEF[1].to_string(),
+        "Read the council's <a href='/report'>report</a> on the state of the harbour bridge here and now.".into(),
+        "The work starts in May.".into(),
+        BRIEF[2].to_string(),
+        BRIEF[3].to_string(),
+        "Tolls will not change.".into(),
+        BRIEF[4].to_string(),
+    ];
+    let texts = content_texts(&[(
+        "three.example/a.html".into(),
+        article_page(&paragraphs, "", ""),
+    )]);
+    let text = &texts["three.example/a.html"];
+    for p in BRIEF {
+        assert!(text.contains(p), "{p} missing from {text}");
+    }
+    assert!(
+        text.contains("Read the council's report on the state"),
+        "{text}"
+    );
+    assert!(text.contains("The work starts in May."), "{text}");
+    assert!(text.contains("Tolls will not change."), "{text}");
+    assert!(!text.contains("Business"), "{text}");
+}
+
+#[test]
+fn a_non_english_article_stays_and_its_template_goes() {
+    let de = [
+        "Der Stadtrat hat am Dienstag beschlossen, die alte Brücke über den Hafen für \
+         Reparaturen zu schließen, nachdem Ingenieure Risse in den Pfeilern gefunden hatten.",
+        "Die Arbeiten sollen etwa sechs Monate dauern und werden die Stadt mehr kosten, als sie \
+         im Haushalt für das Jahr geplant hatte, wie der Bürgermeister sagte.",
+        "Der Verkehr wird über die neue Eisenbahnbrücke geleitet, die Platz für zwei Spuren hat \
+         und die von den Bewohnern der Altstadt schon lange gefordert worden war.",
+    ];
+    let related: String = [
+        "Die Preise für Wohnungen in der Altstadt sind im letzten Jahr wieder gestiegen, wie \
+         eine neue Studie der Universität zeigt, die am Montag vorgestellt wurde",
+        "Im Museum am Fluss wird im Frühjahr eine neue Ausstellung über die Geschichte des \
+         Hafens und seiner Arbeiter eröffnet, die bis in den Herbst zu sehen ist",
+    ]
+    .iter()
+    .map(|r| format!("<li><a href='/r'>{r}</a></li>"))
+    .collect();
+    let body: Vec<String> = de.iter().map(|p| p.to_string()).collect();
+    let texts = content_texts(&[(
+        "vier.example/a.html".into(),
+        article_page(
+            &body,
+            "",
+            &format!("<aside class='weitere'><ul>{related}</ul></aside>"),
+        ),
+    )]);
+    let text = &texts["vier.example/a.html"];
+    for p in de {
+        let start: String = p.chars().take(60).collect();
+        assert!(text.contains(&start), "{start} missing from {text}");
+    }
+    assert!(!text.contains("Preise für Wohnungen"), "{text}");
+    assert!(!text.contains("Museum am Fluss"), "{text}");
+}
+
+#[test]
+fn a_story_inside_a_link_stays_and_the_teasers_beside_it_go() {
+    // A template's teaser slot holding a whole story (one `<a>` around its paragraphs, as
+    // syndication into a teaser layout leaves it), beside teasers that are links through and
+    // through: a link that long is a story, not a link (structure::LONG_LINK_BYTES).
+    let article = story("terrarium");
+    let body: String = article.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let inside = format!("<a class='teaser' href='/story'><div>{body}</div></a>");
+    let related: String = RELATED
+        .iter()
+        .map(|r| format!("<p><a href='/r'>{r}</a></p>"))
+        .collect();
+    let texts = content_texts(&[(
+        "five.example/a.html".into(),
+        article_page(&[], &inside, &format!("<div>{related}</div>")),
+    )]);
+    let text = &texts["five.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    for r in RELATED {
+        assert!(!text.contains(r), "related {r} kept in {text}");
+    }
+}
+
+/// Czech paragraphs (no function-word list covers Czech), each over 200 characters.
+const CS: &[&str] = &[
+    "Městská rada v úterý rozhodla, že starý most přes přístav bude na několik měsíců \
+     uzavřen kvůli opravám, protože inženýři při pravidelné prohlídce našli v pilířích \
+     hluboké trhliny, které ohrožují bezpečnost řidičů i chodců.",
+    "Práce mají trvat přibližně šest měsíců a podle starosty budou město stát více peněz, \
+     než kolik na ně vyčlenilo v letošním rozpočtu, takže zastupitelé budou muset najít \
+     úspory v jiných kapitolách nebo si půjčit od banky.",
+    "Doprava bude po dobu oprav vedena přes nový železniční most, který má místo pro dva \
+     jízdní pruhy a jehož stavbu obyvatelé starého města požadovali už mnoho let, protože \
+     ulice v centru jsou každé ráno zcela ucpané.",
+];
+
+#[test]
+fn a_story_in_a_language_without_a_list_inside_an_english_template_stays() {
+    // The template's own English prose beside the story, in the same `<article>`: the page
+    // is judged by the lists (English), which gave the Czech story no function words.
+    let english = "Our newsroom has covered the city for more than a hundred years, and we are \
+        proud of the reporters and editors who have made this newspaper what it is today.";
+    let body: String = CS.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let page = format!(
+        "<html><body><nav><a href='/'>Home</a></nav><article><h1>Most uzavřen</h1>{body}\
+         <p>{english}</p><p>{english}</p></article><footer><p>Contact us</p></footer>\
+         </body></html>"
+    );
+    let texts = content_texts(&[("six.example/a.html".into(), page)]);
+    let text = &texts["six.example/a.html"];
+    for p in CS {
+        let start: String = p.chars().take(60).collect();
+        assert!(text.contains(&start), "{start} missing from {text}");
+    }
+}
+
+#[test]
+fn an_english_story_in_a_czech_template_keeps_out_the_czech_teasers() {
+    // The reverse: Czech prose outside the `<article>` is the template's, not a story.
+    let article = story("ferry");
+    let body: String = article.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let teasers: String = CS
+        .iter()
+        .map(|p| format!("<div><p>{p}</p></div>"))
+        .collect();
+    let page = format!(
+        "<html><body><div>{teasers}</div><article><h1>Ferry</h1>{body}</article>\
+         <div><p>Kontakt</p></div></body></html>"
+    );
+    let texts = content_texts(&[("sedm.example/a.html".into(), page)]);
+    let text = &texts["sedm.example/a.html"];
+    for p in &article {
+        assert!(text.contains(p.as_str()), "{p} missing from {text}");
+    }
+    for p in CS {
+        let start: String = p.chars().take(60).collect();
+        assert!(!text.contains(&start), "{start} kept in {text}");
+    }
+}

@@ -1,0 +1,493 @@
+//! Structure signals of the visible text's blocks, taken while the page's markup is at hand
+//! (the visible-text pass) for the per-page content text ([`super::content::per_page`]),
+//! which otherwise sees only the stored lines: how much of a block is link text, and
+//! whether it sits in a container that names itself navigation, footer, sharing, cookie
+//! notice, related links, newsletter or comments.
+//!
+//! The rules are the published extractors' own:
+//! - *Link density*: jusText (`justext/core.py`, `classify_paragraphs`) calls a block bad
+//!   when more than `max_link_density` = 0.2 of its characters are inside `<a>`, and a short
+//!   block (under `length_low`) bad when it holds any link text at all.
+//! - *Containers by element*: trafilatura removes `nav`, `aside`, `footer`, `menu` and
+//!   `form` before it looks for text (`MANUALLY_CLEANED` in `trafilatura/settings.py`) and
+//!   `header` in its precision mode (`PRECISION_DISCARD_XPATH` in `trafilatura/xpaths.py`).
+//! - *Containers by `class`/`id`/`role`*: trafilatura's `OVERALL_DISCARD_XPATH` (footer,
+//!   related, share, social, newsletter, cookie, consent, sidebar, menu, nav, breadcrumb,
+//!   widget, outbrain, taboola, most-popular…), `TEASER_DISCARD_XPATH` (teaser) and
+//!   `REMOVE_COMMENTS_XPATH` (comment…), and readability's `unlikelyCandidates`, with its
+//!   `okMaybeItsACandidate` guard (a class that also says article, content, main or body is
+//!   not unlikely) applied to the words that name a place on the page (footer, sidebar,
+//!   menu…), not to those that name a kind of text (related, share, cookie…).
+//!
+//! The pass records where in the text the flags change ([`Marks`]); [`block_signals`] turns
+//! that into one [`BlockSignal`] per non-empty line, the unit of the content text. They are
+//! stored beside the document ([`encode`]/[`decode`]); a page whose blocks carry no signal
+//! stores nothing, which reads back as all zeros, as a page stored before the signals does.
+
+/// Inside an `<a>`.
+pub const LINK: u8 = 1;
+/// Inside `<nav>`, `<aside>`, `<footer>` or `<menu>`.
+pub const NAV: u8 = 2;
+/// Inside `<header>`.
+pub const HEADER: u8 = 4;
+/// Inside an element whose `class`, `id` or `role` names boilerplate.
+pub const MARKED: u8 = 8;
+/// Inside `<form>`.
+pub const FORM: u8 = 16;
+/// Inside `<article>`, `<main>`, or an element whose `class`/`id` names the article body
+/// (trafilatura's `BODY_XPATH`: `article-body`, `entry-content`, `story-body`…).
+pub const ARTICLE: u8 = 32;
+
+/// A link holding at least this many bytes of text is not counted as link text: it is a
+/// story placed inside a link (a teaser slot of a template holding a whole article), not a
+/// link to another page. Anchors name a page; teasers add a summary: on news-v2 (whole and
+/// single, 966 pages) the longest anchor texts that are not a story are coolhunting's teasers
+/// of 301–422 characters, and the shortest story inside a link is 902 (BENCHMARKS.md, issue
+/// 14 session 5). trafilatura's `link_density_test` (`htmlprocessing.py`) likewise judges
+/// only short elements (under 100 characters, 300 for the last of its parent; paragraphs
+/// under 30–60): longer text is never dropped for its links.
+pub const LONG_LINK_BYTES: usize = 800;
+
+/// One block's (non-empty line's) structure.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockSignal {
+    /// Share of the block's bytes inside links, in 255ths.
+    pub link: u8,
+    /// The container bits ([`NAV`], [`HEADER`], [`MARKED`], [`FORM`]) that hold at least
+    /// half of the block's bytes.
+    pub flags: u8,
+}
+
+impl BlockSignal {
+    /// The block's link density (0 to 1).
+    pub fn link_density(self) -> f64 {
+        f64::from(self.link) / 255.0
+    }
+}
+
+/// Where the flags change in a text being built: `(byte offset, flags from there on)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marks {
+    changes: Vec<(u32, u8)>,
+    current: u8,
+}
+
+impl Marks {
+    /// The flags are `flags` from byte `at` of the text on.
+    #[inline]
+    pub fn set(&mut self, at: usize, flags: u8) {
+        if flags == self.current {
+            return;
+        }
+        self.current = flags;
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        match self.changes.last_mut() {
+            Some(last) if last.0 == at => last.1 = flags,
+            _ => self.changes.push((at, flags)),
+        }
+    }
+
+    pub fn current(&self) -> u8 {
+        self.current
+    }
+
+    /// Clears `bits` from byte `at` of the text on (a link found, at its end, to be a story).
+    pub fn clear_since(&mut self, at: usize, bits: u8) {
+        let at = u32::try_from(at).unwrap_or(u32::MAX);
+        for change in self.changes.iter_mut().rev() {
+            if change.0 < at {
+                break;
+            }
+            change.1 &= !bits;
+        }
+        self.current &= !bits;
+    }
+}
+
+/// One signal per non-empty line of `text`, from the flag changes recorded while it was
+/// built. Empty when no byte of the text carries a flag.
+pub fn block_signals(text: &str, marks: &Marks) -> Vec<BlockSignal> {
+    let changes = &marks.changes;
+    if changes.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut any = false;
+    // `next` is the first change after the line's start; `flags` those in force there.
+    let mut next = 0;
+    let mut flags = 0u8;
+    let mut start = 0usize;
+    for line in text.split('\n') {
+        let end = start + line.len();
+        if !line.is_empty() {
+            while next < changes.len() && (changes[next].0 as usize) <= start {
+                flags = changes[next].1;
+                next += 1;
+            }
+            // Bytes of the line under each bit.
+            let mut per_bit = [0usize; 6];
+            let mut at = start;
+            let mut f = flags;
+            let mut k = next;
+            loop {
+                let until = changes
+                    .get(k)
+                    .map_or(end, |c| (c.0 as usize).min(end))
+                    .max(at);
+                for (bit, n) in per_bit.iter_mut().enumerate() {
+                    if f & (1 << bit) != 0 {
+                        *n += until - at;
+                    }
+                }
+                at = until;
+                if at >= end || k >= changes.len() {
+                    break;
+                }
+                f = changes[k].1;
+                k += 1;
+            }
+            let len = line.len();
+            let link = (per_bit[0] * 255 / len) as u8;
+            let mut held = 0u8;
+            for (bit, &n) in per_bit.iter().enumerate().skip(1) {
+                if 2 * n >= len {
+                    held |= 1 << bit;
+                }
+            }
+            any |= link > 0 || held != 0;
+            out.push(BlockSignal { link, flags: held });
+        }
+        start = end + 1;
+    }
+    if any {
+        out
+    } else {
+        Vec::new()
+    }
+}
+
+/// The container bit an element gives by its name alone.
+pub(crate) fn element_bits(known: super::visible::Known) -> u8 {
+    use super::visible::Known;
+    match known {
+        Known::Nav | Known::Aside | Known::Footer | Known::Menu => NAV,
+        Known::Header => HEADER,
+        Known::Form => FORM,
+        Known::Article | Known::Main => ARTICLE,
+        _ => 0,
+    }
+}
+
+/// Words that name a kind of text no article is made of: marked wherever they appear in
+/// a class or id word.
+const KIND_WORDS: &[&str] = &[
+    "related",
+    "share",
+    "sharing",
+    "social",
+    "sociable",
+    "newsletter",
+    "subscribe",
+    "signup",
+    "cookie",
+    "consent",
+    "gdpr",
+    "comment",
+    "disqus",
+    "breadcrumb",
+    "bread-crumb",
+    "outbrain",
+    "taboola",
+    "most-popular",
+    "mostpopular",
+    "trending",
+    "teaser",
+    "promo",
+    "sponsor",
+    "syndication",
+];
+
+/// Words that name a place on the page: marked unless the same class or id word also says
+/// it is the article's (readability's `okMaybeItsACandidate`).
+const PLACE_WORDS: &[&str] = &[
+    "footer",
+    "sidebar",
+    "menu",
+    "navigation",
+    "navbar",
+    "banner",
+    "widget",
+    "masthead",
+    "skyscraper",
+    "pagination",
+    "pager",
+    "popup",
+    "modal",
+];
+
+/// Words of a class or id that say "this may be the article": readability's
+/// `okMaybeItsACandidate` (`and` left out: it is in `brand`, `band`, `landing`…).
+const MAYBE_ARTICLE_WORDS: &[&str] = &["article", "body", "column", "content", "main", "shadow"];
+
+/// Class or id words that name the article body (trafilatura's `BODY_XPATH`).
+const BODY_WORDS: &[&str] = &[
+    "article-body",
+    "article__body",
+    "articlebody",
+    "article-content",
+    "article__content",
+    "articlecontent",
+    "article-text",
+    "articletext",
+    "article__container",
+    "art-content",
+    "entry-content",
+    "post-content",
+    "post_content",
+    "postcontent",
+    "post-body",
+    "post-text",
+    "post_text",
+    "post-entry",
+    "postentry",
+    "story-body",
+    "storybody",
+    "story-content",
+    "storycontent",
+    "body-text",
+    "text-content",
+    "page-content",
+    "field-body",
+    "fulltext",
+    "main-content",
+    "maincontent",
+    "content-main",
+    "content-body",
+    "contentbody",
+    "content__body",
+];
+
+/// The bits a `class`, `id` and `role` give an element (see the module header):
+/// [`MARKED`] when they name boilerplate, [`ARTICLE`] when they name the article body.
+/// Words are looked at lowercased; readability's guard is on the whole of class and id, as
+/// readability tests `className + " " + id`.
+pub fn attributes_bits(class: &str, id: &str, role: &str) -> u8 {
+    let role = role.trim();
+    if role.eq_ignore_ascii_case("navigation")
+        || role.eq_ignore_ascii_case("complementary")
+        || role.eq_ignore_ascii_case("contentinfo")
+    {
+        return MARKED;
+    }
+    if class.is_empty() && id.is_empty() {
+        return 0;
+    }
+    if class.len() + id.len() > 1024 {
+        return 0;
+    }
+    let mut lists = 0u8;
+    for word in class
+        .split_ascii_whitespace()
+        .chain(id.split_ascii_whitespace())
+    {
+        let w = word.as_bytes();
+        if w.len() >= 3 && w[..3].eq_ignore_ascii_case(b"nav") {
+            lists |= IN_PLACE;
+        }
+        lists |= keyword_lists(w);
+    }
+    let mut bits = 0;
+    if lists & IN_BODY != 0 {
+        bits |= ARTICLE;
+    }
+    if lists & IN_KIND != 0 || (lists & IN_PLACE != 0 && lists & IN_MAYBE == 0) {
+        bits |= MARKED;
+    }
+    bits
+}
+
+/// Which of the word lists a class or id word holds a keyword of (bits of [`keyword_lists`]).
+const IN_KIND: u8 = 1;
+const IN_PLACE: u8 = 2;
+const IN_MAYBE: u8 = 4;
+const IN_BODY: u8 = 8;
+
+/// A keyword and the list (`IN_*` bit) it is of.
+type Keyword = (&'static [u8], u8);
+
+/// The lists (`IN_*` bits) with a keyword inside `word`, ASCII case ignored. Keywords are
+/// looked up by their first byte: `str::contains` for each of the 70 keywords on every
+/// class word of every element cost a third of ingest's instructions on news-v2 (whole)
+/// (BENCHMARKS.md, issue 14 session 5).
+fn keyword_lists(word: &[u8]) -> u8 {
+    static INDEX: std::sync::OnceLock<Vec<Vec<Keyword>>> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut index = vec![Vec::new(); 256];
+        let lists: [(&[&'static str], u8); 5] = [
+            (KIND_WORDS, IN_KIND),
+            (PLACE_WORDS, IN_PLACE),
+            (&["-nav", "_nav"], IN_PLACE),
+            (MAYBE_ARTICLE_WORDS, IN_MAYBE),
+            (BODY_WORDS, IN_BODY),
+        ];
+        for (list, bit) in lists {
+            for k in list {
+                index[usize::from(k.as_bytes()[0])].push((k.as_bytes(), bit));
+            }
+        }
+        index
+    });
+    let mut found = 0;
+    for i in 0..word.len() {
+        for &(k, bit) in &index[usize::from(word[i].to_ascii_lowercase())] {
+            if word.len() - i >= k.len() && word[i..i + k.len()].eq_ignore_ascii_case(k) {
+                found |= bit;
+            }
+        }
+    }
+    found
+}
+
+/// True when a `class`, `id` or `role` names boilerplate ([`attributes_bits`]).
+pub fn attributes_mark(class: &str, id: &str, role: &str) -> bool {
+    attributes_bits(class, id, role) & MARKED != 0
+}
+
+/// Stored form: two bytes a block (link, flags); `None` when there is nothing to store.
+pub fn encode(signals: &[BlockSignal]) -> Option<Vec<u8>> {
+    if signals.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(2 * signals.len());
+    for s in signals {
+        out.push(s.link);
+        out.push(s.flags);
+    }
+    Some(out)
+}
+
+/// The signals of a stored blob (an odd trailing byte is ignored).
+pub fn decode(blob: &[u8]) -> Vec<BlockSignal> {
+    blob.chunks_exact(2)
+        .map(|c| BlockSignal {
+            link: c[0],
+            flags: c[1],
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_follow_the_lines() {
+        // "Home" link line, then a prose line with a link in its middle, then a footer.
+        let text = "Home\nSome words and a link here\n\nCopyright";
+        let mut m = Marks::default();
+        m.set(0, LINK | NAV);
+        m.set(4, 0);
+        m.set(22, LINK);
+        m.set(26, 0);
+        m.set(33, NAV);
+        let s = block_signals(text, &m);
+        assert_eq!(s.len(), 3);
+        assert_eq!(
+            s[0],
+            BlockSignal {
+                link: 255,
+                flags: NAV
+            }
+        );
+        assert_eq!(s[1].flags, 0);
+        assert_eq!(s[1].link, (4 * 255 / 26) as u8);
+        assert_eq!(
+            s[2],
+            BlockSignal {
+                link: 0,
+                flags: NAV
+            }
+        );
+        assert_eq!(decode(&encode(&s).unwrap()), s);
+        assert!(block_signals(text, &Marks::default()).is_empty());
+    }
+
+    #[test]
+    fn a_cleared_link_is_text_again_and_its_containers_stay() {
+        // A NAV container from byte 0; a link from byte 5 to the end, later found long.
+        let text = "Menu\nA story in a link\nmore of it";
+        let mut m = Marks::default();
+        m.set(0, NAV);
+        m.set(5, NAV | LINK);
+        m.set(12, NAV | LINK | HEADER);
+        m.clear_since(5, LINK);
+        assert_eq!(m.current(), NAV | HEADER);
+        let s = block_signals(text, &m);
+        assert!(s.iter().all(|b| b.link == 0), "{s:?}");
+        assert_eq!(s[0].flags, NAV);
+        assert_eq!(s[2].flags, NAV | HEADER);
+    }
+
+    /// The first implementation of [`attributes_bits`]: substring search of each list.
+    fn attributes_bits_slow(class: &str, id: &str, role: &str) -> u8 {
+        let role = role.trim();
+        if role.eq_ignore_ascii_case("navigation")
+            || role.eq_ignore_ascii_case("complementary")
+            || role.eq_ignore_ascii_case("contentinfo")
+        {
+            return MARKED;
+        }
+        if (class.is_empty() && id.is_empty()) || class.len() + id.len() > 1024 {
+            return 0;
+        }
+        let words = format!("{class} {id}").to_ascii_lowercase();
+        let words: Vec<&str> = words.split_ascii_whitespace().collect();
+        let any = |list: &[&str]| words.iter().any(|w| list.iter().any(|k| w.contains(k)));
+        let mut bits = 0;
+        if any(BODY_WORDS) {
+            bits |= ARTICLE;
+        }
+        let place = any(PLACE_WORDS)
+            || words
+                .iter()
+                .any(|w| w.starts_with("nav") || w.contains("-nav") || w.contains("_nav"));
+        if any(KIND_WORDS) || (place && !any(MAYBE_ARTICLE_WORDS)) {
+            bits |= MARKED;
+        }
+        bits
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn keyword_lookup_equals_substring_search(
+            class in "( |[a-zA-Z_-]{0,6}|nav|Nav|-nav|_NAV|footer|Sidebar|related|article-body|content|main|slideshow|teaser|\u{e9}){0,6}",
+            id in "( |[a-z_-]{0,5}|menu|main-content|cookie|post_content|body){0,3}",
+            role in "(|navigation|main| Complementary )",
+        ) {
+            proptest::prop_assert_eq!(
+                attributes_bits(&class, &id, &role),
+                attributes_bits_slow(&class, &id, &role)
+            );
+        }
+    }
+
+    #[test]
+    fn class_words_mark_boilerplate_with_the_article_guard() {
+        assert!(attributes_mark("site-footer", "", ""));
+        assert!(attributes_mark("a b related-links", "", ""));
+        assert!(attributes_mark("", "cookie-banner", ""));
+        assert!(attributes_mark("", "", "navigation"));
+        assert!(attributes_mark("navbar", "", ""));
+        assert!(!attributes_mark("article-footer", "", ""));
+        assert!(!attributes_mark("main-content with", "page", ""));
+        // Readability's guard is on the whole class: a sidebar layout of the article body.
+        assert!(!attributes_mark("l-sidebar-fixed l-article-body", "", ""));
+        assert_eq!(
+            attributes_bits("l-sidebar-fixed l-article-body", "", ""),
+            ARTICLE
+        );
+        assert!(!attributes_mark("canvas", "", ""));
+        // Kinds of text are marked even inside an article word.
+        assert!(attributes_mark("article-related", "", ""));
+    }
+}
