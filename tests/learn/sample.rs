@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 use spotcheck::cmd::eval::read_gold_file;
 use spotcheck::model::Decision;
-use spotcheck::review::coverage::coverage_study;
+use spotcheck::review::coverage::{coverage_study, Allocation};
 use spotcheck::store::Store;
 
 use crate::common;
@@ -159,7 +159,8 @@ fn sampled_intervals_cover_the_true_precision_and_recall_on_a_real_family() {
         .filter_map(|(u, c)| Some((u.strip_prefix("linux-doc-6.1/")?.to_string(), c)))
         .collect();
     let mut store = Store::open(&db).unwrap();
-    let checks = coverage_study(&mut store, &rows, &[1, 2, 3], None, 0.2).unwrap();
+    let checks =
+        coverage_study(&mut store, &rows, &[1, 2, 3], None, 0.2, Allocation::Width).unwrap();
     assert_eq!(checks.len(), 3);
     let runs = checks[0].runs.len();
     assert!(runs >= 3, "the default detectors ran: {runs}");
