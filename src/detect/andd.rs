@@ -20,7 +20,9 @@ use super::shared::Shared;
 use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
 use crate::learn::andd::AnddModel;
 use crate::learn::corpus::{collection_terms, load_model, text_kind_of};
-use crate::learn::threshold::{collection_threshold, COLLECTION_FLOOR};
+use crate::learn::threshold::{
+    collection_threshold, fit_subset, COLLECTION_FLOOR, FIT_DOCUMENTS, FIT_SEED,
+};
 use crate::sig::andd::{
     doc_terms, features, gram_names, signature_hex, top_shared, weigh, DocFreqs, DocInput, Lsh,
     SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
@@ -316,21 +318,43 @@ impl Detector for Andd {
         let ids = ctx.ids;
         let df_at = dfs_done.duration_since(ctx.started).as_secs_f64();
         let weighed_at = ctx.started.elapsed().as_secs_f64();
-        let (mut pairs, stats) =
-            match_pairs(&vecs, model.similarity, threshold.matched(), candidates);
+        // A collection threshold is fitted on the pairs ≥ the floor among at most
+        // FIT_DOCUMENTS matchable documents (all of them in a small collection, whose
+        // pairs are then cut instead of matched again).
         let mut fit = None;
+        let mut fit_documents = None;
+        let mut scored_for_fit = None;
+        let mut matched_all = None;
         let cut = match threshold {
             ThresholdFrom::Flag(t) | ThresholdFrom::Model(t) => t,
             ThresholdFrom::Collection {
                 floor,
                 model: fallback,
             } => {
-                let scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+                let matchable: Vec<usize> =
+                    (0..vecs.len()).filter(|&i| !vecs[i].is_empty()).collect();
+                let subset = fit_subset(&matchable, FIT_DOCUMENTS, FIT_SEED);
+                let scores: Vec<f64> = if subset.len() == matchable.len() {
+                    let found = match_pairs(&vecs, model.similarity, floor, candidates);
+                    let s = found.0.iter().map(|p| p.2).collect();
+                    matched_all = Some(found);
+                    s
+                } else {
+                    let sub: Vec<SparseVec> = subset.iter().map(|&i| vecs[i].clone()).collect();
+                    let (found, _) = match_pairs(&sub, model.similarity, floor, candidates);
+                    found.iter().map(|p| p.2).collect()
+                };
+                fit_documents = Some(subset.len());
+                scored_for_fit = Some(scores.len());
                 fit = collection_threshold(&scores, floor);
                 fit.map_or(fallback, |f| f.threshold)
             }
         };
-        let candidates_scored = pairs.len();
+        let (mut pairs, stats) = match matched_all {
+            Some(found) => found,
+            None => match_pairs(&vecs, model.similarity, cut, candidates),
+        };
+        let candidates_scored = scored_for_fit.unwrap_or(pairs.len());
         pairs.retain(|p| p.2 >= cut);
         let matched_at = ctx.started.elapsed().as_secs_f64();
         // Evidence: the k-grams with the largest share of each pair's dot product, named
@@ -378,6 +402,7 @@ impl Detector for Andd {
             "threshold": cut,
             "threshold_from": threshold.name(),
             "scored_pairs": candidates_scored,
+            "fit_documents": fit_documents,
             "collection_fit": fit.map(|f| json!({
                 "copies": f.copies,
                 "copy_scale": f.copy_scale,

@@ -16,8 +16,15 @@
 //! "different"); the copy component's scale is kept at least [`MIN_COPY_SCALE`] for the
 //! same reason. With no copy component (a collection without copies) it returns None and
 //! the caller keeps the model's threshold. Pure; `detect::andd` calls it on the pairs it
-//! found. Floor and minimum scale were chosen on the training families' pairs (BENCHMARKS,
+//! found. Scoring every pair down to the floor costs ~60× the candidates of matching at a
+//! doc family's threshold (linux-doc-6.1, 6,372 pages: 5.9 M against 99 k, 30–40 s against
+//! 0.5–0.8 s), and the count grows with the square of the collection, so on a collection of
+//! more than [`FIT_DOCUMENTS`] matchable documents the fit sees only the pairs among a seeded
+//! random subset of that many ([`fit_subset`]): copies and other pairs both survive in a
+//! subset with probability (m/n)², so the mixture's shares are kept. Floor and minimum scale were chosen on the training families' pairs (BENCHMARKS,
 //! issue 20 session 5).
+
+use crate::sig::imatch::SplitMix64;
 
 /// The fitted mixture and the threshold it gives.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,6 +54,30 @@ pub const MIN_COPY_SCALE: f64 = 0.01;
 
 /// Scores at or above this are identical texts (cosine of a vector with itself, rounded).
 pub const IDENTICAL: f64 = 1.0 - 1e-6;
+
+/// Most documents whose pairs the fit scores (see the module header).
+pub const FIT_DOCUMENTS: usize = 2_500;
+
+/// Seed of the fit's document subset (fixed: the same collection gives the same threshold).
+pub const FIT_SEED: u64 = 0x7468_7265_7368;
+
+/// The documents (indices into `matchable`) whose pairs the fit scores: all of them up to
+/// `max`, else a seeded uniform subset of `max`, in ascending order.
+pub fn fit_subset(matchable: &[usize], max: usize, seed: u64) -> Vec<usize> {
+    if matchable.len() <= max {
+        return matchable.to_vec();
+    }
+    let mut rng = SplitMix64::new(seed);
+    let mut v = matchable.to_vec();
+    // Partial Fisher–Yates: the first `max` are a uniform subset.
+    for i in 0..max {
+        let j = i + rng.below(v.len() - i);
+        v.swap(i, j);
+    }
+    v.truncate(max);
+    v.sort_unstable();
+    v
+}
 
 /// Largest scale of a component (beyond it the component is as good as flat).
 const MAX_SCALE: f64 = 1e3;
@@ -183,7 +214,18 @@ pub fn collection_threshold(scores: &[f64], floor: f64) -> Option<MixtureFit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sig::imatch::SplitMix64;
+
+    #[test]
+    fn the_fit_subset_is_all_documents_up_to_the_cap_else_a_seeded_sorted_sample() {
+        let m: Vec<usize> = (0..100).map(|i| i * 3).collect();
+        assert_eq!(fit_subset(&m, 100, 1), m);
+        let a = fit_subset(&m, 40, 1);
+        assert_eq!(a.len(), 40);
+        assert!(a.windows(2).all(|w| w[0] < w[1]), "sorted, distinct");
+        assert!(a.iter().all(|x| m.contains(x)));
+        assert_eq!(a, fit_subset(&m, 40, 1), "seeded");
+        assert_ne!(a, fit_subset(&m, 40, 2));
+    }
 
     fn unit(rng: &mut SplitMix64) -> f64 {
         (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
