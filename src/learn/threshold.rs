@@ -120,38 +120,33 @@ fn ln_density(d: f64, b: f64, l: f64) -> f64 {
     -d / b - norm.ln()
 }
 
-/// The collection threshold: a two-exponential mixture fitted to the `scores` in [floor,
-/// 1] and the threshold of highest expected F1 under it (see the module header). None
-/// with fewer than [`MIN_PAIRS`] scores at or above the floor, or when the fit finds no
-/// copy component (its share below one pair).
-pub fn collection_threshold(scores: &[f64], floor: f64) -> Option<MixtureFit> {
-    if !(0.0..1.0).contains(&floor) {
-        return None;
-    }
-    let mut all: Vec<f64> = scores
-        .iter()
-        .copied()
-        .filter(|s| s.is_finite() && *s >= floor)
-        .map(|s| s.min(1.0))
-        .collect();
-    if all.len() < MIN_PAIRS {
-        return None;
-    }
-    all.sort_by(|a, b| b.total_cmp(a));
-    let identical = all.iter().take_while(|&&s| s >= IDENTICAL).count();
-    let x = &all[identical..];
+/// One EM fit of the mixture to the non-identical scores `x` (all in [floor, 1)).
+struct Em {
+    /// Posterior probability of each score being a copy.
+    r: Vec<f64>,
+    /// Copy and other scales.
+    bc: f64,
+    bo: f64,
+    /// Log-likelihood at the last E step.
+    ll: f64,
+    iterations: usize,
+}
+
+/// EM for the mixture from copy scale `bc0`, other scale l/5 and a copy share of 0.1.
+fn em(x: &[f64], floor: f64, bc0: f64) -> Em {
     let l = 1.0 - floor;
     let n = x.len() as f64;
     let mut pi = 0.1f64;
-    let (mut bc, mut bo) = ((l / 20.0).max(MIN_COPY_SCALE), l / 5.0);
+    let (mut bc, mut bo) = (bc0, l / 5.0);
     let mut r = vec![0.0f64; x.len()];
     let mut iterations = 0;
+    let mut ll = 0.0;
     if !x.is_empty() {
         let mut last = f64::NEG_INFINITY;
         for it in 0..500 {
             iterations = it + 1;
             // E step (log-space).
-            let mut ll = 0.0;
+            ll = 0.0;
             for (ri, &s) in r.iter_mut().zip(x) {
                 let a = pi.ln() + ln_density(1.0 - s, bc, l);
                 let b = (1.0 - pi).ln() + ln_density(s - floor, bo, l);
@@ -178,6 +173,50 @@ pub fn collection_threshold(scores: &[f64], floor: f64) -> Option<MixtureFit> {
             last = ll;
         }
     }
+    Em {
+        r,
+        bc,
+        bo,
+        ll,
+        iterations,
+    }
+}
+
+/// The collection threshold: a two-exponential mixture fitted to the `scores` in [floor,
+/// 1] and the threshold of highest expected F1 under it (see the module header). None
+/// with fewer than [`MIN_PAIRS`] scores at or above the floor, or when the fit finds no
+/// copy component (its share below one pair).
+pub fn collection_threshold(scores: &[f64], floor: f64) -> Option<MixtureFit> {
+    if !(0.0..1.0).contains(&floor) {
+        return None;
+    }
+    let mut all: Vec<f64> = scores
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite() && *s >= floor)
+        .map(|s| s.min(1.0))
+        .collect();
+    if all.len() < MIN_PAIRS {
+        return None;
+    }
+    all.sort_by(|a, b| b.total_cmp(a));
+    let identical = all.iter().take_while(|&&s| s >= IDENTICAL).count();
+    let x = &all[identical..];
+    let l = 1.0 - floor;
+    // EM from two starting copy scales, the fit of higher likelihood kept: from l/20 alone
+    // EM can end in a local optimum with a flat copy component (linux-doc-6.1, 6,372
+    // pages: log-likelihood 14,011 against 14,030 from 0.01, cut at 1.000 against 0.990).
+    let fits = [(l / 20.0).max(MIN_COPY_SCALE), MIN_COPY_SCALE].map(|bc0| em(x, floor, bc0));
+    // `fits` is not empty, so `reduce` gives Some.
+    let Em {
+        r,
+        bc,
+        bo,
+        iterations,
+        ..
+    } = fits
+        .into_iter()
+        .reduce(|best, f| if f.ll > best.ll { f } else { best })?;
     // Identical pairs are copies (posterior 1), then the fitted ones.
     let post: Vec<f64> = std::iter::repeat_n(1.0, identical)
         .chain(r.iter().copied())
@@ -292,6 +331,40 @@ mod tests {
         assert!(fit.threshold < 0.95, "{fit:?}");
         assert!(fit.threshold > 0.7, "{fit:?}");
         assert!(fit.copy_scale >= MIN_COPY_SCALE);
+    }
+
+    #[test]
+    fn the_fit_of_higher_likelihood_of_the_two_starts_is_kept() {
+        // (The flat-copy-component optimum of linux-doc-6.1 was not reproduced by a
+        // simulated mixture; BENCHMARKS issue 20 session 5 §4 measures it. Here: whichever
+        // start wins, the kept fit is the more likely one, and it is a fixed point.)
+        let mut rng = SplitMix64::new(5);
+        let floor = COLLECTION_FLOOR;
+        let l = 1.0 - floor;
+        let mut scores = vec![1.0; 300];
+        scores.extend((0..3000).map(|_| floor + draw(&mut rng, 0.157, l)));
+        scores.extend((0..100).map(|_| 0.9 + 0.08 * unit(&mut rng)));
+        scores.extend((0..45).map(|_| 1.0 - 1e-5 - draw(&mut rng, 0.002, l)));
+        let mut x: Vec<f64> = scores.iter().copied().filter(|s| *s < IDENTICAL).collect();
+        x.sort_by(|a, b| b.total_cmp(a));
+        let starts = [em(&x, floor, l / 20.0), em(&x, floor, MIN_COPY_SCALE)];
+        let best = if starts[1].ll > starts[0].ll {
+            &starts[1]
+        } else {
+            &starts[0]
+        };
+        let fit = collection_threshold(&scores, floor).unwrap();
+        assert_eq!(fit.copy_scale, best.bc);
+        assert_eq!(fit.other_scale, best.bo);
+        assert!(starts.iter().all(|f| f.ll <= best.ll));
+        // Started where it ended, EM stays (up to its tolerance).
+        let again = em(&x, floor, best.bc);
+        assert!(
+            (again.ll - best.ll).abs() < 1e-6 * best.ll.abs(),
+            "{} {}",
+            again.ll,
+            best.ll
+        );
     }
 
     #[test]
