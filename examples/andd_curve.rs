@@ -50,6 +50,7 @@ use spotcheck::learn::corpus::text_kind_of;
 use spotcheck::learn::metrics::Gold;
 use spotcheck::learn::pairs::{training_pairs, PairOptions};
 use spotcheck::learn::robust::{cross_validate, fit, FitOptions, Fitted, RobustOptions, CV_FOLDS};
+use spotcheck::learn::threshold::{collection_threshold, COLLECTION_FLOOR};
 use spotcheck::review::oracle::{Oracle, OracleOptions};
 use spotcheck::sig::andd::{
     features, weigh, DocFeatures, DocFreqs, DocTerms, Similarity, SparseVec, DEFAULT_MIN_KGRAMS,
@@ -77,6 +78,8 @@ struct Args {
     orders: Vec<String>,
     variants: Vec<String>,
     cv_report: bool,
+    /// Write the scored pairs (≥ 0.05) of both families for seed 0 of each size here.
+    dump: Option<PathBuf>,
 }
 
 fn list(s: &str) -> Vec<String> {
@@ -105,6 +108,7 @@ fn args() -> Res<Args> {
         orders: list("queue,random"),
         variants: list("full,labels,no-mined,no-edited,cv"),
         cv_report: true,
+        dump: None,
     };
     let mut i = 4;
     while i < v.len() {
@@ -139,6 +143,10 @@ fn args() -> Res<Args> {
             }
             "--jaccard" => a.similarity = Similarity::Jaccard,
             "--no-cv-report" => a.cv_report = false,
+            "--dump" => {
+                a.dump = Some(PathBuf::from(val()?));
+                i += 1;
+            }
             other => return Err(format!("unknown option {other}").into()),
         }
         i += 1;
@@ -240,14 +248,9 @@ fn family(dfs: &DocFreqs, terms: &HashMap<i64, DocTerms>, ids: &HashSet<i64>) ->
 /// (threshold, precision, recall, F1).
 type Best = Option<(f64, f64, f64, f64)>;
 
-/// Max-F1 of λ on a family against its gold, and F1 at `threshold`.
-fn evaluate(
-    fam: &Family,
-    gold: &Gold,
-    lambda: &[f64],
-    sim: Similarity,
-    threshold: f64,
-) -> (Best, f64) {
+/// Every pair of a family with similarity ≥ `floor` under λ (document ids), with the
+/// same stub rule as `detect`.
+fn scored_pairs(fam: &Family, lambda: &[f64], sim: Similarity, floor: f64) -> Vec<(i64, i64, f64)> {
     // The same stub rule as `detect`: too few distinct k-grams in the text, not matched.
     let vecs: Vec<SparseVec> = fam
         .feats
@@ -260,13 +263,17 @@ fn evaluate(
             }
         })
         .collect();
-    let (pairs, _) = match_pairs(&vecs, sim, FLOOR.min(threshold), Candidates::Index);
-    let scored: Vec<(i64, i64, f64)> = pairs
+    let (pairs, _) = match_pairs(&vecs, sim, floor, Candidates::Index);
+    pairs
         .iter()
         .map(|&(a, b, s)| (fam.ids[a as usize], fam.ids[b as usize], s))
-        .collect();
+        .collect()
+}
+
+/// Max-F1 of scored pairs against the gold, and F1 at `threshold`.
+fn evaluate_scored(scored: &[(i64, i64, f64)], gold: &Gold, threshold: f64) -> (Best, f64) {
     let m = gold
-        .max_f1(&scored)
+        .max_f1(scored)
         .map(|(t, s)| (t, s.precision, s.recall, s.f1));
     let at = gold
         .score_pairs(
@@ -277,6 +284,59 @@ fn evaluate(
         )
         .f1;
     (m, at)
+}
+
+/// Max-F1 of λ on a family against its gold, and F1 at `threshold`.
+fn evaluate(
+    fam: &Family,
+    gold: &Gold,
+    lambda: &[f64],
+    sim: Similarity,
+    threshold: f64,
+) -> (Best, f64) {
+    let scored = scored_pairs(fam, lambda, sim, FLOOR.min(threshold));
+    evaluate_scored(&scored, gold, threshold)
+}
+
+/// A model on one family: Max-F1, F1 at the model's threshold, and the collection
+/// threshold `detect` chooses on the family's own pairs with its F1.
+#[derive(Debug, Clone, Copy, Default)]
+struct Scores {
+    max_f1: Best,
+    at_model: f64,
+    collection: f64,
+    at_collection: f64,
+}
+
+fn evaluate_all(fam: &Family, gold: &Gold, lambda: &[f64], sim: Similarity, model: f64) -> Scores {
+    let floor = FLOOR.min(COLLECTION_FLOOR).min(model);
+    let scored = scored_pairs(fam, lambda, sim, floor);
+    let (max_f1, at_model) = evaluate_scored(&scored, gold, model);
+    let s: Vec<f64> = scored.iter().map(|p| p.2).collect();
+    let collection = collection_threshold(&s, COLLECTION_FLOOR).map_or(model, |f| f.threshold);
+    let (_, at_collection) = evaluate_scored(&scored, gold, collection);
+    Scores {
+        max_f1,
+        at_model,
+        collection,
+        at_collection,
+    }
+}
+
+/// Writes `score\tsame` of every pair ≥ 0.05 of a family to `path`.
+fn dump(
+    path: &std::path::Path,
+    fam: &Family,
+    gold: &Gold,
+    lambda: &[f64],
+    sim: Similarity,
+) -> Res<()> {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+    for (a, b, s) in scored_pairs(fam, lambda, sim, 0.05) {
+        writeln!(f, "{s}\t{}", u8::from(gold.same_cluster(a, b)))?;
+    }
+    Ok(())
 }
 
 fn fmt(m: Best) -> String {
@@ -335,6 +395,10 @@ struct Row {
     fitted: Fitted,
     max_f1: Best,
     at_threshold: f64,
+    /// Held out: the collection threshold and F1 at it.
+    held: Scores,
+    /// The training family itself (its gold): the training-side evidence for the rule.
+    own: Scores,
     cv_max_f1: f64,
     cv_at_threshold: f64,
     secs: f64,
@@ -360,6 +424,7 @@ fn main() -> Res<()> {
     let train_rows = family_rows(&rows, &a.train_family)?;
     let test_rows = family_rows(&rows, &a.test_family)?;
     let (test_gold, _) = gold_for_store(&store, &test_rows)?;
+    let (train_gold, _) = gold_for_store(&store, &train_rows)?;
     let train_ids = ids_of(&store, &train_rows)?;
     let test_ids = ids_of(&store, &test_rows)?;
     if !train_ids.is_disjoint(&test_ids) {
@@ -534,19 +599,51 @@ fn main() -> Res<()> {
                     } else {
                         Default::default()
                     };
-                    let (m, at) = evaluate(
+                    let held = evaluate_all(
                         &test_fam,
                         &test_gold,
                         &fitted.model.lambda,
                         a.similarity,
                         fitted.model.threshold,
                     );
+                    let own = evaluate_all(
+                        &train_fam,
+                        &train_gold,
+                        &fitted.model.lambda,
+                        a.similarity,
+                        fitted.model.threshold,
+                    );
+                    let (m, at) = (held.max_f1, held.at_model);
+                    if let (Some(dir), 0, "full") = (&a.dump, seed, v.as_str()) {
+                        std::fs::create_dir_all(dir)?;
+                        let l = &fitted.model.lambda;
+                        let tag = format!("{order}-{n}");
+                        dump(
+                            &dir.join(format!("train-{tag}.tsv")),
+                            &train_fam,
+                            &train_gold,
+                            l,
+                            a.similarity,
+                        )?;
+                        dump(
+                            &dir.join(format!("test-{tag}.tsv")),
+                            &test_fam,
+                            &test_gold,
+                            l,
+                            a.similarity,
+                        )?;
+                        std::fs::write(
+                            dir.join(format!("threshold-{tag}.txt")),
+                            format!("{}\n", fitted.model.threshold),
+                        )?;
+                    }
                     let tr = &fitted.model.training;
                     eprintln!(
                         "{coder} {v}: {documents} documents, {}+/{}− pairs (mined {}, edited {}), \
                          α {}, {} iterations in {secs:.1}s, threshold {:.4}; training CV Max-F1 \
                          {:.3} (at threshold {:.3}, {} folds); held-out Max-F1 {}, F1 at threshold \
-                         {at:.3}",
+                         {at:.3}, collection threshold {:.4} F1 {:.3}; own family Max-F1 {:.3} F1 \
+                         at model threshold {:.3}, collection threshold {:.4} F1 {:.3}",
                         tr.positive_pairs,
                         tr.negative_pairs,
                         tr.mined_negatives,
@@ -558,6 +655,12 @@ fn main() -> Res<()> {
                         cv.f1_at_threshold,
                         cv.folds,
                         fmt(m),
+                        held.collection,
+                        held.at_collection,
+                        own.max_f1.map_or(0.0, |x| x.3),
+                        own.at_model,
+                        own.collection,
+                        own.at_collection,
                     );
                     out.push(Row {
                         variant: v.clone(),
@@ -567,6 +670,8 @@ fn main() -> Res<()> {
                         fitted,
                         max_f1: m,
                         at_threshold: at,
+                        held,
+                        own,
                         cv_max_f1: cv.max_f1,
                         cv_at_threshold: cv.f1_at_threshold,
                         secs,
@@ -680,6 +785,46 @@ fn main() -> Res<()> {
                     ) + ")"
                 }
             ));
+        }
+    }
+    println!(
+        "\n**Threshold carry-over** (held out: F1 at the model's own threshold and at the \
+         collection threshold `detect` chooses on the held-out family's pairs; training family: \
+         the same rule on its own pairs against its gold — the training-side evidence)\n"
+    );
+    println!(
+        "| variant | order | docs | seeds | held-out Max-F1 | F1 at model threshold mean (min–max) \
+         | F1 at collection threshold mean (min–max) | collection threshold mean (min–max) | \
+         training family Max-F1 | its F1 at model threshold (min–max) | its F1 at collection \
+         threshold (min–max) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for v in &a.variants {
+        for order in &a.orders {
+            for &n in &a.sizes {
+                let g: Vec<&Row> = out
+                    .iter()
+                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
+                    .collect();
+                if g.is_empty() {
+                    continue;
+                }
+                let span = |h: &dyn Fn(&Row) -> f64| {
+                    let x: Vec<f64> = g.iter().map(|r| h(r)).collect();
+                    format!("{:.3} ({:.3}–{:.3})", mean(&x), min(&x), max(&x))
+                };
+                println!(
+                    "| {v} | {order} | {n} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    g.len(),
+                    span(&|r| r.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.held.at_model),
+                    span(&|r| r.held.at_collection),
+                    span(&|r| r.held.collection),
+                    span(&|r| r.own.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.own.at_model),
+                    span(&|r| r.own.at_collection),
+                );
+            }
         }
     }
     println!();

@@ -8,8 +8,10 @@
 //! ```sh
 //! spotcheck ingest --db /tmp/cov.db ~/.cache/spotcheck/ci-dd/html && spotcheck detect --db /tmp/cov.db
 //! cargo run --release --example coverage_study -- /tmp/cov.db ~/.cache/spotcheck/ci-dd/gold.tsv \
-//!     [--seeds 20] [--size N | --width W]
+//!     [--seeds 20] [--size N | --width W] [--neyman]
 //! ```
+//! `--neyman`: each seed draws a pilot (`--width 0.4`), labels it, then draws the same total
+//! as without it by Neyman allocation from the pilot (`spotcheck sample --pilot ID`).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -17,7 +19,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use spotcheck::cmd::eval::{fmt_interval, read_gold_file};
 use spotcheck::model::sample::DEFAULT_WIDTH;
-use spotcheck::review::coverage::coverage_study;
+use spotcheck::review::coverage::{coverage_study, Allocation};
 use spotcheck::store::Store;
 
 /// Per run: seeds, P covered, R covered, both, sum of P widths, sum of R widths.
@@ -26,14 +28,19 @@ type Tally = (u32, u32, u32, u32, f64, f64);
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() < 2 {
-        bail!("usage: coverage_study DB GOLD.tsv [--seeds N] [--size N | --width W]");
+        bail!("usage: coverage_study DB GOLD.tsv [--seeds N] [--size N | --width W] [--neyman]");
     }
     let (db, gold) = (PathBuf::from(&args[0]), PathBuf::from(&args[1]));
     let mut seeds = 20u64;
     let mut size = None;
     let mut width = DEFAULT_WIDTH;
+    let mut allocation = Allocation::Width;
     let mut rest = args[2..].iter();
     while let Some(flag) = rest.next() {
+        if flag == "--neyman" {
+            allocation = Allocation::Neyman;
+            continue;
+        }
         let value = rest
             .next()
             .with_context(|| format!("{flag} needs a value"))?;
@@ -53,6 +60,7 @@ fn main() -> Result<()> {
         &(1..=seeds).collect::<Vec<_>>(),
         size,
         width,
+        allocation,
     )?;
     println!("seed\trun\tmethod\tlabeled\ttrue_P\tP [95% CI]\ttrue_R\tR [95% CI]\tcovered");
     let mut table: BTreeMap<(i64, String), Tally> = BTreeMap::new();
@@ -112,5 +120,32 @@ fn main() -> Result<()> {
         "seeds where every run's P and R intervals cover the truth: {all}/{}",
         checks.len()
     );
+    // Draws per stratum: population, mean drawn over the seeds (min–max).
+    let strata: Vec<Vec<(String, u64, u64)>> = checks
+        .iter()
+        .map(|c| {
+            store.sample_strata(c.sample).map(|v| {
+                v.into_iter()
+                    .map(|s| (s.name, s.population, s.drawn))
+                    .collect()
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    if let Some(first) = strata.first() {
+        println!("| stratum | population | drawn mean (min–max) |");
+        println!("|---|---|---|");
+        for (h, (name, population, _)) in first.iter().enumerate() {
+            let d: Vec<u64> = strata
+                .iter()
+                .filter_map(|s| s.get(h).map(|x| x.2))
+                .collect();
+            println!(
+                "| {name} | {population} | {:.0} ({}–{}) |",
+                d.iter().sum::<u64>() as f64 / d.len().max(1) as f64,
+                d.iter().min().unwrap_or(&0),
+                d.iter().max().unwrap_or(&0)
+            );
+        }
+    }
     Ok(())
 }

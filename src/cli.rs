@@ -580,7 +580,8 @@ pub struct ReportArgs {
 pub struct SampleArgs {
     #[command(flatten)]
     pub db: DbArg,
-    /// Pairs to draw in all, spread evenly over the strata [default: sized from --width].
+    /// Pairs to draw in all, spread evenly over the strata (with --pilot: allocated by Neyman
+    /// allocation) [default: sized from --width].
     #[arg(long, value_name = "N", value_parser = parse_size)]
     pub size: Option<u64>,
     /// Seed of the draw (the same database and seed give the same sample).
@@ -596,6 +597,11 @@ pub struct SampleArgs {
     /// Show the coders the candidate scores (the sample is labeled blind by default).
     #[arg(long)]
     pub show_scores: bool,
+    /// A labeled pilot sample (its ID): the new sample keeps the pilot's pairs and spreads
+    /// the rest of the total (--size, or what --width would draw) over the candidate strata
+    /// by Neyman allocation from the pilot's labels; draw the pilot with `--width 0.4`.
+    #[arg(long, value_name = "ID")]
+    pub pilot: Option<i64>,
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
@@ -1096,6 +1102,7 @@ impl SampleArgs {
             width: self.width,
             coder: self.coder.clone(),
             show_scores: self.show_scores,
+            pilot: self.pilot,
             json: self.json,
         }
     }

@@ -18,7 +18,9 @@ use serde_json::json;
 use crate::detect::minhash::{candidate_pairs, MinHashSettings};
 use crate::detect::overlap::{overlap_pairs, MAX_DF, MIN_SHARED, SHINGLE_WORDS};
 use crate::model::adjudication::{consensus, Consensus};
-use crate::model::sample::{draw_sample, stratum_of, SamplePair, STRATA};
+use crate::model::sample::{
+    draw_sample, draw_with_pilot, neyman_sizes, split_strata, stratum_of, SamplePair, STRATA,
+};
 use crate::model::PairLabel;
 use crate::review::sanitize_line;
 use crate::store::{NewSample, Store};
@@ -40,6 +42,9 @@ pub struct SampleConfig {
     pub coder: Option<String>,
     /// Show coders the scores (blind by default).
     pub show_scores: bool,
+    /// A labeled pilot sample: the new sample holds its pairs and allocates the rest by
+    /// Neyman allocation from its labels (`model::sample::neyman_allocation`).
+    pub pilot: Option<i64>,
     pub json: bool,
 }
 
@@ -139,6 +144,55 @@ pub struct Draw<'a> {
     pub seed: u64,
     pub coder: Option<&'a str>,
     pub blind: bool,
+    /// The pilot's pairs with their labels (`Some(true)`: same), for Neyman allocation.
+    pub pilot: Option<&'a Pilot>,
+}
+
+/// A labeled pilot sample: its id and its pairs (a < b) with their labels (None: not
+/// labeled, unsure or unresolved).
+#[derive(Debug, Clone)]
+pub struct Pilot {
+    pub id: i64,
+    pub pairs: Vec<((i64, i64), Option<bool>)>,
+}
+
+impl Pilot {
+    /// The pilot's pairs and their consensus labels as `eval --sample` reads them.
+    pub fn read(store: &Store, id: i64) -> Result<Pilot> {
+        store.sample(id)?;
+        let pairs = store.sample_pairs(id)?;
+        let labels = sample_labels(store, &pairs)?;
+        Ok(Pilot {
+            id,
+            pairs: pairs
+                .iter()
+                .zip(labels)
+                .map(|(p, l)| {
+                    let same = match l.label() {
+                        Some(PairLabel::Same) => Some(true),
+                        Some(PairLabel::Different) => Some(false),
+                        _ => None,
+                    };
+                    ((p.a, p.b), same)
+                })
+                .collect(),
+        })
+    }
+
+    /// `(drawn, labeled, same)` per stratum, by today's candidate scores.
+    pub fn counts(&self, best: &[(i64, i64, f64)]) -> Vec<(u64, u64, u64)> {
+        let score: HashMap<(i64, i64), f64> = best.iter().map(|&(a, b, s)| ((a, b), s)).collect();
+        let mut out = vec![(0u64, 0u64, 0u64); STRATA];
+        for (p, l) in &self.pairs {
+            let c = &mut out[stratum_of(score.get(p).copied())];
+            c.0 += 1;
+            if let Some(same) = l {
+                c.1 += 1;
+                c.2 += u64::from(*same);
+            }
+        }
+        out
+    }
 }
 
 /// A stored sample.
@@ -159,11 +213,21 @@ pub fn draw_and_store(
     runs: &[(i64, Vec<(i64, i64)>)],
     d: &Draw,
 ) -> Result<Drawn> {
-    let (strata, pairs) = draw_sample(docs, best, d.size, d.width, d.seed);
+    let (strata, pairs) = match d.pilot {
+        None => draw_sample(docs, best, d.size, d.width, d.seed),
+        Some(pilot) => {
+            let (_, populations) = split_strata(docs.len(), best);
+            let sizes = neyman_sizes(&populations, &pilot.counts(best), d.size, d.width);
+            let kept: Vec<(i64, i64)> = pilot.pairs.iter().map(|p| p.0).collect();
+            draw_with_pilot(docs, best, &kept, &sizes, d.seed)
+        }
+    };
     let counts = run_counts(best, runs);
     let params = json!({
         "size": d.size,
-        "width": if d.size.is_some() { None } else { Some(d.width) },
+        "width": if d.size.is_some() && d.pilot.is_none() { None } else { Some(d.width) },
+        "allocation": if d.pilot.is_some() { "neyman" } else if d.size.is_some() { "equal" } else { "width" },
+        "pilot": d.pilot.map(|p| p.id),
         "candidates": {"method": "minhash", "threshold": CANDIDATE_THRESHOLD, "pairs": best.len(),
                        "overlap": {"shingle_words": SHINGLE_WORDS, "max_df": MAX_DF, "min_shared": MIN_SHARED}},
         "runs": runs.iter().map(|r| r.0).collect::<Vec<_>>(),
@@ -203,6 +267,16 @@ pub fn run(a: &SampleConfig) -> Result<ExitCode> {
         );
     }
     let (best, runs) = candidates(&store)?;
+    let pilot = a.pilot.map(|id| Pilot::read(&store, id)).transpose()?;
+    if let Some(p) = &pilot {
+        if !p.pairs.iter().any(|x| x.1.is_some()) {
+            bail!(
+                "sample {}: none of its pairs is labeled yet; label the pilot (`spotcheck queue \
+                 --sample`) before allocating from it",
+                p.id
+            );
+        }
+    }
     let drawn = draw_and_store(
         &mut store,
         &docs,
@@ -214,6 +288,7 @@ pub fn run(a: &SampleConfig) -> Result<ExitCode> {
             seed: a.seed,
             coder: a.coder.as_deref(),
             blind: !a.show_scores,
+            pilot: pilot.as_ref(),
         },
     )?;
     let (id, strata, pairs, params) = (drawn.id, drawn.strata, drawn.pairs, drawn.params);

@@ -20,6 +20,9 @@ use super::shared::Shared;
 use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
 use crate::learn::andd::AnddModel;
 use crate::learn::corpus::{collection_terms, load_model, text_kind_of};
+use crate::learn::threshold::{
+    collection_threshold, fit_subset, COLLECTION_FLOOR, FIT_DOCUMENTS, FIT_SEED,
+};
 use crate::sig::andd::{
     doc_terms, features, gram_names, signature_hex, top_shared, weigh, DocFreqs, DocInput, Lsh,
     SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
@@ -33,8 +36,12 @@ use crate::text::tokenize;
 #[serde(default)]
 pub struct AnddSettings {
     pub model: PathBuf,
-    /// Similarity threshold; `None`: the one chosen on the model's training pairs.
+    /// Similarity threshold; `None`: chosen on this collection's pair scores
+    /// (`learn::threshold`), or the model's with `model_threshold`.
     pub threshold: Option<f64>,
+    /// Without `threshold`: the one chosen on the model's training pairs instead of the
+    /// collection's own.
+    pub model_threshold: bool,
     /// Candidates from LSH signatures of this many bits instead of the exact k-gram index
     /// (`None` or 0: the index).
     pub lsh_bits: Option<usize>,
@@ -72,8 +79,20 @@ static PARAMS: &[Param<S>] = &[
         help: "ANDD similarity threshold.",
         paper: None,
         get: |s| s.threshold.map(Value::Float),
-        unset: "the one chosen on the model's training pairs",
+        unset: "chosen on this collection's pair scores (a two-component mixture fitted to the \
+                scores ≥ 0.3, the cut of highest expected F1; the model's when no copies show)",
         set: |s, v| s.threshold = Some(v.float()),
+    },
+    Param {
+        flag: "model-threshold",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "ANDD without --threshold: use the threshold chosen on the model's training \
+               pairs instead of one chosen on this collection's pair scores.",
+        paper: None,
+        get: |s| Some(Value::Switch(s.model_threshold)),
+        unset: "",
+        set: |s, v| s.model_threshold = v.on(),
     },
     Param {
         flag: "lsh-bits",
@@ -114,12 +133,41 @@ static PARAMS: &[Param<S>] = &[
     },
 ];
 
+/// Where a run's threshold comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ThresholdFrom {
+    /// `--threshold`.
+    Flag(f64),
+    /// The model's (`--model-threshold`).
+    Model(f64),
+    /// This collection's pair scores: pairs are matched down to the floor, then cut.
+    Collection { floor: f64, model: f64 },
+}
+
+impl ThresholdFrom {
+    /// The lowest similarity matched.
+    fn matched(self) -> f64 {
+        match self {
+            ThresholdFrom::Flag(t) | ThresholdFrom::Model(t) => t,
+            ThresholdFrom::Collection { floor, .. } => floor,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            ThresholdFrom::Flag(_) => "flag",
+            ThresholdFrom::Model(_) => "model",
+            ThresholdFrom::Collection { .. } => "collection",
+        }
+    }
+}
+
 /// What signing needs: the model, the collection's document frequencies and titles.
 pub struct Prepared {
     model: AnddModel,
     model_path: PathBuf,
     text: TextKind,
-    threshold: f64,
+    threshold: ThresholdFrom,
     candidates: Candidates,
     min_kgrams: usize,
     dfs: DocFreqs,
@@ -169,9 +217,18 @@ impl Detector for Andd {
 
     fn prepare(s: &S, store: &Store, _shared: &Shared) -> Result<Prepared> {
         let model = load_model(&s.model)?;
-        let threshold = s.threshold.unwrap_or(model.threshold);
-        if !(threshold > 0.0 && threshold <= 1.0) {
-            bail!("ANDD threshold must be in (0, 1], got {threshold}");
+        let threshold = match s.threshold {
+            Some(t) => ThresholdFrom::Flag(t),
+            None if s.model_threshold => ThresholdFrom::Model(model.threshold),
+            // A model threshold below the floor lowers it: its own cut stays reachable.
+            None => ThresholdFrom::Collection {
+                floor: COLLECTION_FLOOR.min(model.threshold),
+                model: model.threshold,
+            },
+        };
+        let t = threshold.matched();
+        if !(t > 0.0 && t <= 1.0) {
+            bail!("ANDD threshold must be in (0, 1], got {t}");
         }
         let text = text_kind_of(&model.text);
         let candidates = match s.lsh_bits {
@@ -179,7 +236,7 @@ impl Detector for Andd {
                 let lsh = Lsh::new(bits, DEFAULT_LSH_SEED);
                 let bands = s
                     .lsh_bands
-                    .unwrap_or_else(|| auto_bands(lsh.bits, model.similarity, threshold));
+                    .unwrap_or_else(|| auto_bands(lsh.bits, model.similarity, t));
                 Candidates::Lsh { lsh, bands }
             }
             _ => Candidates::Index,
@@ -206,9 +263,18 @@ impl Detector for Andd {
     /// The resolved threshold, candidates and minimum, with the model's own settings.
     fn stored_params(_s: &S, p: &Prepared) -> Result<serde_json::Value> {
         let m = &p.model;
+        // A collection threshold is known once the pairs are scored: the run's summary
+        // holds it (`threshold`, `collection_fit`).
+        let threshold = match p.threshold {
+            ThresholdFrom::Flag(t) | ThresholdFrom::Model(t) => Some(t),
+            ThresholdFrom::Collection { .. } => None,
+        };
         Ok(json!({
             "model": p.model_path,
-            "threshold": p.threshold,
+            "threshold": threshold,
+            "threshold_from": p.threshold.name(),
+            "matched_from": p.threshold.matched(),
+            "model_threshold": m.threshold,
             "candidates": p.candidates,
             "min_kgrams": p.min_kgrams,
             "k": m.k,
@@ -252,7 +318,44 @@ impl Detector for Andd {
         let ids = ctx.ids;
         let df_at = dfs_done.duration_since(ctx.started).as_secs_f64();
         let weighed_at = ctx.started.elapsed().as_secs_f64();
-        let (pairs, stats) = match_pairs(&vecs, model.similarity, threshold, candidates);
+        // A collection threshold is fitted on the pairs ≥ the floor among at most
+        // FIT_DOCUMENTS matchable documents (all of them in a small collection, whose
+        // pairs are then cut instead of matched again).
+        let mut fit = None;
+        let mut fit_documents = None;
+        let mut scored_for_fit = None;
+        let mut matched_all = None;
+        let cut = match threshold {
+            ThresholdFrom::Flag(t) | ThresholdFrom::Model(t) => t,
+            ThresholdFrom::Collection {
+                floor,
+                model: fallback,
+            } => {
+                let matchable: Vec<usize> =
+                    (0..vecs.len()).filter(|&i| !vecs[i].is_empty()).collect();
+                let subset = fit_subset(&matchable, FIT_DOCUMENTS, FIT_SEED);
+                let scores: Vec<f64> = if subset.len() == matchable.len() {
+                    let found = match_pairs(&vecs, model.similarity, floor, candidates);
+                    let s = found.0.iter().map(|p| p.2).collect();
+                    matched_all = Some(found);
+                    s
+                } else {
+                    let sub: Vec<SparseVec> = subset.iter().map(|&i| vecs[i].clone()).collect();
+                    let (found, _) = match_pairs(&sub, model.similarity, floor, candidates);
+                    found.iter().map(|p| p.2).collect()
+                };
+                fit_documents = Some(subset.len());
+                scored_for_fit = Some(scores.len());
+                fit = collection_threshold(&scores, floor);
+                fit.map_or(fallback, |f| f.threshold)
+            }
+        };
+        let (mut pairs, stats) = match matched_all {
+            Some(found) => found,
+            None => match_pairs(&vecs, model.similarity, cut, candidates),
+        };
+        let candidates_scored = scored_for_fit.unwrap_or(pairs.len());
+        pairs.retain(|p| p.2 >= cut);
         let matched_at = ctx.started.elapsed().as_secs_f64();
         // Evidence: the k-grams with the largest share of each pair's dot product, named
         // from the texts of the paired documents.
@@ -296,7 +399,17 @@ impl Detector for Andd {
             "pairs": pairs.len(),
             "candidates": stats.candidates,
             "indexed": stats.indexed,
-            "threshold": threshold,
+            "threshold": cut,
+            "threshold_from": threshold.name(),
+            "scored_pairs": candidates_scored,
+            "fit_documents": fit_documents,
+            "collection_fit": fit.map(|f| json!({
+                "copies": f.copies,
+                "copy_scale": f.copy_scale,
+                "other_scale": f.other_scale,
+                "expected_f1": f.expected_f1,
+                "iterations": f.iterations,
+            })),
             "df_seconds": df_at,
             "weigh_seconds": weighed_at - df_at,
             "match_seconds": matched_at - weighed_at,

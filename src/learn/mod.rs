@@ -9,3 +9,4 @@ pub mod labels;
 pub mod metrics;
 pub mod pairs;
 pub mod robust;
+pub mod threshold;

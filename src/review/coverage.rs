@@ -10,8 +10,9 @@ use serde::Serialize;
 
 use super::oracle::{Oracle, OracleOptions};
 use crate::cmd::eval::{evaluate_sample, gold_for_store};
-use crate::cmd::sample::{candidates, draw_and_store, Draw};
+use crate::cmd::sample::{candidates, draw_and_store, Draw, Pilot};
 use crate::learn::estimate::{Interval, RunEstimate};
+use crate::model::sample::PILOT_WIDTH;
 use crate::store::Store;
 
 /// One run under one seed.
@@ -47,14 +48,26 @@ impl SeedCheck {
     }
 }
 
+/// How the study's samples are allocated over the strata.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// Each stratum sized for the width (or the total spread evenly): `spotcheck sample`.
+    Width,
+    /// A pilot sized for `model::sample::PILOT_WIDTH`, labeled, then the same total
+    /// allocated by Neyman allocation from its labels: `spotcheck sample --pilot ID`.
+    Neyman,
+}
+
 /// Runs the study for `seeds` on `store` (which holds finished detector runs) with gold rows
-/// `(url, cluster)`; each seed's sample is sized by `size` (total) or `width`.
+/// `(url, cluster)`; each seed's sample is sized by `size` (total) or `width`, and
+/// allocated as `allocation` says.
 pub fn coverage_study(
     store: &mut Store,
     gold_rows: &[(String, String)],
     seeds: &[u64],
     size: Option<u64>,
     width: f64,
+    allocation: Allocation,
 ) -> Result<Vec<SeedCheck>> {
     let (gold, _) = gold_for_store(store, gold_rows)?;
     let docs = store.document_ids()?;
@@ -68,6 +81,30 @@ pub fn coverage_study(
         .collect();
     let mut out = Vec::new();
     for &seed in seeds {
+        let coder = format!("oracle-{seed}");
+        let pilot = match allocation {
+            Allocation::Width => None,
+            Allocation::Neyman => {
+                let drawn = draw_and_store(
+                    store,
+                    &docs,
+                    &best,
+                    &runs,
+                    &Draw {
+                        size: None,
+                        width: PILOT_WIDTH,
+                        seed,
+                        coder: None,
+                        blind: true,
+                        pilot: None,
+                    },
+                )?;
+                let mut oracle = Oracle::new(store, gold_rows, &coder)?;
+                let pairs: Vec<(i64, i64)> = drawn.pairs.iter().map(|p| (p.a, p.b)).collect();
+                oracle.label_pairs(store, &pairs, &OracleOptions::default())?;
+                Some(Pilot::read(store, drawn.id)?)
+            }
+        };
         let drawn = draw_and_store(
             store,
             &docs,
@@ -79,9 +116,10 @@ pub fn coverage_study(
                 seed,
                 coder: None,
                 blind: true,
+                pilot: pilot.as_ref(),
             },
         )?;
-        let mut oracle = Oracle::new(store, gold_rows, &format!("oracle-{seed}"))?;
+        let mut oracle = Oracle::new(store, gold_rows, &coder)?;
         let pairs: Vec<(i64, i64)> = drawn.pairs.iter().map(|p| (p.a, p.b)).collect();
         oracle.label_pairs(store, &pairs, &OracleOptions::default())?;
         let e = evaluate_sample(store, Some(drawn.id))?;

@@ -87,7 +87,7 @@ fn train_detect_and_review_show_the_models_evidence() {
     save_model(&model, &path).unwrap();
     assert_eq!(load_model(&path).unwrap(), model);
 
-    // Detect through the command line, with the model's own threshold.
+    // Detect through the command line, with the threshold chosen on this collection.
     let out = Command::new(env!("CARGO_BIN_EXE_spotcheck"))
         .args(["detect", "--db"])
         .arg(&db)
@@ -103,6 +103,10 @@ fn train_detect_and_review_show_the_models_evidence() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["method"], "andd");
     let run = store.resolve_run("andd", None).unwrap();
+    let summary = run.summary.clone().unwrap();
+    assert_eq!(summary["threshold_from"], "collection", "{summary}");
+    assert_eq!(run.params["threshold_from"], "collection");
+    assert!(run.params["threshold"].is_null());
     let mut found = store.run_pairs(run.id).unwrap();
     found.sort_by_key(|p| (p.0, p.1));
     let want: Vec<(i64, i64)> = pages.iter().map(|p| (p[0], p[1])).collect();
@@ -146,23 +150,32 @@ fn train_detect_and_review_show_the_models_evidence() {
         &AnddSettings {
             model: path.clone(),
             threshold: Some(0.999_999),
-            lsh_bits: None,
-            lsh_bands: None,
-            min_kgrams: None,
+            ..AnddSettings::default()
         },
     )
     .unwrap();
     assert!(strict.run > run.id);
     assert_eq!(strict.summary["pairs"], 0);
+    assert_eq!(strict.summary["threshold_from"], "flag");
+    // The model's own threshold when asked for.
+    let own = run_with::<Andd>(
+        &mut store,
+        &AnddSettings {
+            model: path.clone(),
+            model_threshold: true,
+            ..AnddSettings::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(own.summary["threshold_from"], "model");
+    assert_eq!(own.summary["threshold"].as_f64(), Some(model.threshold));
     // LSH candidates find the same pairs here (they are far above the threshold).
     let lsh = run_with::<Andd>(
         &mut store,
         &AnddSettings {
             model: path,
-            threshold: None,
             lsh_bits: Some(384),
-            lsh_bands: None,
-            min_kgrams: None,
+            ..AnddSettings::default()
         },
     )
     .unwrap();

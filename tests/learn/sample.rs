@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 use spotcheck::cmd::eval::read_gold_file;
 use spotcheck::model::Decision;
-use spotcheck::review::coverage::coverage_study;
+use spotcheck::review::coverage::{coverage_study, Allocation};
 use spotcheck::store::Store;
 
 use crate::common;
@@ -126,6 +126,79 @@ fn a_sample_is_deterministic_blind_and_its_labels_give_estimates_with_intervals(
     assert!(text.contains("random (no candidate)"), "{text}");
 }
 
+/// Labels every pair the coder's sample queue lists, from the fixture's groups.
+fn label_queue(db: &Path, docs: &[(i64, usize)], coder: &str) -> usize {
+    let d = db.to_str().unwrap();
+    let (out, _) = common::spotcheck_ok(&["queue", "--db", d, "--sample", "--coder", coder]);
+    let rows = json_lines(&out);
+    let doc = |url: &str| docs[url.trim_start_matches("u/").parse::<usize>().unwrap()];
+    let mut store = Store::open(db).unwrap();
+    for r in &rows {
+        let (a, b) = (doc(r["a"].as_str().unwrap()), doc(r["b"].as_str().unwrap()));
+        let decision = if a.1 == b.1 {
+            Decision::Confirm
+        } else {
+            Decision::Reject
+        };
+        store.decide(coder, &decision, &[a.0, b.0]).unwrap();
+    }
+    rows.len()
+}
+
+#[test]
+fn a_pilot_sample_is_kept_and_the_rest_allocated_by_neyman() {
+    let (_dir, db) = common::temp_db();
+    let docs = fixture(&db);
+    let d = db.to_str().unwrap();
+    let (out, _) = common::spotcheck_ok(&["sample", "--db", d, "--width", "0.4", "--json"]);
+    let pilot = &json_lines(&out)[0];
+    let pilot_id = pilot["sample"].as_i64().unwrap();
+    let pilot_pairs = pilot["pairs"].as_u64().unwrap();
+    assert!(pilot_pairs > 0);
+    let id = pilot_id.to_string();
+    // An unlabeled pilot, or no such sample: refused, naming the sample.
+    let (code, _, err) = common::spotcheck_run(&["sample", "--db", d, "--pilot", &id]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("none of its pairs is labeled"), "{err}");
+    let (code, _, err) = common::spotcheck_run(&["sample", "--db", d, "--pilot", "999"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("999"), "{err}");
+    assert_eq!(label_queue(&db, &docs, "x"), pilot_pairs as usize);
+    let total = pilot_pairs + 40;
+    let (out, _) = common::spotcheck_ok(&[
+        "sample",
+        "--db",
+        d,
+        "--pilot",
+        &id,
+        "--size",
+        &total.to_string(),
+        "--json",
+    ]);
+    let s = &json_lines(&out)[0];
+    assert_eq!(s["params"]["allocation"], "neyman", "{s}");
+    assert_eq!(s["params"]["pilot"], pilot_id);
+    assert_eq!(s["pairs"].as_u64(), Some(total), "{s}");
+    let drawn: u64 = s["strata"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["drawn"].as_u64().unwrap())
+        .sum();
+    assert_eq!(drawn, total);
+    // The pilot's labels carry over: only the new pairs are queued.
+    assert_eq!(label_queue(&db, &docs, "x"), 40);
+    let (out, _) = common::spotcheck_ok(&["eval", "--db", d, "--sample", "--json"]);
+    let e = &json_lines(&out)[0];
+    assert_eq!(e["labeled"].as_u64(), Some(total), "{e}");
+    let recall = &e["runs"][0]["recall"];
+    let (low, high) = (
+        recall["low"].as_f64().unwrap(),
+        recall["high"].as_f64().unwrap(),
+    );
+    assert!(low <= 0.6 && 0.6 <= high, "{recall}");
+}
+
 #[test]
 fn sample_and_eval_refuse_bad_flags_with_usage_errors() {
     let (_dir, db) = common::temp_db();
@@ -159,7 +232,8 @@ fn sampled_intervals_cover_the_true_precision_and_recall_on_a_real_family() {
         .filter_map(|(u, c)| Some((u.strip_prefix("linux-doc-6.1/")?.to_string(), c)))
         .collect();
     let mut store = Store::open(&db).unwrap();
-    let checks = coverage_study(&mut store, &rows, &[1, 2, 3], None, 0.2).unwrap();
+    let checks =
+        coverage_study(&mut store, &rows, &[1, 2, 3], None, 0.2, Allocation::Width).unwrap();
     assert_eq!(checks.len(), 3);
     let runs = checks[0].runs.len();
     assert!(runs >= 3, "the default detectors ran: {runs}");
