@@ -109,7 +109,7 @@ pub fn load_figures(store: &Store, req: &FigureRequest) -> Result<Figures> {
                 method: r.method.clone(),
                 run: r.id,
                 bins: score_bins(&scores, req.bins),
-                threshold: run_threshold(&r.params),
+                threshold: run_threshold(&r.params, r.summary.as_ref()),
                 pairs: pairs.len() as u64,
             },
             pairs: Arc::new(pairs),

@@ -318,10 +318,21 @@ fn period_name(k: i64, period: Period) -> String {
 
 /// The threshold a run was made with, from its stored parameters: SpotSigs' `tau`, MinHash's
 /// and ANDD's `threshold` (I-Match and Cooper have none: their pairs share a signature).
-pub fn run_threshold(params: &serde_json::Value) -> Option<f64> {
+/// An ANDD run whose threshold was chosen on the collection's own scores knows it only once
+/// the pairs are scored, so its parameters hold none and its `summary` does.
+pub fn run_threshold(
+    params: &serde_json::Value,
+    summary: Option<&serde_json::Value>,
+) -> Option<f64> {
     ["tau", "threshold"]
         .iter()
         .find_map(|k| params.get(k).and_then(serde_json::Value::as_f64))
+        .or_else(|| {
+            summary
+                .filter(|_| params.get("threshold_from").is_some())
+                .and_then(|s| s.get("threshold"))
+                .and_then(serde_json::Value::as_f64)
+        })
 }
 
 #[cfg(test)]
@@ -414,11 +425,23 @@ mod tests {
 
     #[test]
     fn the_threshold_comes_from_the_stored_parameters() {
-        assert_eq!(run_threshold(&serde_json::json!({"tau": 0.4})), Some(0.4));
         assert_eq!(
-            run_threshold(&serde_json::json!({"threshold": 0.8, "perms": 128})),
+            run_threshold(&serde_json::json!({"tau": 0.4}), None),
+            Some(0.4)
+        );
+        assert_eq!(
+            run_threshold(&serde_json::json!({"threshold": 0.8, "perms": 128}), None),
             Some(0.8)
         );
-        assert_eq!(run_threshold(&serde_json::json!({"bags": 10})), None);
+        assert_eq!(run_threshold(&serde_json::json!({"bags": 10}), None), None);
+        // ANDD with the collection's threshold: known from the summary only.
+        let andd = serde_json::json!({"threshold": null, "threshold_from": "collection"});
+        let summary = serde_json::json!({"threshold": 0.97, "pairs": 12});
+        assert_eq!(run_threshold(&andd, Some(&summary)), Some(0.97));
+        // A summary's number is not a threshold for a method that has none.
+        assert_eq!(
+            run_threshold(&serde_json::json!({"bags": 10}), Some(&summary)),
+            None
+        );
     }
 }
