@@ -58,6 +58,25 @@ pub enum Allocation {
     Neyman,
 }
 
+/// The collection's documents, best candidate scores and runs' pairs (`cmd::sample`).
+type Candidates = (Vec<i64>, Vec<(i64, i64, f64)>, Vec<(i64, Vec<(i64, i64)>)>);
+
+/// Draws `draw` from `candidates`, stores it and labels it as the scripted coder `coder`
+/// answers from the gold; the sample's id.
+fn draw_and_label(
+    store: &mut Store,
+    gold_rows: &[(String, String)],
+    coder: &str,
+    (docs, best, runs): &Candidates,
+    draw: &Draw,
+) -> Result<i64> {
+    let drawn = draw_and_store(store, docs, best, runs, draw)?;
+    let mut oracle = Oracle::new(store, gold_rows, coder)?;
+    let pairs: Vec<(i64, i64)> = drawn.pairs.iter().map(|p| (p.a, p.b)).collect();
+    oracle.label_pairs(store, &pairs, &OracleOptions::default())?;
+    Ok(drawn.id)
+}
+
 /// Runs the study for `seeds` on `store` (which holds finished detector runs) with gold rows
 /// `(url, cluster)`; each seed's sample is sized by `size` (total) or `width`, and
 /// allocated as `allocation` says.
@@ -79,37 +98,30 @@ pub fn coverage_study(
             (*run, s.precision, s.recall)
         })
         .collect();
+    let candidates = (docs, best, runs);
     let mut out = Vec::new();
     for &seed in seeds {
         let coder = format!("oracle-{seed}");
         let pilot = match allocation {
             Allocation::Width => None,
             Allocation::Neyman => {
-                let drawn = draw_and_store(
-                    store,
-                    &docs,
-                    &best,
-                    &runs,
-                    &Draw {
-                        size: None,
-                        width: PILOT_WIDTH,
-                        seed,
-                        coder: None,
-                        blind: true,
-                        pilot: None,
-                    },
-                )?;
-                let mut oracle = Oracle::new(store, gold_rows, &coder)?;
-                let pairs: Vec<(i64, i64)> = drawn.pairs.iter().map(|p| (p.a, p.b)).collect();
-                oracle.label_pairs(store, &pairs, &OracleOptions::default())?;
-                Some(Pilot::read(store, drawn.id)?)
+                let pilot = Draw {
+                    size: None,
+                    width: PILOT_WIDTH,
+                    seed,
+                    coder: None,
+                    blind: true,
+                    pilot: None,
+                };
+                let id = draw_and_label(store, gold_rows, &coder, &candidates, &pilot)?;
+                Some(Pilot::read(store, id)?)
             }
         };
-        let drawn = draw_and_store(
+        let drawn = draw_and_label(
             store,
-            &docs,
-            &best,
-            &runs,
+            gold_rows,
+            &coder,
+            &candidates,
             &Draw {
                 size,
                 width,
@@ -119,10 +131,7 @@ pub fn coverage_study(
                 pilot: pilot.as_ref(),
             },
         )?;
-        let mut oracle = Oracle::new(store, gold_rows, &coder)?;
-        let pairs: Vec<(i64, i64)> = drawn.pairs.iter().map(|p| (p.a, p.b)).collect();
-        oracle.label_pairs(store, &pairs, &OracleOptions::default())?;
-        let e = evaluate_sample(store, Some(drawn.id))?;
+        let e = evaluate_sample(store, Some(drawn))?;
         let checks = e
             .runs
             .iter()
@@ -142,7 +151,7 @@ pub fn coverage_study(
             .collect();
         out.push(SeedCheck {
             seed,
-            sample: drawn.id,
+            sample: drawn,
             pairs: e.pairs,
             labeled: e.labeled,
             true_pairs: gold.pair_count(),
