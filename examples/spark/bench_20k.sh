@@ -82,8 +82,12 @@ for method in $METHODS; do
     for master in $MASTERS; do
       l0=$(cut -d' ' -f1-3 /proc/loadavg)
       s=$(now)
+      # The job's whole stderr is kept (a failure's cause is in it); its summary line shown.
+      log="$WORK/$method.spark.$round.${master//[^a-z0-9]/}.stderr"
+      rc=0
       PYSPARK_PYTHON="$VENV/bin/python" nice -n -19 "$VENV/bin/python" "$HERE/match.py" --master "$master" \
-        --out "$WORK/$method.spark.run" "${signed[@]}" 2>&1 | grep -E "^match" || true
+        --out "$WORK/$method.spark.run" "${signed[@]}" 2>"$log" || rc=$?
+      grep -E "^match" "$log" || echo "$method: the Spark job failed (exit $rc); its stderr: $log"
       echo "$method match (Spark $master) round $round: $(since "$s") s; load $l0 -> $(cut -d' ' -f1-3 /proc/loadavg)"
     done
   done
