@@ -8,10 +8,11 @@
 #   examples/spark/bench_20k.sh SPOTCHECK-BINARY WORKDIR [METHODS]
 #
 # ROUNDS=2: every match setting (one process, then each Spark master) that many times in
-# turn, each under `nice -n -19` with the load before and after. SKIP_DETECT=1: no
-# database of every page and no `detect`; the Spark run is compared with the
-# single-process `stage match` run instead (pairs with scores to 9 decimals; I-Match's
-# clusters), which session 3 showed equal to `detect`'s.
+# turn, each under `nice -n -19` with the load before and after. Every Spark run is
+# compared with the single-process `stage match` run before it (compare_runs.py: pairs
+# with scores to 9 decimals; I-Match's clusters), and the last of each (one process and
+# Spark) with `detect` on one database of every page (pairs and clusters). SKIP_DETECT=1:
+# no database of every page and no `detect` (session 3 showed `stage match` equal to it).
 set -euo pipefail
 BIN=$(realpath "$1")
 WORK=$2
@@ -82,15 +83,20 @@ for method in $METHODS; do
     for master in $MASTERS; do
       l0=$(cut -d' ' -f1-3 /proc/loadavg)
       s=$(now)
+      # The job's whole stderr is kept (a failure's cause is in it); its summary line shown.
+      log="$WORK/$method.spark.$round.${master//[^a-z0-9]/}.stderr"
+      rc=0
+      rm -rf "$WORK/$method.spark.run"
       PYSPARK_PYTHON="$VENV/bin/python" nice -n -19 "$VENV/bin/python" "$HERE/match.py" --master "$master" \
-        --out "$WORK/$method.spark.run" "${signed[@]}" 2>&1 | grep -E "^match" || true
+        --out "$WORK/$method.spark.run" "${signed[@]}" 2>"$log" || rc=$?
+      grep -E "^match" "$log" || echo "$method: the Spark job failed (exit $rc); its stderr: $log"
       echo "$method match (Spark $master) round $round: $(since "$s") s; load $l0 -> $(cut -d' ' -f1-3 /proc/loadavg)"
+      # Every Spark run's result checked (not only the last): against this round's
+      # single-process run, which is checked against `detect` below.
+      [ "$rc" = 0 ] && { "$VENV/bin/python" "$HERE/compare_runs.py" "$method" "$WORK/$method.run.parquet" "$WORK/$method.spark.run" || true; }
     done
   done
-  if [ -n "$SKIP_DETECT" ]; then
-    "$VENV/bin/python" "$HERE/compare_runs.py" "$method" "$WORK/$method.run.parquet" "$WORK/$method.spark.run"
-    continue
-  fi
+  [ -n "$SKIP_DETECT" ] && continue
   for run in "$WORK/$method.run.parquet" "$WORK/$method.spark.run"; do
     [ -e "$run" ] || continue
     cp "$WORK/whole.db" "$WORK/check.db"

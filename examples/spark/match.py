@@ -15,8 +15,10 @@ pairs (scores to the last bit) and clusters are exactly those of `spotcheck dete
   signature document frequencies (a group-by) and the idf window (decided on the driver
   per distinct df value, with Python's libm `log` as Rust's); the site rule (per site and
   signature: a group-by); documents under `min_sigs` left out. Each document's multiset
-  becomes a set of tokens ("signature, k-th occurrence"), so Σmin is the size of the
-  intersection, ordered rarest first; each emits its first |A| − ⌈t|A|⌉ + 1 tokens (any
+  becomes a set of 64-bit integer tokens ((signature id << bits) + k for its k-th
+  occurrence; ids from the frequency table, increasing with the document frequency), so
+  Σmin is the size of the intersection, ordered rarest first; each emits its first
+  |A| − ⌈t|A|⌉ + 1 tokens (any
   pair with Jaccard ≥ t shares one of them), one join on the token with the length bound
   min/max ≥ t gives the candidates, deduplicated, and each is verified once with the exact
   overlap (t is detect's matching threshold: τ, or with the containment rule its floor).
@@ -28,9 +30,11 @@ pairs (scores to the last bit) and clusters are exactly those of `spotcheck dete
   union-find of every bucket, on the driver (one edge per bucket member: N·(K+1) rows at
   most, small next to the pairs; a cluster-wide alternative is a few rounds of min-label
   propagation).
-- Cooper: its prefix filter (`sig::cooper::probe_len` terms, rarest first) joined with the
-  other lists' terms, the size bound, then the delta test for every pair and the
-  containment rule for pairs across sites, on the exact intersection.
+- Cooper: the term lists as 64-bit term ids, rarest first; one prefix join (the earlier
+  list's first |S| − α + 1 + e terms with the later list's first |L| − α + 1 + e, α the
+  fewest terms a passing pair shares, e the count margin `COOPER_MARGIN`) with the size
+  bounds, the hits counted per pair (at least e + 1), then the delta test for every pair
+  and the containment rule for pairs across sites on the exact intersection.
 
 SpotSigs' and Cooper's clusters are the connected components of the pairs, which
 `stage import` makes (with each cluster's weakest bridge) as it stores the pairs: the pairs
@@ -102,52 +106,55 @@ def exact_group_pairs(docs, key):
     return pairs.unionByName(star).withColumn("score", F.lit(1.0))
 
 
-def ordered_tokens(occ, key, count=None):
-    """Per document, its tokens in one global order, rarest first (`df`, then the token):
-    `occ` has one row per (idx, `key`) with, for a multiset, its count `count`; a token
-    repeated c times becomes c distinct tokens "key\x01k" (k = 1..c), so the multiset
-    overlap Σmin is the size of the two token sets' intersection and |A| its size."""
-    df = occ.groupBy(key).agg(F.count("*").alias("df"))
-    ranked = occ.join(df, key)
-    fields = [F.col("df"), F.col(key).alias("k")] + ([F.col(count).alias("c")] if count else [])
-    per = ranked.groupBy("idx").agg(F.array_sort(F.collect_list(F.struct(*fields))).alias("v"))
-    if count:
-        tokens = F.flatten(
-            F.transform(
-                "v",
-                lambda x: F.transform(
-                    F.sequence(F.lit(1), x["c"].cast("int")),
-                    lambda k: F.concat(x["k"], F.lit("\x01"), k.cast("string")),
-                ),
-            )
-        )
-    else:
-        tokens = F.transform("v", lambda x: x["k"])
-    return per.select("idx", tokens.alias("tokens")).withColumn("len", F.size("tokens"))
+def ranked_ids(counts, key):
+    """`counts` (one row per distinct `key` with its document frequency `df`) with `id`: a
+    64-bit integer increasing with (`df`, `key`), so that ordering a document's ids orders
+    its tokens rarest first, one global order (what prefix filtering needs). A sort and
+    `monotonically_increasing_id` (partition number << 33 + row in it: increasing along the
+    sorted partitions), no single-partition window; the ids are not dense."""
+    return materialized(counts.orderBy("df", key).withColumn("id", F.monotonically_increasing_id()))
 
 
-def prefix_join(pre, whole, size_ok, across_sites=False):
-    """Candidate pairs (a < b) whose `pre` prefix token meets the other's `whole` token
-    (or prefix), passing `size_ok(l_pre, l_whole)` (and with `across_sites`, of different
-    `site`s): one join on the token, deduplicated."""
-    site = ["site"] if across_sites else []
-    x = pre.select(F.col("idx").alias("x"), F.col("len").alias("lx"), "tok", *site)
-    y = whole.select(F.col("idx").alias("y"), F.col("len").alias("ly"), "tok", *[F.col(c).alias("ys") for c in site])
-    cond = (F.col("x") != F.col("y")) & size_ok(F.col("lx"), F.col("ly"))
-    if across_sites:
-        cond = cond & (F.col("site") != F.col("ys"))
+def id_lists(rows, token, arrays=False):
+    """Per document (`idx`), the array of its `token`s (64-bit integers; with `arrays`,
+    arrays of them) sorted ascending, and its length `len`. Integers, not the signatures'
+    or terms' strings: the prefix join and the verification ship these lists (8 bytes a
+    token instead of a string's ~20-40)."""
+    tokens = F.collect_list(token)
+    if arrays:
+        tokens = F.flatten(tokens)
+    per = rows.groupBy("idx").agg(F.array_sort(tokens).alias("tokens"))
+    return per.withColumn("len", F.size("tokens"))
+
+
+def prefix_join(pre, size_ok):
+    """Candidate pairs (a < b) whose prefix tokens (`pre`: `idx`, `len`, `tok`) meet,
+    passing `size_ok(l_a, l_b)`: one join on the token, deduplicated."""
+    x = pre.select(F.col("idx").alias("x"), F.col("len").alias("lx"), "tok")
+    y = pre.select(F.col("idx").alias("y"), F.col("len").alias("ly"), "tok")
     return (
         x.join(y, "tok")
-        .where(cond)
-        .select(F.least("x", "y").alias("a"), F.greatest("x", "y").alias("b"))
+        .where((F.col("x") < F.col("y")) & size_ok(F.col("lx"), F.col("ly")))
+        .select(F.col("x").alias("a"), F.col("y").alias("b"))
         .distinct()
     )
 
 
+# The verification joins broadcast the documents' token lists when they take at most this
+# many bytes (8 per token): every candidate then looks its two lists up in memory, and no
+# list travels with a candidate through a shuffle (what made Cooper's 6.5 M candidates at
+# 20,000 pages spill 5 GB). Larger collections (a cluster's) use the shuffle joins.
+BROADCAST_LISTS_BYTES = int(os.environ.get("BROADCAST_LISTS_BYTES", str(512 << 20)))
+
+
 def verified(cand, per):
-    """Candidates with both token lists and their exact overlap `m`."""
+    """Candidates with both token lists' lengths and their exact overlap `m`."""
+    tokens = per.agg(F.sum("len").alias("n")).collect()[0]["n"] or 0
+    small = tokens * 8 + per.count() * 24 <= BROADCAST_LISTS_BYTES
     ta = per.select(F.col("idx").alias("a"), F.col("tokens").alias("ta"), F.col("len").alias("la"))
     tb = per.select(F.col("idx").alias("b"), F.col("tokens").alias("tb"), F.col("len").alias("lb"))
+    if small:
+        ta, tb = F.broadcast(ta), F.broadcast(tb)
     return (
         cand.join(ta, "a")
         .join(tb, "b")
@@ -188,7 +195,9 @@ def spotsigs(spark, docs, s):
     # The idf window, decided per distinct df value in Python (the same libm log as Rust).
     dfs = [r["df"] for r in df.select("df").distinct().collect()]
     allowed = [f for f in dfs if idf_min <= normalized_idf(n, f) <= idf_max]
-    kept = vec.join(df.where(F.col("df").isin(allowed)).select("sig"), "sig")
+    # The kept signatures' ids, rarest first (the global order of the prefix filter).
+    ids = ranked_ids(df.where(F.col("df").isin(allowed)), "sig")
+    kept = vec.join(ids.select("sig", "id"), "sig")
     rule = s.get("site_boilerplate")
     if rule is not None:
         min_site_docs, fraction = rule
@@ -205,8 +214,17 @@ def spotsigs(spark, docs, s):
             .select("site", "sig")
         )
         kept = kept.join(boiler, ["site", "sig"], "left_anti")
-    per = ordered_tokens(kept.select("idx", "sig", "c"), "sig", "c")
-    per = materialized(per.where(F.col("len") >= max(s["min_sigs"], 1)))
+    # A signature found c times in a document is c tokens (id << bits) + k, k < c, so
+    # the multiset overlap Σmin is the size of the two token sets' intersection and |A|
+    # their size; every token of a signature sorts next to its id's place.
+    top = kept.agg(F.max("c").alias("c"), F.max("id").alias("id")).collect()[0]
+    bits = max(int(top["c"] or 1) - 1, 1).bit_length()
+    if (int(top["id"] or 0) + 1) << bits >= 1 << 63:
+        sys.exit(f"spotsigs: {top['id']} signature ids with multiplicities up to {top['c']} "
+                 "do not fit 64-bit tokens (fewer shuffle partitions make smaller ids)")
+    base = F.shiftleft(F.col("id"), bits)
+    toks = kept.select("idx", F.sequence(base, base + F.col("c") - 1).alias("toks"))
+    per = materialized(id_lists(toks, "toks", arrays=True).where(F.col("len") >= max(s["min_sigs"], 1)))
     tau = s["tau"]
     containment = s.get("containment")
     # With the truncation rule the join goes down to its floor (as detect's matcher).
@@ -217,9 +235,7 @@ def spotsigs(spark, docs, s):
     plen = (F.col("len") - F.ceil(F.lit(t) * F.col("len")) + 1).cast("int")
     pre = per.select("idx", "len", F.explode(F.slice("tokens", 1, plen)).alias("tok"))
     # The length filter: J ≤ min/max.
-    cand = prefix_join(
-        pre, pre, lambda la, lb: F.least(la, lb).cast("double") >= F.lit(t) * F.greatest(la, lb)
-    )
+    cand = prefix_join(pre, lambda la, lb: F.least(la, lb).cast("double") >= F.lit(t) * F.greatest(la, lb))
     cand = verified(cand, per)
     union = F.col("la") + F.col("lb") - F.col("m")
     cand = cand.withColumn("score", F.col("m").cast("double") / union.cast("double"))
@@ -303,70 +319,116 @@ def imatch(spark, docs, s):
     return kept, clusters, n
 
 
+# Cooper's count-filter margin (see `cooper`); any value gives the same pairs.
+COOPER_MARGIN = int(os.environ.get("COOPER_MARGIN", "2"))
+
+
 def cooper(spark, docs, s):
     """Cooper: the paper's test (sizes within `size_pct`, fewer than `delta_pct` of the
     shorter list's size differing) for every pair, and the containment rule (fewer than
     `contained_pct` of the shorter list missing from a list at most `contained_size_pct`
     larger) for pairs of different sites only, as `sig::cooper::detect_across_sites`.
-    Candidates by its prefix filter, lists ordered rarest term first: for the delta test
-    the two lists' prefixes share a term; for the containment rule (across sites only)
-    the shorter list's prefix meets the longer list anywhere."""
+
+    Candidates as `detect_ranked` finds them, as one join: lists ordered rarest term
+    first (term ids from the frequency table), visited shortest first; each list's
+    indexed prefix (`indexed_len`) meets a later list's probe (its own prefix, or with
+    containment its whole list) on a term, the later list no longer than the size rules
+    allow; with containment the hits are counted (the count filter: a pair needs at least
+    `indexed_len − may_miss` of the earlier list's indexed terms in the later list) before
+    any list is shipped, and only those candidates are verified on the exact intersection
+    of their two id lists."""
     n = docs.count()
     size_pct, delta_pct = int(s["size_pct"]), int(s["delta_pct"])
     contained_pct = int(s.get("contained_pct", 0) or 0)
     contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
+    contained = contained_pct > 0
     occ = docs.select("idx", F.explode("cooper_terms").alias("t"))
-    per = materialized(ordered_tokens(occ, "t"))
-    sites = docs.select("idx", F.col("cooper_site").alias("site"))
+    ids = ranked_ids(occ.groupBy("t").agg(F.count("*").alias("df")), "t")
+    per = id_lists(occ.join(ids.select("t", "id"), "t"), "id")
+    per = materialized(per.join(docs.select("idx", F.col("cooper_site").alias("site")), "idx"))
+    length = F.col("len").cast("long")
 
-    def prefix_len(pct):
-        # sig::cooper::prefix_len: one more than the terms that may be missing.
-        scaled = F.col("len").cast("long") * F.lit(pct)
-        return F.when(scaled == 0, F.lit(0)).otherwise(
-            F.least(F.col("len"), (F.floor((scaled - 1) / 100) + 1).cast("int"))
-        )
+    def max_missing(n, pct):
+        # sig::cooper::max_missing: one less than prefix_len (one more than the terms a
+        # tolerance of pct percent lets go missing from a list of n terms).
+        scaled = n * F.lit(pct)
+        plen = F.when(scaled == 0, F.lit(0)).otherwise(F.least(n, F.floor((scaled - 1) / 100) + 1))
+        return F.greatest(plen - 1, F.lit(0)).cast("long")
 
-    # The delta test: both lists' prefixes of `prefix_len(delta_pct)` terms share a term
-    # (a superset of what detect's probe finds).
-    def exploded(plen):
-        return per.join(sites, "idx").select(
-            "idx", "len", "site", F.explode(F.slice("tokens", 1, plen.cast("int"))).alias("tok")
-        )
+    def may_miss(n):
+        # The most terms of a shorter list of n terms either rule lets go missing.
+        if contained:
+            return F.greatest(max_missing(n, delta_pct), max_missing(n, contained_pct))
+        return max_missing(n, delta_pct)
 
-    pre = exploded(prefix_len(delta_pct))
-    cand = prefix_join(
-        pre,
-        pre,
-        lambda la, lb: F.greatest(la, lb).cast("long") * 100
-        <= F.least(la, lb).cast("long") * (100 + size_pct),
+    def extra(n):
+        # The count filter's margin e: a candidate must share e + 1 prefix terms. Each
+        # unit of it lengthens both prefixes by a term (more join rows) and turns away
+        # the pairs that share only one of their rare terms (fewer lists shipped to the
+        # verification); detect's in-memory index uses e = may_miss.
+        return F.least(may_miss(n), F.lit(COOPER_MARGIN).cast("long"))
+
+    # shortest_partner: the fewest terms an earlier list may have. (The quotients of these
+    # small integers are exact in doubles when whole and at least 1/1100 from a whole
+    # number otherwise, so floor and ceil are the integer ones.)
+    shortest = F.ceil(length * 100 / F.lit(100 + size_pct))
+    if contained:
+        shortest = F.least(shortest, F.ceil(length * 100 / F.lit(100 + contained_size_pct)))
+    shortest = F.greatest(shortest.cast("long"), F.lit(1).cast("long"))
+    # A pair (S, L), S no later than L in the visiting order (length, then index), shares
+    # at least α = |S| − may_miss(|S|) terms. Ordered rarest first, the shared terms among
+    # S's first p_S = |S| − α + 1 + e terms and those among L's first p_L = |L| − α + 1 + e
+    # are each a run of the shared terms from the rarest, of at least e + 1 terms, so the
+    # two prefixes share at least e + 1 terms (the prefix-filtering lemma with a count
+    # margin e; Bayardo et al. 2007, Xiao et al. 2008). p_L is taken for the worst |S| L
+    # can meet (any length from `shortest` to |L|), so one probe prefix serves them all;
+    # the join's rows are the (term, S, L) with the term in both prefixes.
+    p_s = F.least(length, may_miss(length) + 1 + extra(length))
+    worst = F.aggregate(
+        F.sequence(F.col("shortest"), length),
+        F.lit(-(1 << 62)).cast("long"),
+        lambda acc, n: F.greatest(acc, may_miss(n) + extra(n) - n),
     )
-    if contained_pct > 0:
-        # The containment rule: across sites, the shorter list's first
-        # `prefix_len(contained_pct)` terms meet the longer list anywhere.
-        pre_c = exploded(prefix_len(contained_pct))
-        whole = exploded(F.col("len"))
-        cand = cand.unionByName(
-            prefix_join(
-                pre_c,
-                whole,
-                lambda ls, ll: (ls <= ll)
-                & (ll.cast("long") * 100 <= ls.cast("long") * (100 + contained_size_pct)),
-                across_sites=True,
-            )
-        ).distinct()
-    cand = verified(cand, per).withColumnRenamed("m", "common")
-    sa = sites.select(F.col("idx").alias("a"), F.col("site").alias("sa"))
-    sb = sites.select(F.col("idx").alias("b"), F.col("site").alias("sb"))
-    cand = cand.join(sa, "a").join(sb, "b")
+    p_l = F.least(length, length + 1 + worst)
+    per = per.withColumn("shortest", shortest).withColumn("p_s", p_s.cast("int"))
+    per = per.withColumn("p_l", p_l.cast("int"))
+    x = per.select(
+        F.col("idx").alias("a"), F.col("len").alias("la"), F.col("site").alias("sa"),
+        F.explode(F.slice("tokens", 1, F.col("p_s"))).alias("tok"),
+    )
+    y = per.where(F.col("p_l") > 0).select(
+        F.col("idx").alias("b"), F.col("len").alias("lb"), F.col("site").alias("sb"),
+        "shortest", F.explode(F.slice("tokens", 1, F.col("p_l"))).alias("tok"),
+    )
+    earlier = (F.col("la") < F.col("lb")) | ((F.col("la") == F.col("lb")) & (F.col("a") < F.col("b")))
+    # The join's input is small (the prefixes) and its output large (a row per shared
+    # prefix term: 97 M at 20,000 pages), so adaptive execution would coalesce it into a
+    # few tasks, fewer than the cores; a fixed partitioning keeps every core busy.
+    parts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    x = x.where(F.col("la") > 0).repartition(parts, "tok")
+    y = y.repartition(parts, "tok")
+    hits = (
+        x.join(y, "tok")
+        .where(earlier & (F.col("la") >= F.col("shortest")))
+        .groupBy("a", "b", "la", "lb", (F.col("sa") != F.col("sb")).alias("cross"))
+        .agg(F.count("*").alias("hits"))
+    )
+    la, lb = F.col("la").cast("long"), F.col("lb").cast("long")
+    # Same-site pairs (or no containment) need the paper's size rule; every pair needs
+    # e + 1 hits.
+    paper_size = lb * 100 <= la * (100 + size_pct)
+    keep = (F.col("cross") | paper_size) if contained else paper_size
+    keep = keep & (F.col("hits") >= extra(la) + 1)
+    cand = verified(hits.where(keep).select("a", "b", "cross"), per).withColumnRenamed("m", "common")
     small = F.least("la", "lb").cast("long")
     large = F.greatest("la", "lb").cast("long")
     differing = (F.col("la") + F.col("lb") - F.lit(2) * F.col("common")).cast("long")
     # The shorter list's terms absent from the longer (on equal sizes both directions agree).
     missing = (small - F.col("common")).cast("long")
     delta = (large * 100 <= small * (100 + size_pct)) & (differing * 100 < small * delta_pct)
-    contained = (
+    contained_ok = (
         (F.lit(contained_pct) > 0)
-        & (F.col("sa") != F.col("sb"))
+        & F.col("cross")
         & (large * 100 <= small * (100 + contained_size_pct))
         & (missing * 100 < small * contained_pct)
     )
@@ -375,10 +437,10 @@ def cooper(spark, docs, s):
         .withColumn("smaller", small)
         .withColumn("missing", missing)
         .withColumn("delta", delta)
-        .where(F.col("delta") | contained)
+        .where(F.col("delta") | contained_ok)
         .select(
-            "a",
-            "b",
+            F.least("a", "b").alias("a"),
+            F.greatest("a", "b").alias("b"),
             F.when(
                 F.col("delta"),
                 F.lit(1.0) - F.col("differing").cast("double") / F.col("smaller").cast("double"),
