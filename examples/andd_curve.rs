@@ -50,6 +50,7 @@ use spotcheck::learn::corpus::text_kind_of;
 use spotcheck::learn::metrics::Gold;
 use spotcheck::learn::pairs::{training_pairs, PairOptions};
 use spotcheck::learn::robust::{cross_validate, fit, FitOptions, Fitted, RobustOptions, CV_FOLDS};
+use spotcheck::learn::shrink::{shrink_to_collection, Shrunk};
 use spotcheck::learn::threshold::{collection_threshold, COLLECTION_FLOOR};
 use spotcheck::review::oracle::{Oracle, OracleOptions};
 use spotcheck::sig::andd::{
@@ -78,7 +79,8 @@ struct Args {
     orders: Vec<String>,
     variants: Vec<String>,
     cv_report: bool,
-    /// Write the scored pairs (≥ 0.05) of both families for seed 0 of each size here.
+    /// Write the scored pairs (≥ 0.3) of both families, the model's threshold and λ, for
+    /// every variant, order, size and seed here.
     dump: Option<PathBuf>,
 }
 
@@ -323,7 +325,7 @@ fn evaluate_all(fam: &Family, gold: &Gold, lambda: &[f64], sim: Similarity, mode
     }
 }
 
-/// Writes `score\tsame` of every pair ≥ 0.05 of a family to `path`.
+/// Writes `score\tsame\tdoc_a\tdoc_b` of every pair ≥ the collection floor of a family to `path`.
 fn dump(
     path: &std::path::Path,
     fam: &Family,
@@ -333,8 +335,8 @@ fn dump(
 ) -> Res<()> {
     use std::io::Write;
     let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-    for (a, b, s) in scored_pairs(fam, lambda, sim, 0.05) {
-        writeln!(f, "{s}\t{}", u8::from(gold.same_cluster(a, b)))?;
+    for (a, b, s) in scored_pairs(fam, lambda, sim, COLLECTION_FLOOR) {
+        writeln!(f, "{s}\t{}\t{a}\t{b}", u8::from(gold.same_cluster(a, b)))?;
     }
     Ok(())
 }
@@ -399,6 +401,13 @@ struct Row {
     held: Scores,
     /// The training family itself (its gold): the training-side evidence for the rule.
     own: Scores,
+    /// λ shrunk for the held-out family (`learn::shrink`) and its scores there (the same
+    /// as `held` when t = 1).
+    shrunk: Shrunk,
+    held_shrunk: Scores,
+    /// λ shrunk for the training family and its scores there.
+    own_t: f64,
+    own_shrunk: Scores,
     cv_max_f1: f64,
     cv_at_threshold: f64,
     secs: f64,
@@ -613,11 +622,66 @@ fn main() -> Res<()> {
                         a.similarity,
                         fitted.model.threshold,
                     );
+                    // λ shrunk for the collection it meets (what `detect` does), on each
+                    // family alone.
+                    let l0 = prior(a.k);
+                    let shrunk = shrink_to_collection(
+                        &test_fam.feats,
+                        &fitted.model.lambda,
+                        &l0,
+                        DEFAULT_MIN_KGRAMS,
+                    );
+                    let held_shrunk = if shrunk.t < 1.0 {
+                        evaluate_all(
+                            &test_fam,
+                            &test_gold,
+                            &shrunk.lambda,
+                            a.similarity,
+                            fitted.model.threshold,
+                        )
+                    } else {
+                        held
+                    };
+                    let own_s = shrink_to_collection(
+                        &train_fam.feats,
+                        &fitted.model.lambda,
+                        &l0,
+                        DEFAULT_MIN_KGRAMS,
+                    );
+                    let own_shrunk = if own_s.t < 1.0 {
+                        evaluate_all(
+                            &train_fam,
+                            &train_gold,
+                            &own_s.lambda,
+                            a.similarity,
+                            fitted.model.threshold,
+                        )
+                    } else {
+                        own
+                    };
+                    eprintln!(
+                        "{coder} {v}: shrunk for the held-out family t {} (emptied {} learned, \
+                         {} TF·IDF, {} chosen, of {}): Max-F1 {:.3}, collection threshold {:.4} \
+                         F1 {:.3}; for the training family t {} (emptied {}): Max-F1 {:.3}, \
+                         collection F1 {:.3}",
+                        shrunk.t,
+                        shrunk.emptied,
+                        shrunk.emptied_prior,
+                        shrunk.emptied_chosen,
+                        shrunk.checked,
+                        held_shrunk.max_f1.map_or(0.0, |x| x.3),
+                        held_shrunk.collection,
+                        held_shrunk.at_collection,
+                        own_s.t,
+                        own_s.emptied,
+                        own_shrunk.max_f1.map_or(0.0, |x| x.3),
+                        own_shrunk.at_collection,
+                    );
                     let (m, at) = (held.max_f1, held.at_model);
-                    if let (Some(dir), 0, "full") = (&a.dump, seed, v.as_str()) {
+                    if let Some(dir) = &a.dump {
                         std::fs::create_dir_all(dir)?;
                         let l = &fitted.model.lambda;
-                        let tag = format!("{order}-{n}");
+                        let tag = format!("{v}-{order}-{n}-s{seed}");
                         dump(
                             &dir.join(format!("train-{tag}.tsv")),
                             &train_fam,
@@ -634,7 +698,18 @@ fn main() -> Res<()> {
                         )?;
                         std::fs::write(
                             dir.join(format!("threshold-{tag}.txt")),
-                            format!("{}\n", fitted.model.threshold),
+                            format!(
+                                "{}\n{}\n",
+                                fitted.model.threshold,
+                                fitted
+                                    .model
+                                    .features
+                                    .iter()
+                                    .zip(l)
+                                    .map(|(f, x)| format!("{f}={x:.4}"))
+                                    .collect::<Vec<_>>()
+                                    .join(" ")
+                            ),
                         )?;
                     }
                     let tr = &fitted.model.training;
@@ -672,6 +747,10 @@ fn main() -> Res<()> {
                         at_threshold: at,
                         held,
                         own,
+                        shrunk,
+                        held_shrunk,
+                        own_t: own_s.t,
+                        own_shrunk,
                         cv_max_f1: cv.max_f1,
                         cv_at_threshold: cv.f1_at_threshold,
                         secs,
@@ -827,8 +906,73 @@ fn main() -> Res<()> {
             }
         }
     }
+    println!(
+        "\n**λ shrunk for the collection it meets** (`learn::shrink`: toward λ₀ until it \
+         leaves no more documents under the stub minimum of positive weights than λ₀; t = the \
+         share of the learned step kept; before = the learned λ, after = the shrunk one)\n"
+    );
+    println!(
+        "| variant | order | docs | seeds | held-out t mean (min–max) | held-out documents \
+         emptied by λ (mean) | held-out Max-F1 before | after | held-out F1 at collection \
+         threshold before | after | training family t mean (min–max) | training family \
+         Max-F1 before | after | its F1 at collection threshold before | after |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut shrunk_steps: Vec<String> = Vec::new();
+    for v in &a.variants {
+        for order in &a.orders {
+            let mut prev: Option<f64> = None;
+            let mut worst_drop = 0.0f64;
+            for &n in &a.sizes {
+                let g: Vec<&Row> = out
+                    .iter()
+                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
+                    .collect();
+                if g.is_empty() {
+                    continue;
+                }
+                let span = |h: &dyn Fn(&Row) -> f64| {
+                    let x: Vec<f64> = g.iter().map(|r| h(r)).collect();
+                    format!("{:.3} ({:.3}–{:.3})", mean(&x), min(&x), max(&x))
+                };
+                let m = mean(
+                    &g.iter()
+                        .map(|r| r.held_shrunk.max_f1.map_or(0.0, |m| m.3))
+                        .collect::<Vec<_>>(),
+                );
+                if let Some(p) = prev {
+                    worst_drop = worst_drop.max(p - m);
+                }
+                prev = Some(m);
+                println!(
+                    "| {v} | {order} | {n} | {} | {} | {:.1} | {} | {} | {} | {} | {} | {} | {} \
+                     | {} | {} |",
+                    g.len(),
+                    span(&|r| r.shrunk.t),
+                    mean(
+                        &g.iter()
+                            .map(|r| r.shrunk.emptied as f64)
+                            .collect::<Vec<_>>()
+                    ),
+                    span(&|r| r.held.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.held_shrunk.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.held.at_collection),
+                    span(&|r| r.held_shrunk.at_collection),
+                    span(&|r| r.own_t),
+                    span(&|r| r.own.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.own_shrunk.max_f1.map_or(0.0, |m| m.3)),
+                    span(&|r| r.own.at_collection),
+                    span(&|r| r.own_shrunk.at_collection),
+                );
+            }
+            shrunk_steps.push(format!(
+                "{v}, {order} (shrunk): largest drop of the mean Max-F1 between steps \
+                 {worst_drop:.3}"
+            ));
+        }
+    }
     println!();
-    for s in steps {
+    for s in steps.into_iter().chain(shrunk_steps) {
         println!("- {s}");
     }
     if let Some(r) = out

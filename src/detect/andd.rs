@@ -2,6 +2,9 @@
 //! weighed by a model trained on the coders' labels (`spotcheck train`), candidates from an
 //! exact index or banded random-hyperplane LSH, exact similarity ≥ a threshold. Each pair's
 //! detail names the k-grams that weigh most in it, and those are what explain the pair.
+//! Before weighing, the model's λ is checked against the collection (`learn::shrink`): if
+//! it would leave more documents with fewer positive weights than the stub minimum than
+//! TF·IDF does, it is moved toward TF·IDF until it does not (`--model-lambda`: as trained).
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -18,14 +21,15 @@ use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
 use crate::cluster::andd_matcher::{auto_bands, match_pairs, Candidates};
-use crate::learn::andd::AnddModel;
+use crate::learn::andd::{prior, AnddModel};
 use crate::learn::corpus::{collection_terms, load_model, text_kind_of};
+use crate::learn::shrink::{shrink_to_collection, Shrunk};
 use crate::learn::threshold::{
     collection_threshold, fit_subset, COLLECTION_FLOOR, FIT_DOCUMENTS, FIT_SEED,
 };
 use crate::sig::andd::{
-    doc_terms, features, gram_names, signature_hex, top_shared, weigh, DocFreqs, DocInput, Lsh,
-    SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
+    doc_terms, features, gram_names, signature_hex, top_shared, weigh, DocFeatures, DocFreqs,
+    DocInput, Lsh, SparseVec, DEFAULT_LSH_SEED, DEFAULT_MIN_KGRAMS,
 };
 use crate::store::{DocText, Store, TextKind};
 use crate::text::tokenize;
@@ -50,6 +54,9 @@ pub struct AnddSettings {
     /// Documents whose text has fewer distinct k-grams are not matched (`None`:
     /// `sig::andd::DEFAULT_MIN_KGRAMS`).
     pub min_kgrams: Option<usize>,
+    /// Weigh with the model's λ as trained, not shrunk toward TF·IDF for this collection
+    /// (`learn::shrink`).
+    pub model_lambda: bool,
 }
 
 /// The ANDD row of the method table.
@@ -122,6 +129,20 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.lsh_bands = Some(v.int() as usize),
     },
     Param {
+        flag: "model-lambda",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "ANDD: weigh with the model's λ as trained. Without it λ is moved toward TF·IDF \
+               (λ₀ + t(λ − λ₀), t halved from 1) when it would leave more of this collection's \
+               documents with fewer positive k-gram weights than --min-kgrams than TF·IDF does \
+               (a model trained on long pages that empties short ones); the run's summary \
+               records t.",
+        paper: None,
+        get: |s| Some(Value::Switch(s.model_lambda)),
+        unset: "",
+        set: |s, v| s.model_lambda = v.on(),
+    },
+    Param {
         flag: "min-kgrams",
         value_name: "N",
         kind: Kind::at_least(1),
@@ -132,6 +153,17 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.min_kgrams = Some(v.int() as usize),
     },
 ];
+
+/// What a run records of λ's shrinking (`learn::shrink`).
+fn shrink_json(s: &Shrunk) -> serde_json::Value {
+    json!({
+        "t": s.t,
+        "checked": s.checked,
+        "emptied_trained": s.emptied,
+        "emptied_tfidf": s.emptied_prior,
+        "emptied_used": s.emptied_chosen,
+    })
+}
 
 /// Where a run's threshold comes from.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -170,6 +202,10 @@ pub struct Prepared {
     threshold: ThresholdFrom,
     candidates: Candidates,
     min_kgrams: usize,
+    /// λ shrunk for this collection (None with `--model-lambda`); `model.lambda` holds the
+    /// weights used, `trained_lambda` the model's own.
+    shrunk: Option<Shrunk>,
+    trained_lambda: Vec<f64>,
     dfs: DocFreqs,
     titles: HashMap<i64, String>,
     /// When the collection pass ended (the summary's `df_seconds`).
@@ -216,7 +252,7 @@ impl Detector for Andd {
     }
 
     fn prepare(s: &S, store: &Store, _shared: &Shared) -> Result<Prepared> {
-        let model = load_model(&s.model)?;
+        let mut model = load_model(&s.model)?;
         let threshold = match s.threshold {
             Some(t) => ThresholdFrom::Flag(t),
             None if s.model_threshold => ThresholdFrom::Model(model.threshold),
@@ -241,15 +277,41 @@ impl Detector for Andd {
             }
             _ => Candidates::Index,
         };
-        let (dfs, _) = collection_terms(store, text, model.k, &Default::default())?;
+        let titles = store.doc_titles()?;
+        let min_kgrams = s.min_kgrams.unwrap_or(DEFAULT_MIN_KGRAMS);
+        // λ is checked on the documents of at most FIT_DOCUMENTS (a seeded subset of a larger
+        // collection, as the collection threshold's fit), whose k-grams the DF pass keeps.
+        let checked: HashSet<i64> = if s.model_lambda {
+            HashSet::new()
+        } else {
+            let mut ids: Vec<i64> = titles.keys().copied().collect();
+            ids.sort_unstable();
+            let all: Vec<usize> = (0..ids.len()).collect();
+            fit_subset(&all, FIT_DOCUMENTS, FIT_SEED)
+                .into_iter()
+                .map(|i| ids[i])
+                .collect()
+        };
+        let (dfs, terms) = collection_terms(store, text, model.k, &checked)?;
+        let trained_lambda = model.lambda.clone();
+        let shrunk = (!s.model_lambda).then(|| {
+            let feats: Vec<DocFeatures> = terms.values().map(|t| features(t, &dfs)).collect();
+            shrink_to_collection(&feats, &model.lambda, &prior(model.k), min_kgrams)
+        });
+        drop(terms);
+        if let Some(sh) = &shrunk {
+            model.lambda = sh.lambda.clone();
+        }
         let dfs_done = Instant::now();
         Ok(Prepared {
-            titles: store.doc_titles()?,
+            titles,
+            shrunk,
+            trained_lambda,
             model_path: s.model.clone(),
             text,
             threshold,
             candidates,
-            min_kgrams: s.min_kgrams.unwrap_or(DEFAULT_MIN_KGRAMS),
+            min_kgrams,
             dfs,
             model,
             dfs_done,
@@ -281,6 +343,8 @@ impl Detector for Andd {
             "similarity": m.similarity,
             "text": m.text,
             "lambda": m.lambda,
+            "trained_lambda": p.trained_lambda,
+            "lambda_shrink": p.shrunk.as_ref().map(shrink_json),
             "features": m.features,
         }))
     }
@@ -312,6 +376,7 @@ impl Detector for Andd {
             candidates,
             dfs,
             dfs_done,
+            shrunk,
             ..
         } = p;
         drop(dfs);
@@ -403,6 +468,7 @@ impl Detector for Andd {
             "threshold_from": threshold.name(),
             "scored_pairs": candidates_scored,
             "fit_documents": fit_documents,
+            "lambda_shrink": shrunk.as_ref().map(shrink_json),
             "collection_fit": fit.map(|f| json!({
                 "copies": f.copies,
                 "copy_scale": f.copy_scale,

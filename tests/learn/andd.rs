@@ -7,7 +7,7 @@ use std::process::Command;
 use spotcheck::cmd::train::{load_model, save_model, train_on_pairs};
 use spotcheck::detect::andd::{Andd, AnddSettings};
 use spotcheck::detect::run_with;
-use spotcheck::learn::andd::TrainOptions;
+use spotcheck::learn::andd::{prior, TrainOptions};
 use spotcheck::review::{HighlightKind, Session};
 use spotcheck::store::{Store, TextKind};
 
@@ -190,6 +190,66 @@ fn train_detect_and_review_show_the_models_evidence() {
     let sigs = store.run_doc_sigs(lsh.run, &[]).unwrap();
     let one = sigs.values().next().unwrap()[0].clone();
     assert_eq!(one["lsh"].as_str().unwrap().len(), 96);
+}
+
+#[test]
+fn a_model_that_would_empty_the_collections_pages_is_shrunk_toward_tfidf() {
+    let (_dir, db) = common::temp_db();
+    let mut store = Store::open(&db).unwrap();
+    let pages = collection(&mut store, 16);
+    let mut pairs = Vec::new();
+    for t in 0..8 {
+        pairs.push((pages[t][0], pages[t][1], true));
+        pairs.push((pages[t][0], pages[t + 1][0], false));
+    }
+    let mut model = train_on_pairs(
+        &store,
+        &pairs,
+        &TrainOptions::default(),
+        TextKind::Main,
+        |_, _| {},
+    )
+    .unwrap();
+    // TF·IDF with a bias of −0.6: a topic word (tf 1, in 2 of 32 pages: idf 0.8, weight
+    // ln 2 · 0.8 ≈ 0.55) goes; a page keeps at most its two changed words.
+    model.lambda = prior(1);
+    model.lambda[0] = -0.6;
+    let path = db.with_file_name("offset.json");
+    save_model(&model, &path).unwrap();
+    let run = |model_lambda: bool, store: &mut Store| {
+        run_with::<Andd>(
+            store,
+            &AnddSettings {
+                model: path.clone(),
+                model_lambda,
+                ..AnddSettings::default()
+            },
+        )
+        .unwrap()
+    };
+    let shrunk = run(false, &mut store);
+    let s = &shrunk.summary["lambda_shrink"];
+    assert_eq!(s["t"].as_f64(), Some(0.5), "{s}");
+    assert_eq!(s["emptied_trained"], 32);
+    assert_eq!(s["emptied_tfidf"], 0);
+    assert_eq!(s["emptied_used"], 0);
+    assert_eq!(s["checked"], 32);
+    let params = store.resolve_run("andd", None).unwrap().params;
+    assert_eq!(params["lambda"][0].as_f64(), Some(-0.3));
+    assert_eq!(params["trained_lambda"][0].as_f64(), Some(-0.6));
+    let mut got: Vec<(i64, i64)> = store
+        .run_pairs(shrunk.run)
+        .unwrap()
+        .iter()
+        .map(|p| (p.0, p.1))
+        .collect();
+    got.sort_unstable();
+    let want: Vec<(i64, i64)> = pages.iter().map(|p| (p[0], p[1])).collect();
+    assert_eq!(got, want, "every page with its other release");
+    // As trained, the offset leaves no page a shared k-gram: nothing is found.
+    let trained = run(true, &mut store);
+    assert!(trained.summary["lambda_shrink"].is_null());
+    assert_eq!(trained.summary["pairs"], 0);
 }
 
 #[test]
