@@ -26,8 +26,12 @@ missed true pairs
   empty content    a content text without words on either side
   no signature     the detector signed a page with nothing to match (SpotSigs: fewer than 3
                    signatures after the site rule; I-Match: no bag signed; Cooper: no term)
-  template lines of one release: token Jaccard under 0.9, but 0.9 or more once the lines on
-                   more pages of the site than it has releases are left out of both texts
+  (token Jaccard of the content texts under 0.9:)
+  no own lines     every line of one page is also on more pages of the site than it has
+                   releases (an index or directory page made of lines other pages carry)
+  template lines of one release: 0.9 or more once those lines are left out of both texts
+                   (a heading a newer generator puts on every page of one index)
+  restructured (size x2): one content text at least twice the other's length
   changed J<0.5, changed 0.5-0.9, close 0.9-1, same tokens: token Jaccard of the content texts
 Also printed: the missed pairs' token Jaccard (quartiles) and content/visible length ratio."""
 import collections, json, re, runpy, statistics, sys
@@ -38,7 +42,7 @@ sys.argv = ["union_eval.py", B, db, d]
 g = runpy.run_path(__file__.rsplit("/", 1)[0] + "/union_eval.py")
 gold, true, raw, found = g["gold"], g["true"], g["raw"], g["found"]
 siblings, named_apart, tokens, text_of, con = g["siblings"], g["named_apart"], g["tokens"], g["text_of"], g["con"]
-pairs, site_key = g["pairs"], g["site_key"]
+pairs, site_key, TOKEN = g["pairs"], g["site_key"], g["TOKEN"]
 per = {m: pairs(m) for m in ["spotsigs", "imatch", "cooper"]}
 union = {p for p in raw if (found[p] > 1 or not siblings(*p)) and not named_apart(*p)}
 per["union"] = union
@@ -114,7 +118,7 @@ for u in gold: releases[site_key(u)].add(u.split("/")[1] if u.count("/") > 1 els
 line_pages = collections.Counter((site_key(u), l) for u in gold for l in set(text_of.get(u, "").splitlines()) if l.strip())
 def own_tokens(u):
     s = site_key(u)
-    return tokens("\n".join(l for l in text_of.get(u, "").splitlines() if line_pages[(s, l)] <= len(releases[s])))
+    return set(TOKEN.findall("\n".join(l for l in text_of.get(u, "").splitlines() if line_pages[(s, l)] <= len(releases[s]))))
 def jac_own(a, b):
     A, B = own_tokens(a), own_tokens(b)
     return len(A & B) / len(A | B) if A | B else 1.0
@@ -125,7 +129,11 @@ def missed_cause(m, a, b):
     if all(unsigned[x](a) or unsigned[x](b) for x in ms):
         if folded(a) != folded(b): return "no signature"
     j = jac(a, b)
-    if j < 0.9 and jac_own(a, b) >= 0.9: return "template lines of one release"
+    if j < 0.9:
+        if not own_tokens(a) or not own_tokens(b): return "no own lines"
+        if jac_own(a, b) >= 0.9: return "template lines of one release"
+        la, lb = len(text_of.get(a, "")), len(text_of.get(b, ""))
+        if max(la, lb) >= 2 * max(1, min(la, lb)): return "restructured (size x2)"
     return "changed J<0.5" if j < 0.5 else "changed 0.5-0.9" if j < 0.9 else "close 0.9-1" if j < 1 else "same tokens"
 
 def table(title, rows, counts):
@@ -139,7 +147,8 @@ fc = {c: collections.Counter(false_cause(*p) for p in per[c] - true) for c in co
 table("False pairs by cause", ["arguable gold", "equal text", "cross-package, same name", "cross-package, other",
       "member lists", "index variants", "stub", "named apart: url", "other"], fc)
 mc = {c: collections.Counter(missed_cause(c, *p) for p in true - per[c]) for c in cols}
-table("Missed true pairs by cause", ["removed by rule", "empty content", "no signature", "template lines of one release", "changed J<0.5",
+table("Missed true pairs by cause", ["removed by rule", "empty content", "no signature", "no own lines", "template lines of one release",
+      "restructured (size x2)", "changed J<0.5",
       "changed 0.5-0.9", "close 0.9-1", "same tokens"], mc)
 
 print("\nMissed true pairs by package (union): " + ", ".join(

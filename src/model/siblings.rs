@@ -28,7 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::extract::content::site_key;
+use crate::extract::content::{file_name, site_key};
 
 /// A pair found by only one detector whose two-sided identifier share (see the module
 /// header) is at least this is a template sibling and is not shown. Tuned on ci-dd and
@@ -249,11 +249,7 @@ impl SiteCounts {
 /// not a letter or a digit, so `classCairo_1_1Surface-members.html` gives `classcairo`, `1`,
 /// `1surface`, `members`. A URL ending in `/` has no file name and no tokens.
 pub fn file_name_tokens(url: &str) -> HashSet<String> {
-    let path = url.split_once("://").map_or(url, |(_, rest)| {
-        rest.find('/').map_or("", |slash| &rest[slash..])
-    });
-    let path = path.split(['?', '#']).next().unwrap_or(path);
-    let name = path.rsplit('/').next().unwrap_or(path);
+    let name = file_name(url);
     let stem = match name.rsplit_once('.') {
         Some((stem, ext))
             if !stem.is_empty()
