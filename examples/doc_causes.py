@@ -6,6 +6,8 @@ session 7). Run after `ingest`, `detect` (defaults) and `detect --method minhash
 Usage: python3 examples/doc_causes.py SPOTCHECK_BIN DB CORPUS_DIR [ALT_GOLD]
   ALT_GOLD (optional): a second gold (e.g. dd-held3's gold-alt.tsv) whose extra true pairs
   are counted as the cause "arguable gold" and under which P/R/F1 are printed too.
+  Also printed: each column's precision with the "equal text" pairs (two pages of different
+  gold clusters whose content texts are equal) left out of the count.
 
 The union and the queue's two rules are union_eval.py's (run here, its table printed first).
 Causes are tested in the order listed; a pair gets the first that fits:
@@ -167,6 +169,9 @@ if ratio:
 def prf(s, t):
     tp = len(s & t); p = tp / len(s) if s else 1.0; r = tp / len(t); f = 2 * p * r / (p + r) if p + r else 0
     return f"{p:.3f}/{r:.3f}/{f:.3f}"
+equal = {p for p in raw if folded(p[0]) and folded(p[0]) == folded(p[1])}
+print("\nprecision with the 'equal text' false pairs counted as neither true nor false: " + ", ".join(
+    f"{c} {len(per[c] & true) / max(1, len(per[c] - (equal - true))):.3f}" for c in cols))
 if alt_path:
     print("\nP/R/F1 under gold | under ALT_GOLD")
     for c in cols: print(f"{c:9} {prf(per[c], true)} | {prf(per[c], alt_true)}")

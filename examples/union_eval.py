@@ -69,14 +69,14 @@ title_tokens = {u: set(TOKEN.findall(t.lower())) for u, t in title_of.items()}
 site_pages = collections.Counter(site_key(u) for u in title_of)
 titles_with = collections.Counter((site_key(u), t) for u, ts in title_tokens.items() for t in ts)
 # ...or each URL's file name (path's last segment, no query or extension, split at every
-# non-alphanumeric character: SiteTitles' file_name_tokens) has such a token of its own.
+# non-alphanumeric character, numbers left out: SiteTitles' file_name_tokens) has such a token of its own.
 def file_name_tokens(u):
     path = u.split("://", 1)[1] if "://" in u else u
     if "://" in u: path = path[path.index("/"):] if "/" in path else ""
     name = re.split(r"[?#]", path)[0].rsplit("/", 1)[-1]
     stem, dot, ext = name.rpartition(".")
     if dot and stem and 1 <= len(ext) <= 5 and ext.isascii() and ext.isalnum(): name = stem
-    return {t.lower() for t in re.split(r"[\W_]+", name) if t}
+    return {t.lower() for t in re.split(r"[\W_]+", name) if t and not (t.isascii() and t.isdigit())}
 name_tokens = {u: file_name_tokens(u) for u in title_of}
 names_with = collections.Counter((site_key(u), t) for u, ts in name_tokens.items() for t in ts)
 def named_apart(a, b):

@@ -246,8 +246,11 @@ impl SiteCounts {
 
 /// The distinct lowercased tokens of a URL's file name: its path's last segment (no query,
 /// no fragment), without an extension (`.html`, `.php`), split at every character that is
-/// not a letter or a digit, so `classCairo_1_1Surface-members.html` gives `classcairo`, `1`,
-/// `1surface`, `members`. A URL ending in `/` has no file name and no tokens.
+/// not a letter or a digit, numbers left out, so `classCairo_1_1Surface-members.html` gives
+/// `classcairo`, `1surface`, `members`. A number is no page's name: a site that posts a page
+/// again gives it a new number (`/article/48213` → `/article/48590`), and a release's
+/// version is in its title and directory. A URL ending in `/` has no file name and no
+/// tokens.
 pub fn file_name_tokens(url: &str) -> HashSet<String> {
     let name = file_name(url);
     let stem = match name.rsplit_once('.') {
@@ -261,7 +264,7 @@ pub fn file_name_tokens(url: &str) -> HashSet<String> {
         _ => name,
     };
     stem.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
+        .filter(|t| !t.is_empty() && !t.bytes().all(|b| b.is_ascii_digit()))
         .map(str::to_lowercase)
         .collect()
 }
@@ -497,7 +500,7 @@ mod tests {
         };
         assert_eq!(
             sorted("cairomm/1.14/html/classCairo_1_1Surface-members.html"),
-            ["1", "1surface", "classcairo", "members"]
+            ["1surface", "classcairo", "members"]
         );
         assert_eq!(
             sorted("https://docs.example/3.11/library/email.message.html?x=1#top"),
@@ -509,6 +512,11 @@ mod tests {
         );
         assert_eq!(sorted("https://news.example"), [] as [&str; 0]);
         assert_eq!(sorted("site/README"), ["readme"]);
+        assert_eq!(
+            sorted("https://news.example/article/48213"),
+            [] as [&str; 0]
+        );
+        assert_eq!(sorted("sqlite/releaselog/3_12_2.html"), [] as [&str; 0]);
     }
 
     /// Doxygen titles every member list `PKG: Member List`: the title names no class, the
