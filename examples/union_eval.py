@@ -8,7 +8,7 @@ Usage: python3 examples/union_eval.py SPOTCHECK_BIN DB LAYOUT_DIR   (after `inge
 
 "union" is what the review queue shows: every default detector's pairs, less the pairs only one
 detector found whose pages are template siblings, and less the pairs of two pages of one site
-whose titles each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
+whose titles or URL file names each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
 below on the content texts and titles read from DB); "union raw" is the plain union, before
 them."""
 import subprocess, sys, itertools, collections, os, re, sqlite3
@@ -68,12 +68,25 @@ def site_key(u):
 title_tokens = {u: set(TOKEN.findall(t.lower())) for u, t in title_of.items()}
 site_pages = collections.Counter(site_key(u) for u in title_of)
 titles_with = collections.Counter((site_key(u), t) for u, ts in title_tokens.items() for t in ts)
+# ...or each URL's file name (path's last segment, no query or extension, split at every
+# non-alphanumeric character, numbers left out: SiteTitles' file_name_tokens) has such a token of its own.
+def file_name_tokens(u):
+    path = u.split("://", 1)[1] if "://" in u else u
+    if "://" in u: path = path[path.index("/"):] if "/" in path else ""
+    name = re.split(r"[?#]", path)[0].rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and 1 <= len(ext) <= 5 and ext.isascii() and ext.isalnum(): name = stem
+    return {t.lower() for t in re.split(r"[\W_]+", name) if t and not (t.isascii() and t.isdigit())}
+name_tokens = {u: file_name_tokens(u) for u in title_of}
+names_with = collections.Counter((site_key(u), t) for u, ts in name_tokens.items() for t in ts)
 def named_apart(a, b):
     s = site_key(a)
     if s != site_key(b) or a not in title_tokens or b not in title_tokens: return False
     limit = PAGE_NAME_MAX_SHARE * site_pages[s]
-    own = lambda x, y: any(titles_with[(s, t)] <= limit for t in title_tokens[x] - title_tokens[y])
-    return own(a, b) and own(b, a)
+    def apart(tok, with_):
+        own = lambda x, y: any(with_[(s, t)] <= limit for t in tok[x] - tok[y])
+        return own(a, b) and own(b, a)
+    return apart(title_tokens, titles_with) or apart(name_tokens, names_with)
 found = collections.Counter()
 raw = set()
 for m in ["spotsigs", "imatch", "cooper"]:

@@ -788,7 +788,7 @@ impl Writer<'_> {
                             .sites
                             .entry(content::site_key(&d.url).to_string())
                             .or_default()
-                            .add_page(&std::mem::take(&mut d.blocks)),
+                            .add_page(&d.url, &std::mem::take(&mut d.blocks)),
                         WriteOp::Capture(_) => {}
                     }
                 }

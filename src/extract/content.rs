@@ -10,7 +10,13 @@
 //!   `max(min_block_pages − 1, min(max_fraction · pages, max_pages))`: on a small news site
 //!   that is "on nearly every page", on a large manual "on more than a few dozen pages",
 //!   and never "on the three releases of one page" (a page's own text repeats once per
-//!   release, which is what a detector must see).
+//!   release, which is what a detector must see). A block on more than
+//!   [`ContentRule::max_names`] *differently named* pages (the URL's file name,
+//!   [`file_name`]) is the template too, whatever the site's size: a page's copies keep its
+//!   name, so its own text is on one name however many releases a crawl holds, while a
+//!   heading a generator puts on every page of one index of one release (doxygen 1.9.8's
+//!   "Here is a list of all functions with links to …" on 25 `functions_func_X` pages of a
+//!   560-page site) is on many (issue 14, session 7).
 //! - *Within a page* (a site with too few pages to learn a template from, e.g. a news
 //!   collection gathered by search, one page per site): a jusText-like classification of
 //!   the blocks by length and stopword density with its context rule (a short block
@@ -24,7 +30,7 @@
 //! Pure functions; the store's ingest post-pass ([`crate::store::Store::update_content_texts`])
 //! feeds them the site counts.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::structure::{self, BlockSignal};
 use crate::text::WordList;
@@ -39,8 +45,10 @@ pub struct ContentRule {
     pub min_block_pages: usize,
     /// A block on more than this fraction of a site's pages is template…
     pub max_fraction: f64,
-    /// …or on more than this many of its pages, whatever the fraction.
+    /// …or on more than this many of its pages, whatever the fraction…
     pub max_pages: usize,
+    /// …or on pages of more than this many file names (counted up to [`NAMES_COUNTED`]).
+    pub max_names: usize,
     /// Per-page extraction: fewer kept words than this is a stub.
     pub min_words: usize,
     /// Per-page extraction: a kept share of the page's words under this is a stub.
@@ -66,6 +74,9 @@ impl Default for ContentRule {
             min_block_pages: 4,
             max_fraction: 0.2,
             max_pages: 30,
+            // The lowest of 8, 12 and 20 that lowers no detector on the tuning corpus
+            // (BENCHMARKS.md, "Issue 14 (session 7)").
+            max_names: 20,
             min_words: 40,
             min_share: 0.1,
             per_page_version: 4,
@@ -111,19 +122,66 @@ pub fn distinct_blocks(text: &str) -> Vec<u64> {
     hashes
 }
 
-/// How many pages of one site each block is on.
+/// The file name of a URL: its path's last segment, without query or fragment (`""` for a
+/// URL ending in `/` or a bare host). A page's copies (its releases, its captures) keep it.
+pub fn file_name(url: &str) -> &str {
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |slash| &rest[slash..]),
+        None => url,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// How many differently named pages of a block [`SiteBlocks`] counts: past this, more
+/// names change no rule (a [`ContentRule::max_names`] at or above it never fires).
+pub const NAMES_COUNTED: usize = 64;
+
+/// On how many pages of one site a block is, and under how many file names. Eight bytes, as
+/// the page count alone was before names were counted (a map entry per distinct block of a
+/// site: at 56,638 pages a wider count cost 61 MB more peak memory at ingest).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BlockCount {
+    pub pages: u32,
+    /// Distinct file names of those pages, counted up to [`NAMES_COUNTED`] + 1.
+    pub names: u16,
+    /// 16 bits of the first page's file name's hash: most blocks are on one name only, so
+    /// the other names are kept apart, for the blocks seen under a second one. Two names
+    /// of one block that share these bits count once (fewer names: less is removed).
+    first_name: u16,
+}
+
+/// How many pages of one site each block is on, and under how many file names.
 #[derive(Debug, Clone, Default)]
 pub struct SiteBlocks {
     pub pages: usize,
-    pub blocks: FxHashMap<u64, u32>,
+    pub blocks: FxHashMap<u64, BlockCount>,
+    /// (block, name) for the names after the first of each block seen under two or more.
+    more_names: FxHashSet<(u64, u16)>,
 }
 
 impl SiteBlocks {
-    /// Counts one page's distinct blocks.
-    pub fn add_page(&mut self, distinct: &[u64]) {
+    /// Counts one page's distinct blocks; `url` is the page's, for its [`file_name`].
+    pub fn add_page(&mut self, url: &str, distinct: &[u64]) {
         self.pages += 1;
+        let name = block_hash(file_name(url)) as u16;
         for &h in distinct {
-            *self.blocks.entry(h).or_default() += 1;
+            let count = self.blocks.entry(h).or_insert(BlockCount {
+                pages: 0,
+                names: 0,
+                first_name: name,
+            });
+            count.pages += 1;
+            if count.names == 0 {
+                count.names = 1;
+                continue;
+            }
+            if name != count.first_name
+                && usize::from(count.names) <= NAMES_COUNTED
+                && self.more_names.insert((h, name))
+            {
+                count.names += 1;
+            }
         }
     }
 }
@@ -182,7 +240,7 @@ pub fn content_text_with(
         let kept = keep_lines(visible, |line| {
             site.blocks
                 .get(&block_hash(line))
-                .is_none_or(|&n| (n as usize) <= limit)
+                .is_none_or(|n| (n.pages as usize) <= limit && (n.names as usize) <= rule.max_names)
         });
         return (kept, ContentWay::Template);
     }
@@ -624,8 +682,8 @@ mod tests {
             .map(|i| format!("Home\nSports\nWeather\n\nStory number {i} is here.\n{ARTICLE} {i}\n\nCopyright Example News"))
             .collect();
         let mut site = SiteBlocks::default();
-        for p in &pages {
-            site.add_page(&distinct_blocks(p));
+        for (i, p) in pages.iter().enumerate() {
+            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
         }
         let (text, way) = content_text(&pages[2], Some(&site), &ContentRule::default(), &stop());
         assert_eq!(way, ContentWay::Template);
@@ -644,11 +702,71 @@ mod tests {
                 ));
             }
         }
-        for p in &pages {
-            site.add_page(&distinct_blocks(p));
+        for (i, p) in pages.iter().enumerate() {
+            site.add_page(
+                &format!("manual/v{}/page{}.html", i / 40, i % 40),
+                &distinct_blocks(p),
+            );
         }
         let (text, _) = content_text(&pages[5], Some(&site), &ContentRule::default(), &stop());
         assert_eq!(text, "Page 5 explains option 5.");
+    }
+
+    /// A generator's heading on every page of one index, in one release only (doxygen
+    /// 1.9.8's "Here is a list of all functions …" on each letter's page): on 26 of the
+    /// site's 300 pages, under the page-count limit of 30, but on 26 file names, where a
+    /// page's own text, in any number of releases, is on one.
+    #[test]
+    fn a_heading_on_many_differently_named_pages_of_one_release_is_template() {
+        let letters: Vec<char> = ('a'..='z').collect();
+        let mut pages: Vec<(String, String)> = Vec::new();
+        for release in 0..6 {
+            for &l in &letters {
+                let heading = if release == 5 {
+                    "Here is a list of all functions with links to the classes they belong to:\n"
+                } else {
+                    ""
+                };
+                pages.push((
+                    format!("mm/{release}/functions_func_{l}.html"),
+                    format!("{heading}- {l} -\n{l}_get() : Widget, Window"),
+                ));
+            }
+            for page in 0..24 {
+                pages.push((
+                    format!("mm/{release}/class{page}.html"),
+                    format!("Class {page} draws widget {page}."),
+                ));
+            }
+        }
+        let mut site = SiteBlocks::default();
+        for (url, text) in &pages {
+            site.add_page(url, &distinct_blocks(text));
+        }
+        let rule = ContentRule::default();
+        assert_eq!(rule.block_limit(site.pages), 30);
+        let (old, _) = content_text(&pages[0].1, Some(&site), &rule, &stop());
+        let (new, _) = content_text(&pages[5 * 50].1, Some(&site), &rule, &stop());
+        assert_eq!(old, "- a -\na_get() : Widget, Window");
+        assert_eq!(new, old, "the heading of one release stays");
+        // A page's own text in six releases: six pages, one name.
+        let (own, _) = content_text(&pages[26].1, Some(&site), &rule, &stop());
+        assert_eq!(own, "Class 0 draws widget 0.");
+        // Without the names rule the heading stays (26 pages ≤ 30).
+        let by_pages = ContentRule {
+            max_names: NAMES_COUNTED,
+            ..ContentRule::default()
+        };
+        let (kept, _) = content_text(&pages[5 * 50].1, Some(&site), &by_pages, &stop());
+        assert!(kept.starts_with("Here is a list"), "{kept}");
+    }
+
+    #[test]
+    fn file_names_drop_host_query_and_fragment() {
+        assert_eq!(file_name("https://a.example/x/y.html?id=1#top"), "y.html");
+        assert_eq!(file_name("https://a.example/x/"), "");
+        assert_eq!(file_name("https://a.example"), "");
+        assert_eq!(file_name("pkg/1.0/html/index.html"), "index.html");
     }
 
     #[test]

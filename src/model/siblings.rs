@@ -13,7 +13,11 @@
 //! the site's titles share (the release's version number). The merged queue applies it to
 //! every pair, since detectors that agree on a sibling pair agree on its words, not its
 //! name. Pairs across sites are never judged by it: a syndicated copy's headline is
-//! rewritten and carries the other site's name.
+//! rewritten and carries the other site's name. A site names its pages twice, in the title
+//! and in the URL's file name, and some generators give many pages one title (doxygen's
+//! `cairomm: Member List` for every class) but never one file name
+//! (`classCairo_1_1Surface-members.html` / `classCairo_1_1Win32Surface-members.html`): the
+//! same test is made on the file names' tokens too (issue 14, session 7).
 //!
 //! The measure: the identifiers each page has and the other lacks, on the side with fewer
 //! (2·min(|A∖B|, |B∖A|)), as a share of all the tokens the two pages do not share. Template
@@ -24,7 +28,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::extract::content::site_key;
+use crate::extract::content::{file_name, site_key};
 
 /// A pair found by only one detector whose two-sided identifier share (see the module
 /// header) is at least this is a template sibling and is not shown. Tuned on ci-dd and
@@ -219,6 +223,50 @@ pub struct SiteTitles {
 struct SiteCounts {
     pages: u32,
     titles_with: HashMap<String, u32>,
+    /// The same count for the tokens of the pages' URL file names.
+    names_with: HashMap<String, u32>,
+}
+
+impl SiteCounts {
+    /// Whether each token set has a token the other lacks that at most `limit` of the
+    /// site's pages carry (`with` counts them: titles or file names).
+    fn apart(
+        limit: f64,
+        with: &HashMap<String, u32>,
+        a: &HashSet<String>,
+        b: &HashSet<String>,
+    ) -> bool {
+        let own_name = |x: &HashSet<String>, y: &HashSet<String>| {
+            x.iter()
+                .any(|t| !y.contains(t) && with.get(t).is_some_and(|&n| f64::from(n) <= limit))
+        };
+        own_name(a, b) && own_name(b, a)
+    }
+}
+
+/// The distinct lowercased tokens of a URL's file name: its path's last segment (no query,
+/// no fragment), without an extension (`.html`, `.php`), split at every character that is
+/// not a letter or a digit, numbers left out, so `classCairo_1_1Surface-members.html` gives
+/// `classcairo`, `1surface`, `members`. A number is no page's name: a site that posts a page
+/// again gives it a new number (`/article/48213` → `/article/48590`), and a release's
+/// version is in its title and directory. A URL ending in `/` has no file name and no
+/// tokens.
+pub fn file_name_tokens(url: &str) -> HashSet<String> {
+    let name = file_name(url);
+    let stem = match name.rsplit_once('.') {
+        Some((stem, ext))
+            if !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric()) =>
+        {
+            stem
+        }
+        _ => name,
+    };
+    stem.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty() && !t.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_lowercase)
+        .collect()
 }
 
 /// The distinct lowercased tokens of a title (as [`tokens`] splits them).
@@ -237,13 +285,17 @@ impl SiteTitles {
             for t in title_tokens(title) {
                 *site.titles_with.entry(t).or_default() += 1;
             }
+            for t in file_name_tokens(url) {
+                *site.names_with.entry(t).or_default() += 1;
+            }
         }
         out
     }
 
     /// Whether two pages are two pages of one site by their names: same site, and each title
     /// has a token the other lacks that at most [`PAGE_NAME_MAX_SHARE`] of the site's titles
-    /// carry. Pages on different sites, or on a site not counted, are never named apart.
+    /// carry, or the same of their URLs' file names ([`file_name_tokens`]). Pages on
+    /// different sites, or on a site not counted, are never named apart.
     pub fn named_apart(&self, a: (&str, &str), b: (&str, &str)) -> bool {
         let site = site_key(a.0);
         if site != site_key(b.0) {
@@ -253,17 +305,17 @@ impl SiteTitles {
             return false;
         };
         let limit = PAGE_NAME_MAX_SHARE * f64::from(counts.pages);
-        let (ta, tb) = (title_tokens(a.1), title_tokens(b.1));
-        let own_name = |x: &HashSet<String>, y: &HashSet<String>| {
-            x.iter().any(|t| {
-                !y.contains(t)
-                    && counts
-                        .titles_with
-                        .get(t)
-                        .is_some_and(|&n| f64::from(n) <= limit)
-            })
-        };
-        own_name(&ta, &tb) && own_name(&tb, &ta)
+        SiteCounts::apart(
+            limit,
+            &counts.titles_with,
+            &title_tokens(a.1),
+            &title_tokens(b.1),
+        ) || SiteCounts::apart(
+            limit,
+            &counts.names_with,
+            &file_name_tokens(a.0),
+            &file_name_tokens(b.0),
+        )
     }
 }
 
@@ -437,5 +489,83 @@ mod tests {
         assert!(!news_titles.named_apart(p(&news[0]), p(&news[1])));
         // A page whose site was never counted.
         assert!(!titles.named_apart(("other/x", "QClass0"), ("other/y", "QClass1")));
+    }
+
+    #[test]
+    fn file_name_tokens_are_the_last_path_segment_split_at_punctuation() {
+        let sorted = |u: &str| {
+            let mut v: Vec<String> = file_name_tokens(u).into_iter().collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            sorted("cairomm/1.14/html/classCairo_1_1Surface-members.html"),
+            ["1surface", "classcairo", "members"]
+        );
+        assert_eq!(
+            sorted("https://docs.example/3.11/library/email.message.html?x=1#top"),
+            ["email", "message"]
+        );
+        assert_eq!(
+            sorted("https://news.example/2024/story-slug/"),
+            [] as [&str; 0]
+        );
+        assert_eq!(sorted("https://news.example"), [] as [&str; 0]);
+        assert_eq!(sorted("site/README"), ["readme"]);
+        assert_eq!(
+            sorted("https://news.example/article/48213"),
+            [] as [&str; 0]
+        );
+        assert_eq!(sorted("sqlite/releaselog/3_12_2.html"), [] as [&str; 0]);
+    }
+
+    /// Doxygen titles every member list `PKG: Member List`: the title names no class, the
+    /// file name does.
+    #[test]
+    fn pages_with_one_title_are_named_apart_by_their_file_names() {
+        let mut pages = Vec::new();
+        for release in ["2.46.3", "2.46.4"] {
+            for i in 0..20 {
+                pages.push((
+                    format!("pangomm/{release}/html/classPango_1_1Attr{i}-members.html"),
+                    "pangomm: Member List".to_string(),
+                ));
+            }
+            for letter in ["a", "b"] {
+                pages.push((
+                    format!("pangomm/{release}/html/functions_{letter}.html"),
+                    "pangomm: Class Members".to_string(),
+                ));
+                pages.push((
+                    format!("pangomm/{release}/html/functions_func_{letter}.html"),
+                    "pangomm: Class Members - Functions".to_string(),
+                ));
+            }
+        }
+        let titles = site_titles(&pages);
+        let page = |i: usize| p(&pages[i]);
+        // Two classes' lists; one class's list in two releases.
+        assert!(titles.named_apart(page(0), page(1)));
+        assert!(!titles.named_apart(page(0), page(24)));
+        // `functions_a` / `functions_func_a`: only one name has a word of its own.
+        assert!(!titles.named_apart(page(20), page(21)));
+        // `functions_a` / `functions_b`: each letter is in 4 of the 48 file names (two
+        // indexes, two releases), over 5%: not a page's own name.
+        assert!(!titles.named_apart(page(20), page(22)));
+        // A crawl's URLs: the host is not a file name.
+        let crawl: Vec<(String, String)> = (0..40)
+            .map(|i| {
+                (
+                    format!("https://docs.example/p{i}.html"),
+                    "Docs".to_string(),
+                )
+            })
+            .collect();
+        let crawl_titles = site_titles(&crawl);
+        assert!(crawl_titles.named_apart(p(&crawl[0]), p(&crawl[1])));
+        assert!(!crawl_titles.named_apart(
+            ("https://docs.example/", "Docs"),
+            ("https://docs.example/p0.html", "Docs")
+        ));
     }
 }

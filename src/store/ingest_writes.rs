@@ -481,7 +481,7 @@ impl Store {
             for ((url, _), blocks) in chunk.iter().zip(hashed) {
                 out.entry(content::site_key(url).to_string())
                     .or_default()
-                    .add_page(&blocks);
+                    .add_page(url, &blocks);
             }
             chunk.clear();
         };

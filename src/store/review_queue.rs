@@ -562,9 +562,10 @@ fn pair_components(pairs: &[MergedPair], which: &[usize]) -> Vec<Vec<usize>> {
     groups.into_values().collect()
 }
 
-/// Removes the pairs, whichever detectors found them, of two pages of one site whose titles
-/// each carry a name of their own (`model::siblings::SiteTitles`): two pages of the site,
-/// not two copies of one page. Every stored page's title is counted, on its site.
+/// Removes the pairs, whichever detectors found them, of two pages of one site whose titles,
+/// or whose URLs' file names, each carry a name of their own (`model::siblings::SiteTitles`):
+/// two pages of the site, not two copies of one page. Every stored page's title and URL are
+/// counted, on its site.
 fn drop_named_apart(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());

@@ -450,3 +450,126 @@ fn pages_of_one_site_named_apart_are_not_one_entry_but_release_copies_are() {
     let one_page = entries.iter().filter(|e| e.len() == 1).count();
     assert!(one_page >= 110, "{one_page} entries of one page's copies");
 }
+
+/// A doxygen-like manual written here (issue 14, session 7): every class's member-list page
+/// is titled `shapemm: Member List`, as doxygen titles them, so the title names no class; the
+/// file name does (`classShapes_1_1Circle-members.html`). `Circle` derives from `Shape`: its
+/// member list holds all of `Shape`'s lines plus two of its own. 20 classes in two releases
+/// (40 pages, so that a class's two pages are 5% of the site's file names).
+fn doxygen_member_lists() -> tempfile::TempDir {
+    let fixture = tempfile::tempdir().unwrap();
+    let inherited: Vec<String> = [
+        "area() const",
+        "bounding_box() const",
+        "contains(const Point& p) const",
+        "draw(Canvas& canvas) const",
+        "fill_colour() const",
+        "move_by(double dx, double dy)",
+        "perimeter() const",
+        "rotate(double degrees)",
+        "scale(double factor)",
+        "set_fill_colour(const Colour& c)",
+        "set_stroke_width(double w)",
+        "stroke_width() const",
+    ]
+    .iter()
+    .map(|m| format!("{m}   Shapes::Shape   virtual"))
+    .collect();
+    let others = [
+        "Angle", "Arc", "Brush", "Canvas", "Colour", "Font", "Gradient", "Image", "Layer", "Line",
+        "Matrix", "Path", "Pattern", "Pen", "Point", "Region", "Surface", "Text",
+    ];
+    for (release, version) in [("1.2.0", "1.2.0"), ("1.2.4", "1.2.4")] {
+        let dir = fixture
+            .path()
+            .join(format!("html/shapemm-doc/{release}/reference/html"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let page = |class: &str, lines: &[String]| {
+            let items: String = lines
+                .iter()
+                .map(|l| format!("<tr><td>{l}</td></tr>\n"))
+                .collect();
+            format!(
+                "<html><head><title>shapemm: Member List</title></head><body>\
+                 <div class=\"header\">shapemm {version}</div>\
+                 <p>This is the complete list of members for Shapes::{class}, including all \
+                 inherited members.</p><table>{items}</table>\
+                 <address>Generated for shapemm by doxygen</address></body></html>"
+            )
+        };
+        let write = |class: &str, lines: &[String]| {
+            std::fs::write(
+                dir.join(format!("classShapes_1_1{class}-members.html")),
+                page(class, lines),
+            )
+            .unwrap();
+        };
+        write("Shape", &inherited);
+        let mut circle = inherited.clone();
+        circle.push("radius() const   Shapes::Circle".into());
+        circle.push("set_radius(double r)   Shapes::Circle".into());
+        write("Circle", &circle);
+        for (i, class) in others.iter().enumerate() {
+            let lines: Vec<String> = (0..6)
+                .map(|k| format!("{}_{k}{i}() const   Shapes::{class}", class.to_lowercase()))
+                .collect();
+            write(class, &lines);
+        }
+    }
+    fixture
+}
+
+/// Issue 14 (session 7), pages named apart by their file names: the member lists of a base
+/// class and of a class derived from it share nearly all their lines (inherited members),
+/// so a detector pairs them, and doxygen gives both one title; the queue must not show them
+/// as one entry (their file names each name their own class, which 2 of the site's 40 file
+/// names name), while each page's copy in the other release still is one entry.
+#[test]
+fn member_lists_named_apart_by_their_file_names_are_not_one_entry() {
+    let fixture = doxygen_member_lists();
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let html = fixture.path().join("html");
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let name = |url: &str| url.rsplit('/').next().unwrap_or("").to_string();
+    let (shape, circle) = (
+        "classShapes_1_1Shape-members.html",
+        "classShapes_1_1Circle-members.html",
+    );
+    // A detector pairs the two classes' lists: the queue's rule is what parts them.
+    let mut paired = false;
+    for method in ["spotsigs", "imatch", "cooper"] {
+        let (out, _) =
+            common::spotcheck_ok(&["pairs", "--db", db, "--method", method, "--format", "tsv"]);
+        paired |= out.lines().skip(1).any(|l| {
+            let mut f = l.split('\t');
+            let (a, b) = (name(f.next().unwrap_or("")), name(f.next().unwrap_or("")));
+            a != b
+                && [a.as_str(), b.as_str()]
+                    .iter()
+                    .all(|n| [shape, circle].contains(n))
+        });
+    }
+    assert!(paired, "no detector pairs {shape} and {circle}");
+    let (out, _) = common::spotcheck_ok(&["queue", "--db", db, "--all"]);
+    let entries: Vec<Vec<String>> = json_lines(&out)
+        .iter()
+        .map(|e| member_urls(e).iter().map(|u| name(u)).collect())
+        .collect();
+    assert!(
+        !entries
+            .iter()
+            .any(|e| e.iter().any(|n| n == shape) && e.iter().any(|n| n == circle)),
+        "the member lists of Shape and Circle are one entry: {entries:?}"
+    );
+    // Each class's list in the two releases is one entry of its two copies.
+    for class in [shape, circle] {
+        assert!(
+            entries
+                .iter()
+                .any(|e| e.len() == 2 && e.iter().all(|n| n == class)),
+            "the two releases of {class} are no entry: {entries:?}"
+        );
+    }
+}
