@@ -182,7 +182,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores each document's signature of a run (`query`'s index): (document id, bytes).
+    /// Stores each document's signature of a run (`query`'s index): (document id, bytes),
+    /// zstd-compressed from [`COMPRESS_RUN_SIG_FROM`] bytes ([`encode_run_sig`]).
     pub fn write_run_signatures(
         &mut self,
         run: i64,
@@ -194,7 +195,7 @@ impl Store {
                 "INSERT OR REPLACE INTO run_signatures(run_id, doc_id, sig) VALUES (?1, ?2, ?3)",
             )?;
             for (doc, sig) in sigs {
-                st.execute(params![run, doc, sig])?;
+                st.execute(params![run, doc, encode_run_sig(sig)?])?;
             }
         }
         tx.commit()?;
@@ -213,7 +214,11 @@ impl Store {
         )?;
         let rows: Vec<(i64, Vec<u8>)> = st
             .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+            .map(|row| {
+                let (doc, stored) = row?;
+                Ok((doc, decode_run_sig(stored)?))
+            })
+            .collect::<Result<_>>()?;
         Ok((rows.len() as i64 == docs && docs > 0).then_some(rows))
     }
 
@@ -394,6 +399,46 @@ impl Store {
 /// Stored signatures at least this long (as JSON text) are compressed.
 const COMPRESS_DOC_SIG_FROM: usize = 200;
 
+/// `query`'s index signatures at least this long are stored compressed.
+const COMPRESS_RUN_SIG_FROM: usize = 64;
+
+/// The first bytes of every zstd frame. A method's signature bytes are JSON, which never
+/// starts with `(` (0x28), so a stored signature that starts with these is compressed.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+
+/// The stored form of a document's signature in `query`'s index: the method's bytes, or,
+/// from [`COMPRESS_RUN_SIG_FROM`] bytes, those zstd-compressed (level 1). The index was the
+/// largest table of a `detect`ed database (1.26 of 3.4 GB on 113k pages, issue 16) and
+/// would not have fit the disk at a million pages as JSON. Older databases hold the bytes
+/// as they were; [`decode_run_sig`] reads both.
+pub fn encode_run_sig(bytes: Vec<u8>) -> Result<Vec<u8>> {
+    if bytes.len() < COMPRESS_RUN_SIG_FROM || bytes.starts_with(&ZSTD_MAGIC) {
+        return Ok(bytes);
+    }
+    thread_local! {
+        // One compression context per thread, as for the document signatures.
+        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    COMPRESSOR.with(|c| {
+        let mut c = c.borrow_mut();
+        let compressor = match &mut *c {
+            Some(z) => z,
+            empty => empty.insert(zstd::bulk::Compressor::new(1)?),
+        };
+        Ok(compressor.compress(&bytes)?)
+    })
+}
+
+/// A method's signature bytes from their stored form ([`encode_run_sig`]).
+pub fn decode_run_sig(stored: Vec<u8>) -> Result<Vec<u8>> {
+    if stored.starts_with(&ZSTD_MAGIC) {
+        Ok(zstd::stream::decode_all(stored.as_slice())?)
+    } else {
+        Ok(stored)
+    }
+}
+
 /// The stored form of a document's signature: its JSON text, or, from
 /// [`COMPRESS_DOC_SIG_FROM`] bytes, that text zstd-compressed as a BLOB (SpotSigs' signature
 /// sets were 18 MB of JSON text on 3,200 pages, 11% of `detect`'s time; they compress about
@@ -550,6 +595,50 @@ mod doc_sig_tests {
         assert_eq!(
             decode_doc_sig(rusqlite::types::ValueRef::Blob(b"junk")),
             serde_json::Value::Null
+        );
+    }
+}
+
+#[cfg(test)]
+mod run_sig_tests {
+    use super::*;
+
+    #[test]
+    fn query_index_signatures_read_back_whether_compressed_or_stored_by_an_older_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("r.db")).unwrap();
+        let run = s.create_run("cooper", &serde_json::json!({})).unwrap();
+        let short = br#"[1,["a"]]"#.to_vec();
+        let long =
+            serde_json::to_vec(&(0..200).map(|i| format!("t{i}")).collect::<Vec<_>>()).unwrap();
+        let docs: Vec<i64> = (0..3)
+            .map(|i| {
+                s.insert_test_document(&format!("http://h/{i}"), "", &format!("text {i}"), None)
+                    .unwrap()
+            })
+            .collect();
+        s.write_run_signatures(run, [(docs[0], short.clone()), (docs[1], long.clone())])
+            .unwrap();
+        // An older version's row: the JSON bytes as they were, however long.
+        s.conn()
+            .execute(
+                "INSERT INTO run_signatures(run_id, doc_id, sig) VALUES (?1, ?2, ?3)",
+                params![run, docs[2], long],
+            )
+            .unwrap();
+        let stored: Vec<u8> = s
+            .conn()
+            .query_row(
+                "SELECT sig FROM run_signatures WHERE doc_id = ?1",
+                [docs[1]],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(stored.starts_with(&ZSTD_MAGIC) && stored.len() < long.len() / 2);
+        let rows = s.run_signatures(run).unwrap().unwrap();
+        assert_eq!(
+            rows,
+            vec![(docs[0], short), (docs[1], long.clone()), (docs[2], long)]
         );
     }
 }
