@@ -425,6 +425,19 @@ fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// The rows of one table cell: one variant, order and number of labeled documents.
+fn cell<'a>(out: &'a [Row], variant: &str, order: &str, size: usize) -> Vec<&'a Row> {
+    out.iter()
+        .filter(|r| r.variant == variant && r.order == order && r.size == size)
+        .collect()
+}
+
+/// A cell's value over its seeds: "mean (min–max)".
+fn span(g: &[&Row], h: &dyn Fn(&Row) -> f64) -> String {
+    let x: Vec<f64> = g.iter().map(|r| h(r)).collect();
+    format!("{:.3} ({:.3}–{:.3})", mean(&x), min(&x), max(&x))
+}
+
 fn main() -> Res<()> {
     let a = args()?;
     let started = Instant::now();
@@ -802,10 +815,7 @@ fn main() -> Res<()> {
             let mut prev: Option<(usize, f64)> = None;
             let mut worst_drop = 0.0f64;
             for &n in &a.sizes {
-                let g: Vec<&Row> = out
-                    .iter()
-                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
-                    .collect();
+                let g = cell(&out, v, order, n);
                 if g.is_empty() {
                     continue;
                 }
@@ -881,17 +891,11 @@ fn main() -> Res<()> {
     for v in &a.variants {
         for order in &a.orders {
             for &n in &a.sizes {
-                let g: Vec<&Row> = out
-                    .iter()
-                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
-                    .collect();
+                let g = cell(&out, v, order, n);
                 if g.is_empty() {
                     continue;
                 }
-                let span = |h: &dyn Fn(&Row) -> f64| {
-                    let x: Vec<f64> = g.iter().map(|r| h(r)).collect();
-                    format!("{:.3} ({:.3}–{:.3})", mean(&x), min(&x), max(&x))
-                };
+                let span = |h: &dyn Fn(&Row) -> f64| span(&g, h);
                 println!(
                     "| {v} | {order} | {n} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     g.len(),
@@ -924,17 +928,11 @@ fn main() -> Res<()> {
             let mut prev: Option<f64> = None;
             let mut worst_drop = 0.0f64;
             for &n in &a.sizes {
-                let g: Vec<&Row> = out
-                    .iter()
-                    .filter(|r| &r.variant == v && &r.order == order && r.size == n)
-                    .collect();
+                let g = cell(&out, v, order, n);
                 if g.is_empty() {
                     continue;
                 }
-                let span = |h: &dyn Fn(&Row) -> f64| {
-                    let x: Vec<f64> = g.iter().map(|r| h(r)).collect();
-                    format!("{:.3} ({:.3}–{:.3})", mean(&x), min(&x), max(&x))
-                };
+                let span = |h: &dyn Fn(&Row) -> f64| span(&g, h);
                 let m = mean(
                     &g.iter()
                         .map(|r| r.held_shrunk.max_f1.map_or(0.0, |m| m.3))

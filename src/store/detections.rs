@@ -415,8 +415,13 @@ pub fn encode_run_sig(bytes: Vec<u8>) -> Result<Vec<u8>> {
     if bytes.len() < COMPRESS_RUN_SIG_FROM || bytes.starts_with(&ZSTD_MAGIC) {
         return Ok(bytes);
     }
+    compress(&bytes)
+}
+
+/// `bytes` zstd-compressed at level 1 with this thread's compression context: making one
+/// per signature cost more than compressing it.
+fn compress(bytes: &[u8]) -> Result<Vec<u8>> {
     thread_local! {
-        // One compression context per thread, as for the document signatures.
         static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
             const { std::cell::RefCell::new(None) };
     }
@@ -426,7 +431,7 @@ pub fn encode_run_sig(bytes: Vec<u8>) -> Result<Vec<u8>> {
             Some(z) => z,
             empty => empty.insert(zstd::bulk::Compressor::new(1)?),
         };
-        Ok(compressor.compress(&bytes)?)
+        Ok(compressor.compress(bytes)?)
     })
 }
 
@@ -448,22 +453,7 @@ pub fn encode_doc_sig(v: &serde_json::Value) -> Result<rusqlite::types::Value> {
     if text.len() < COMPRESS_DOC_SIG_FROM {
         return Ok(rusqlite::types::Value::Text(text));
     }
-    thread_local! {
-        // One compression context per thread: making one per signature cost more than
-        // compressing it.
-        static COMPRESSOR: std::cell::RefCell<Option<zstd::bulk::Compressor<'static>>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    COMPRESSOR.with(|c| {
-        let mut c = c.borrow_mut();
-        let compressor = match &mut *c {
-            Some(z) => z,
-            empty => empty.insert(zstd::bulk::Compressor::new(1)?),
-        };
-        Ok(rusqlite::types::Value::Blob(
-            compressor.compress(text.as_bytes())?,
-        ))
-    })
+    Ok(rusqlite::types::Value::Blob(compress(text.as_bytes())?))
 }
 
 /// A stored signature read back (`Null` when it cannot be read).
