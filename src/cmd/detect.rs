@@ -25,6 +25,9 @@ pub struct DetectRequest {
 
 pub fn run(req: &DetectRequest) -> Result<ExitCode> {
     let mut store = Store::open_existing(&req.db)?;
+    // Ingest's page cache for the runs' writes (pairs, clusters, signatures: millions of
+    // rows at a million pages) rather than SQLite's default 2 MiB.
+    store.tune_for_bulk_load()?;
     // Drawn on stderr, and only on a terminal (indicatif hides it otherwise).
     let bar = ProgressBar::new_spinner();
     bar.set_style(

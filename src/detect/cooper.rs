@@ -406,7 +406,11 @@ impl Detector for Cooper {
                         Salient::Terms(_) => Vec::new(),
                     })
                     .collect();
-                cooper::detect_numbered(numbered, &table, &sites, &p.params)
+                let ranked = cooper::rank_numbered(numbered, &table);
+                // The term table (a string per distinct term of the collection, the memo's
+                // last holder by now) is not needed for matching.
+                drop(table);
+                cooper::detect_ranked_lists(ranked, &sites, &p.params)
             }
             None => {
                 let terms: Vec<BTreeSet<String>> =
@@ -424,7 +428,7 @@ impl Detector for Cooper {
             "pairs": found.len(),
             "contained_pairs": contained,
         });
-        let pairs = found.iter().map(|q| (q.a, q.b, q.score)).collect();
+        let pairs = found.iter().map(|q| (q.a, q.b, q.score())).collect();
         Ok(Found {
             pairs,
             detail: Some(Box::new(move |i| Some(found.get(i)?.explanation()))),

@@ -26,6 +26,7 @@
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::lexicon::{normalized_idf, DocFreqs};
@@ -122,7 +123,10 @@ impl CooperParams {
             std::cmp::Ordering::Equal => a_only.min(b_only),
         };
         self.contained_ok(missing, smaller, a.max(b))
-            .then_some(Rule::Contained { missing })
+            .then_some(Rule::Contained {
+                // A count of a list's terms, which `CooperPair` keeps as u32 (see there).
+                missing: missing as u32,
+            })
     }
 }
 
@@ -132,7 +136,7 @@ pub enum Rule {
     /// The paper's test: similar sizes, few terms differ (counted both ways).
     Delta,
     /// Containment: `missing` terms of the shorter list are absent from the longer.
-    Contained { missing: usize },
+    Contained { missing: u32 },
 }
 
 /// Salient terms of a document: its unique terms with normalized idf ≥ `min_idf` in `dfs`.
@@ -202,19 +206,30 @@ pub fn near_duplicates(a: &BTreeSet<String>, b: &BTreeSet<String>, params: &Coop
 }
 
 /// A pair the detector reports, documents as indices into its input, `a < b`.
+///
+/// Counts are u32 (a list of 2³² terms would be 16 GB of term numbers) and the score is
+/// computed from them: 24 bytes a pair, where usize counts and a stored score took 48 — a
+/// million pages make tens of millions of pairs (issue 16).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CooperPair {
     pub a: u32,
     pub b: u32,
-    pub differing: usize,
-    pub smaller: usize,
+    pub differing: u32,
+    pub smaller: u32,
     /// Which rule accepted the pair.
     pub rule: Rule,
-    /// `1 − differing / smaller` (the paper's test), `1 − missing / smaller` (containment).
-    pub score: f64,
 }
 
 impl CooperPair {
+    /// `1 − differing / smaller` (the paper's test), `1 − missing / smaller` (containment).
+    pub fn score(&self) -> f64 {
+        let lost = match self.rule {
+            Rule::Delta => self.differing,
+            Rule::Contained { missing } => missing,
+        };
+        1.0 - f64::from(lost) / f64::from(self.smaller)
+    }
+
     /// "3 of 47 terms differ", or for containment "2 of 47 terms of the shorter missing
     /// from the longer (31 more there)".
     pub fn explanation(&self) -> String {
@@ -247,8 +262,12 @@ pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<Strin
 /// their first `|A| − α + 1` and `|B| − α + 1` terms (the prefix-filtering lemma of
 /// Chaudhuri et al., 2006); since `|A| − α = |A \ B| ≤ t_A`, prefixes of `t + 1` terms
 /// suffice.
+///
+/// In u64 (a 128-bit division was 4% of the matching at a million pages, issue 16): `len`
+/// is a list's length and `delta_pct` at most `u32::MAX`, so the product overflows only
+/// for lists of more than 2³² terms, which saturate (and are then cut to `len` anyway).
 fn prefix_len(len: usize, delta_pct: u32) -> usize {
-    let scaled = len as u128 * u128::from(delta_pct);
+    let scaled = (len as u64).saturating_mul(u64::from(delta_pct));
     if scaled == 0 {
         return 0;
     }
@@ -265,17 +284,15 @@ fn probe_len(len: usize, params: &CooperParams) -> usize {
     prefix_len(len, params.delta_pct).max(prefix_len(len, params.contained_pct))
 }
 
-/// The fewest terms a list no longer than one of `len` terms may have and still pass the
-/// test with it: the size filter of the paper's test or, with containment on, of the
-/// containment rule, whichever admits shorter lists (`larger · 100 ≤ smaller · (100 + pct)`).
-fn shortest_partner(len: usize, params: &CooperParams) -> usize {
-    let floor = |pct: u32| (len as u128 * 100).div_ceil(100 + u128::from(pct)) as usize;
-    let paper = floor(params.size_tolerance_pct);
-    if params.contained_pct > 0 {
-        paper.min(floor(params.contained_size_pct))
-    } else {
-        paper
-    }
+/// Whether a list of `short` terms is too short to pass the test with a list of `long`
+/// terms (`short ≤ long`): it fails the size filter of the paper's test and, with
+/// containment on, that of the containment rule (`larger · 100 ≤ smaller · (100 + pct)`).
+/// Exact cross-multiplication in u128, no division; monotone in `short`, so the partners of
+/// a list in a posting sorted by length start where this turns false.
+fn too_short(short: usize, long: usize, params: &CooperParams) -> bool {
+    let fails = |pct: u32| (short as u128) * (100 + u128::from(pct)) < (long as u128) * 100;
+    fails(params.size_tolerance_pct)
+        && (params.contained_pct == 0 || fails(params.contained_size_pct))
 }
 
 /// The most terms of a list of `len` terms that may be missing from a partner under a
@@ -381,7 +398,7 @@ pub fn detect_across_sites(
             v
         })
         .collect();
-    detect_ranked(&ranked, order.len(), sites, params)
+    detect_ranked_in(ranked, order.len(), sites, params, MATCH_CHUNK)
 }
 
 /// [`detect_across_sites`] on lists of term numbers: `docs[i]` holds the distinct numbers of
@@ -389,11 +406,26 @@ pub fn detect_across_sites(
 /// version, which it ranks the same way (by the number of lists holding a term, then by the
 /// term), without a `String` per term: the lists are turned into ranks in place.
 pub fn detect_numbered(
-    mut docs: Vec<Vec<u32>>,
+    docs: Vec<Vec<u32>>,
     terms: &[Box<str>],
     sites: &[u64],
     params: &CooperParams,
 ) -> Vec<CooperPair> {
+    detect_ranked_lists(rank_numbered(docs, terms), sites, params)
+}
+
+/// Term lists turned into ranks (see [`rank_numbered`]): what the matching reads.
+pub struct RankedLists {
+    /// Each document's term ranks, ascending (rank 0 the rarest term).
+    lists: Vec<Vec<u32>>,
+    /// Distinct ranks in all.
+    n_terms: usize,
+}
+
+/// The first half of [`detect_numbered`]: numbers of `terms` turned into ranks in place, by
+/// the number of lists holding a term, then by the term. The term table is not needed
+/// after this (the caller may drop it before matching).
+pub fn rank_numbered(mut docs: Vec<Vec<u32>>, terms: &[Box<str>]) -> RankedLists {
     let mut df = vec![0u32; terms.len()];
     for d in &docs {
         for &t in d {
@@ -403,128 +435,213 @@ pub fn detect_numbered(
     let mut order: Vec<u32> = (0..terms.len() as u32)
         .filter(|&t| df[t as usize] > 0)
         .collect();
-    order.sort_unstable_by(|&x, &y| {
+    order.par_sort_unstable_by(|&x, &y| {
         (df[x as usize], &*terms[x as usize]).cmp(&(df[y as usize], &*terms[y as usize]))
     });
+    let n_terms = order.len();
     let mut rank = df;
     for (i, &t) in order.iter().enumerate() {
         rank[t as usize] = i as u32;
     }
-    for d in &mut docs {
+    drop(order);
+    docs.par_iter_mut().for_each(|d| {
         for t in d.iter_mut() {
             *t = rank[*t as usize];
         }
         d.sort_unstable();
+    });
+    RankedLists {
+        lists: docs,
+        n_terms,
     }
-    detect_ranked(&docs, order.len(), sites, params)
+}
+
+/// The second half of [`detect_numbered`]: the matching, consuming the lists (they are
+/// freed before the pairs are sorted).
+pub fn detect_ranked_lists(
+    ranked: RankedLists,
+    sites: &[u64],
+    params: &CooperParams,
+) -> Vec<CooperPair> {
+    let RankedLists { lists, n_terms } = ranked;
+    detect_ranked_in(lists, n_terms, sites, params, MATCH_CHUNK)
+}
+
+/// Lists visited by one parallel task of the matching: many tasks, so that rayon spreads the
+/// long lists (visited last, the most work each) over both cores.
+const MATCH_CHUNK: usize = 512;
+
+/// The indexed prefixes of every list, as one posting list per term rank of the positions
+/// (in visiting order) whose prefix holds it, ascending; stored flat (offsets into one
+/// array), where a `Vec` per term was 24 bytes a term before its first entry.
+struct PrefixIndex {
+    starts: Vec<usize>,
+    positions: Vec<u32>,
+}
+
+impl PrefixIndex {
+    /// `visit[pos]` is the list at position `pos`, `indexed[pos]` how many of its first
+    /// terms are indexed.
+    fn build(ranked: &[Vec<u32>], visit: &[u32], indexed: &[u32], n_terms: usize) -> Self {
+        let prefixes = || {
+            visit
+                .iter()
+                .zip(indexed)
+                .map(|(&i, &n)| &ranked[i as usize][..n as usize])
+        };
+        let mut starts = vec![0usize; n_terms + 1];
+        for prefix in prefixes() {
+            for &t in prefix {
+                starts[t as usize + 1] += 1;
+            }
+        }
+        for t in 0..n_terms {
+            starts[t + 1] += starts[t];
+        }
+        let mut positions = vec![0u32; starts[n_terms]];
+        let mut next = starts.clone();
+        for (pos, prefix) in prefixes().enumerate() {
+            for &t in prefix {
+                positions[next[t as usize]] = pos as u32;
+                next[t as usize] += 1;
+            }
+        }
+        PrefixIndex { starts, positions }
+    }
+
+    fn posting(&self, t: u32) -> &[u32] {
+        &self.positions[self.starts[t as usize]..self.starts[t as usize + 1]]
+    }
 }
 
 /// The candidate search and tests on lists of term ranks (each list sorted ascending, rank
-/// 0 the rarest term, `n_terms` distinct ranks in all).
-fn detect_ranked(
-    ranked: &[Vec<u32>],
+/// 0 the rarest term, `n_terms` distinct ranks in all), `chunk` lists a parallel task.
+///
+/// Lists are visited shortest first (position = place in that order), so every earlier
+/// list is at most as long as the current one and each posting list, ascending by
+/// position, is sorted by length: the partners a list can have start at a length found by
+/// binary search (the length filter), and with containment the shorter list of a pair is
+/// always the earlier one, so only prefixes need indexing (on equal sizes both directions
+/// miss equally many terms). The prefix index is built once for all positions; a list
+/// probes only the entries of earlier positions, which is exactly the index a sequential
+/// visit would have grown by then, so lists can be probed in any order and in parallel
+/// (each task with its own hit counters) and give the same pairs, sorted by `(a, b)`.
+fn detect_ranked_in(
+    ranked: Vec<Vec<u32>>,
     n_terms: usize,
     sites: &[u64],
     params: &CooperParams,
+    chunk: usize,
 ) -> Vec<CooperPair> {
     let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
         (Some(x), Some(y)) => x == y,
         _ => false,
     };
     let contained = params.contained_pct > 0;
-    // Lists are visited shortest first, so every earlier list is at most as long as the
-    // current one and each posting list (positions in visiting order) is sorted by length:
-    // the partners a list can have start at a length found by binary search (the length
-    // filter), and with containment the shorter list of a pair is always the earlier one,
-    // so only prefixes need indexing (on equal sizes both directions miss equally many
-    // terms).
     let mut visit: Vec<u32> = (0..ranked.len() as u32).collect();
     visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
     let len_at: Vec<usize> = visit.iter().map(|&i| ranked[i as usize].len()).collect();
-    let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); n_terms];
-    // Hits of the current list in each earlier list's indexed prefix, and who was hit.
-    let mut hits = vec![0u32; ranked.len()];
-    let mut touched: Vec<u32> = Vec::new();
-    let mut out = Vec::new();
-    for (pos_b, &b) in visit.iter().enumerate() {
-        let b = b as usize;
-        let terms_b = &ranked[b];
-        let lb = terms_b.len();
-        let shortest = shortest_partner(lb, params);
-        touched.clear();
-        // Without containment the two prefixes share a term. With it, the earlier (shorter)
-        // list's indexed prefix is probed with this whole list, so every hit is a term the
-        // two lists share and the hits can be counted (see `indexed_len`).
-        let probe: &[u32] = if contained {
-            terms_b
-        } else {
-            &terms_b[..indexed_len(lb, params)]
-        };
-        for &t in probe {
-            let posting = &prefixes[t as usize];
-            let from = posting.partition_point(|&pos| len_at[pos as usize] < shortest);
-            for &pos_a in &posting[from..] {
-                let n = &mut hits[pos_a as usize];
-                if *n == 0 {
-                    touched.push(pos_a);
+    // Prefix lengths are at most a list's length, which is below 2³² here (`visit` numbers
+    // the lists in u32 and each holds distinct u32 ranks).
+    let indexed: Vec<u32> = len_at
+        .iter()
+        .map(|&l| indexed_len(l, params) as u32)
+        .collect();
+    let index = PrefixIndex::build(&ranked, &visit, &indexed, n_terms);
+    let starts: Vec<usize> = (0..visit.len()).step_by(chunk.max(1)).collect();
+    let found: Vec<Vec<CooperPair>> = starts
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; visit.len()], Vec::<u32>::new()),
+            |(hits, touched), start| {
+                let mut out = Vec::new();
+                for pos_b in start..(start + chunk.max(1)).min(visit.len()) {
+                    let b = visit[pos_b] as usize;
+                    let terms_b = &ranked[b];
+                    let lb = terms_b.len();
+                    touched.clear();
+                    // Without containment the two prefixes share a term. With it, the
+                    // earlier (shorter) list's indexed prefix is probed with this whole
+                    // list, so every hit is a term the two lists share and the hits can be
+                    // counted (see `indexed_len`).
+                    let probe: &[u32] = if contained {
+                        terms_b
+                    } else {
+                        &terms_b[..indexed[pos_b] as usize]
+                    };
+                    for &t in probe {
+                        let posting = index.posting(t);
+                        let earlier =
+                            &posting[..posting.partition_point(|&p| (p as usize) < pos_b)];
+                        let from =
+                            earlier.partition_point(|&p| too_short(len_at[p as usize], lb, params));
+                        for &pos_a in &earlier[from..] {
+                            let n = &mut hits[pos_a as usize];
+                            if *n == 0 {
+                                touched.push(pos_a);
+                            }
+                            *n += 1;
+                        }
+                    }
+                    for &pos_a in touched.iter() {
+                        let found = std::mem::take(&mut hits[pos_a as usize]);
+                        let a = visit[pos_a as usize] as usize;
+                        let la = len_at[pos_a as usize];
+                        let same = same_site(a, b);
+                        let only_paper = same || !contained;
+                        if only_paper && !params.sizes_compatible(la, lb) {
+                            continue;
+                        }
+                        // At most `may_miss` terms of the shorter list `a` are missing from
+                        // `b` in a pair that passes; with containment all of a's indexed
+                        // terms were probed, so at least `indexed − may_miss` of them must
+                        // have been hits.
+                        let may_miss = if only_paper {
+                            max_missing(la, params.delta_pct)
+                        } else {
+                            max_missing(la, params.delta_pct)
+                                .max(max_missing(la, params.contained_pct))
+                        };
+                        if contained
+                            && (found as usize) + may_miss < indexed[pos_a as usize] as usize
+                        {
+                            continue;
+                        }
+                        let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
+                            continue;
+                        };
+                        // The pair in input order, as the test and the output see it.
+                        let (first, second, l1, l2) = if a < b {
+                            (a, b, la, lb)
+                        } else {
+                            (b, a, lb, la)
+                        };
+                        let rule = params
+                            .passes(l1, l2, l1 - common, l2 - common)
+                            .filter(|r| *r == Rule::Delta || !same);
+                        if let Some(rule) = rule {
+                            // Counts of list terms: below 2³² (see `indexed` above).
+                            out.push(CooperPair {
+                                a: first as u32,
+                                b: second as u32,
+                                differing: (l1 + l2 - 2 * common) as u32,
+                                smaller: l1.min(l2) as u32,
+                                rule,
+                            });
+                        }
+                    }
                 }
-                *n += 1;
-            }
-        }
-        for &t in &terms_b[..indexed_len(lb, params)] {
-            prefixes[t as usize].push(pos_b as u32);
-        }
-        for &pos_a in &touched {
-            let found = std::mem::take(&mut hits[pos_a as usize]);
-            let a = visit[pos_a as usize] as usize;
-            let la = len_at[pos_a as usize];
-            let same = same_site(a, b);
-            let only_paper = same || !contained;
-            if only_paper && !params.sizes_compatible(la, lb) {
-                continue;
-            }
-            // At most `may_miss` terms of the shorter list `a` are missing from `b` in a
-            // pair that passes; with containment all of a's indexed terms were probed, so
-            // at least `indexed − may_miss` of them must have been hits.
-            let may_miss = if only_paper {
-                max_missing(la, params.delta_pct)
-            } else {
-                max_missing(la, params.delta_pct).max(max_missing(la, params.contained_pct))
-            };
-            if contained && (found as usize) + may_miss < indexed_len(la, params) {
-                continue;
-            }
-            let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
-                continue;
-            };
-            // The pair in input order, as the test and the output see it.
-            let (first, second, l1, l2) = if a < b {
-                (a, b, la, lb)
-            } else {
-                (b, a, lb, la)
-            };
-            let rule = params
-                .passes(l1, l2, l1 - common, l2 - common)
-                .filter(|r| *r == Rule::Delta || !same);
-            if let Some(rule) = rule {
-                let differing = l1 + l2 - 2 * common;
-                let smaller = l1.min(l2);
-                let lost = match rule {
-                    Rule::Delta => differing,
-                    Rule::Contained { missing } => missing,
-                };
-                out.push(CooperPair {
-                    a: first as u32,
-                    b: second as u32,
-                    differing,
-                    smaller,
-                    rule,
-                    score: 1.0 - lost as f64 / smaller as f64,
-                });
-            }
-        }
+                out
+            },
+        )
+        .collect();
+    drop(index);
+    drop(ranked);
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    for part in found {
+        out.extend(part);
     }
-    out.sort_unstable_by_key(|p| (p.a, p.b));
+    out.par_sort_unstable_by_key(|p| (p.a, p.b));
     out
 }
 
@@ -655,7 +772,7 @@ mod tests {
         assert_eq!(pairs.len(), 1);
         assert_eq!((pairs[0].a, pairs[0].b), (0, 2));
         assert_eq!(pairs[0].explanation(), "2 of 47 terms differ");
-        assert!((pairs[0].score - (1.0 - 2.0 / 47.0)).abs() < 1e-12);
+        assert!((pairs[0].score() - (1.0 - 2.0 / 47.0)).abs() < 1e-12);
     }
 
     fn containment() -> CooperParams {
@@ -723,6 +840,146 @@ mod tests {
         assert!(!CooperParams::default().contained_ok(0, 50, 50));
     }
 
+    // The sequential matching as it was before the parallel one (session 7), with its
+    // 128-bit length filter: the reference the parallel matching must equal.
+    fn old_prefix_len(len: usize, delta_pct: u32) -> usize {
+        let scaled = len as u128 * u128::from(delta_pct);
+        if scaled == 0 {
+            return 0;
+        }
+        let missing = ((scaled - 1) / 100) as usize;
+        (missing + 1).min(len)
+    }
+
+    fn old_max_missing(len: usize, pct: u32) -> usize {
+        old_prefix_len(len, pct).saturating_sub(1)
+    }
+
+    fn old_indexed_len(len: usize, params: &CooperParams) -> usize {
+        if params.contained_pct == 0 {
+            return old_prefix_len(len, params.delta_pct)
+                .max(old_prefix_len(len, params.contained_pct));
+        }
+        let may_miss =
+            old_max_missing(len, params.delta_pct).max(old_max_missing(len, params.contained_pct));
+        if len == 0 {
+            0
+        } else {
+            (2 * may_miss + 1).min(len)
+        }
+    }
+
+    fn old_shortest_partner(len: usize, params: &CooperParams) -> usize {
+        let floor = |pct: u32| (len as u128 * 100).div_ceil(100 + u128::from(pct)) as usize;
+        let paper = floor(params.size_tolerance_pct);
+        if params.contained_pct > 0 {
+            paper.min(floor(params.contained_size_pct))
+        } else {
+            paper
+        }
+    }
+
+    fn sequential_reference(
+        ranked: &[Vec<u32>],
+        n_terms: usize,
+        sites: &[u64],
+        params: &CooperParams,
+    ) -> Vec<CooperPair> {
+        let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        };
+        let contained = params.contained_pct > 0;
+        // Lists are visited shortest first, so every earlier list is at most as long as the
+        // current one and each posting list (positions in visiting order) is sorted by length:
+        // the partners a list can have start at a length found by binary search (the length
+        // filter), and with containment the shorter list of a pair is always the earlier one,
+        // so only prefixes need indexing (on equal sizes both directions miss equally many
+        // terms).
+        let mut visit: Vec<u32> = (0..ranked.len() as u32).collect();
+        visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
+        let len_at: Vec<usize> = visit.iter().map(|&i| ranked[i as usize].len()).collect();
+        let mut prefixes: Vec<Vec<u32>> = vec![Vec::new(); n_terms];
+        // Hits of the current list in each earlier list's indexed prefix, and who was hit.
+        let mut hits = vec![0u32; ranked.len()];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut out = Vec::new();
+        for (pos_b, &b) in visit.iter().enumerate() {
+            let b = b as usize;
+            let terms_b = &ranked[b];
+            let lb = terms_b.len();
+            let shortest = old_shortest_partner(lb, params);
+            touched.clear();
+            // Without containment the two prefixes share a term. With it, the earlier (shorter)
+            // list's indexed prefix is probed with this whole list, so every hit is a term the
+            // two lists share and the hits can be counted (see `indexed_len`).
+            let probe: &[u32] = if contained {
+                terms_b
+            } else {
+                &terms_b[..old_indexed_len(lb, params)]
+            };
+            for &t in probe {
+                let posting = &prefixes[t as usize];
+                let from = posting.partition_point(|&pos| len_at[pos as usize] < shortest);
+                for &pos_a in &posting[from..] {
+                    let n = &mut hits[pos_a as usize];
+                    if *n == 0 {
+                        touched.push(pos_a);
+                    }
+                    *n += 1;
+                }
+            }
+            for &t in &terms_b[..old_indexed_len(lb, params)] {
+                prefixes[t as usize].push(pos_b as u32);
+            }
+            for &pos_a in &touched {
+                let found = std::mem::take(&mut hits[pos_a as usize]);
+                let a = visit[pos_a as usize] as usize;
+                let la = len_at[pos_a as usize];
+                let same = same_site(a, b);
+                let only_paper = same || !contained;
+                if only_paper && !params.sizes_compatible(la, lb) {
+                    continue;
+                }
+                // At most `may_miss` terms of the shorter list `a` are missing from `b` in a
+                // pair that passes; with containment all of a's indexed terms were probed, so
+                // at least `indexed − may_miss` of them must have been hits.
+                let may_miss = if only_paper {
+                    old_max_missing(la, params.delta_pct)
+                } else {
+                    old_max_missing(la, params.delta_pct)
+                        .max(old_max_missing(la, params.contained_pct))
+                };
+                if contained && (found as usize) + may_miss < old_indexed_len(la, params) {
+                    continue;
+                }
+                let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
+                    continue;
+                };
+                // The pair in input order, as the test and the output see it.
+                let (first, second, l1, l2) = if a < b {
+                    (a, b, la, lb)
+                } else {
+                    (b, a, lb, la)
+                };
+                let rule = params
+                    .passes(l1, l2, l1 - common, l2 - common)
+                    .filter(|r| *r == Rule::Delta || !same);
+                if let Some(rule) = rule {
+                    out.push(CooperPair {
+                        a: first as u32,
+                        b: second as u32,
+                        differing: (l1 + l2 - 2 * common) as u32,
+                        smaller: l1.min(l2) as u32,
+                        rule,
+                    });
+                }
+            }
+        }
+        out.sort_unstable_by_key(|p| (p.a, p.b));
+        out
+    }
+
     fn brute_force(docs: &[BTreeSet<String>], p: &CooperParams) -> Vec<(u32, u32, usize)> {
         let mut out = Vec::new();
         for i in 0..docs.len() {
@@ -764,13 +1021,13 @@ mod tests {
                 _ => CooperParams { contained_pct: 35, contained_size_pct: 1000, ..CooperParams::inserted_material() },
             };
             let fast: Vec<(u32, u32, usize)> =
-                detect(&docs, &p).iter().map(|x| (x.a, x.b, x.differing)).collect();
+                detect(&docs, &p).iter().map(|x| (x.a, x.b, x.differing as usize)).collect();
             prop_assert_eq!(fast, brute_force(&docs, &p));
             // Two sites: containment within a site is left to the paper's test.
             let sites: Vec<u64> = (0..docs.len() as u64).map(|i| i % 2).collect();
             let fast: Vec<(u32, u32, usize)> = detect_across_sites(&docs, &sites, &p)
                 .iter()
-                .map(|x| (x.a, x.b, x.differing))
+                .map(|x| (x.a, x.b, x.differing as usize))
                 .collect();
             let slow: Vec<(u32, u32, usize)> = brute_force(&docs, &p)
                 .into_iter()
@@ -792,6 +1049,40 @@ mod tests {
                 .collect();
             let by_numbers: Vec<CooperPair> = detect_numbered(numbered, &table, &sites, &p);
             prop_assert_eq!(by_numbers, detect_across_sites(&docs, &sites, &p));
+        }
+
+        /// The parallel matching (any task size) equals the sequential one it replaced, on
+        /// lists of term ranks made as small edits of a few bases, over up to three sites.
+        #[test]
+        fn parallel_matching_equals_the_sequential_one(
+            bases in proptest::collection::vec(proptest::collection::btree_set(0u32..90, 3..60), 1..5),
+            edits in proptest::collection::vec(
+                (0usize..5, proptest::collection::btree_set(0u32..120, 0..6),
+                 proptest::collection::btree_set(0u32..90, 0..6), 0u64..3), 0..60),
+            setting in 0u8..5,
+            chunk in 1usize..9,
+        ) {
+            let docs: Vec<Vec<u32>> = edits
+                .iter()
+                .map(|(base, add, remove, _)| {
+                    let base = &bases[base % bases.len()];
+                    let set: BTreeSet<u32> =
+                        base.iter().filter(|t| !remove.contains(t)).chain(add.iter()).copied().collect();
+                    set.into_iter().collect()
+                })
+                .collect();
+            let sites: Vec<u64> = edits.iter().map(|e| e.3).collect();
+            let p = match setting {
+                0 => CooperParams::default(),
+                1 => CooperParams::inserted_material(),
+                2 => CooperParams { contained_pct: 20, contained_size_pct: 200, ..CooperParams::default() },
+                3 => CooperParams { contained_pct: 30, contained_size_pct: 300, ..CooperParams::default() },
+                _ => CooperParams { contained_pct: 35, contained_size_pct: 1000, ..CooperParams::inserted_material() },
+            };
+            let slow = sequential_reference(&docs, 120, &sites, &p);
+            prop_assert!(slow.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+            prop_assert_eq!(detect_ranked_in(docs.clone(), 120, &sites, &p, chunk), slow.clone());
+            prop_assert_eq!(detect_ranked_in(docs, 120, &sites, &p, MATCH_CHUNK), slow);
         }
     }
 }

@@ -9,6 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::Store;
 
+/// Pairs in one `write_run_pairs` from which the pair table's secondary indexes are
+/// rebuilt rather than updated pair by pair (when also a quarter of the stored rows). On
+/// dd6k-sized runs (thousands of pairs) updating is cheaper than re-sorting every run's
+/// pairs; see BENCHMARKS.md, issue 16 session 8.
+pub const REBUILD_PAIR_INDEXES_FROM: u64 = 200_000;
+
 /// A stored run.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunInfo {
@@ -93,13 +99,41 @@ impl Store {
         Ok(())
     }
 
-    /// Stores pairs (a < b is enforced here) in one transaction.
+    /// Stores pairs (a < b is enforced here) in one transaction. Give them in key order
+    /// (by `(a, b)`, as the run driver does): the primary key is then appended to.
+    ///
+    /// A large batch (its iterator's size hint at least [`REBUILD_PAIR_INDEXES_FROM`] pairs
+    /// and a quarter of the rows already stored) drops the table's secondary indexes
+    /// (`run_pairs_b`, keyed by `b`, which the pairs do not come sorted by) in the same
+    /// transaction and creates them again from their stored SQL after the inserts: SQLite
+    /// then builds them by one sort instead of one random B-tree descent a pair, which at
+    /// a million pages (tens of millions of pairs, a multi-GB WAL) was most of `detect`'s
+    /// time (issue 16).
     pub fn write_run_pairs(
         &mut self,
         run: i64,
         pairs: impl IntoIterator<Item = (i64, i64, f64, Option<String>)>,
     ) -> Result<u64> {
+        let pairs = pairs.into_iter();
+        let expected = pairs.size_hint().0 as u64;
         let tx = self.conn.transaction()?;
+        let mut rebuild: Vec<String> = Vec::new();
+        if expected >= REBUILD_PAIR_INDEXES_FROM {
+            let stored: u64 = tx.query_row("SELECT count(*) FROM run_pairs", [], |r| r.get(0))?;
+            if expected.saturating_mul(4) >= stored {
+                let indexes: Vec<(String, String)> = tx
+                    .prepare(
+                        "SELECT name, sql FROM sqlite_master
+                          WHERE type = 'index' AND tbl_name = 'run_pairs' AND sql IS NOT NULL",
+                    )?
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                for (name, sql) in indexes {
+                    tx.execute_batch(&format!("DROP INDEX \"{}\"", name.replace('"', "\"\"")))?;
+                    rebuild.push(sql);
+                }
+            }
+        }
         let mut n = 0;
         {
             let mut st = tx.prepare_cached(
@@ -111,6 +145,9 @@ impl Store {
                 st.execute(params![run, a, b, score, detail])?;
                 n += 1;
             }
+        }
+        for sql in rebuild {
+            tx.execute_batch(&sql)?;
         }
         tx.commit()?;
         Ok(n)
@@ -552,6 +589,63 @@ mod tests {
         );
         assert!(s.resolve_run("imatch", None).is_err());
         assert_eq!(s.runs().unwrap().len(), 2);
+    }
+
+    /// A batch large enough to rebuild the `b` index stores the same rows as one written
+    /// pair by pair, and leaves the index in place (used by lookups by `b`).
+    #[test]
+    fn a_large_pair_batch_rebuilds_the_b_index_and_stores_the_same_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("p.db")).unwrap();
+        let small = s.create_run("cooper", &serde_json::json!({})).unwrap();
+        let large = s.create_run("cooper", &serde_json::json!({})).unwrap();
+        let n = REBUILD_PAIR_INDEXES_FROM as i64;
+        let docs: Vec<i64> = (0..1000)
+            .map(|i| {
+                s.insert_test_document(&format!("u/{i}"), "", "t", None)
+                    .unwrap()
+            })
+            .collect();
+        // 200,000 distinct pairs among the first 953 documents, in key order.
+        let pair = |i: i64| {
+            let a = (i / 640) as usize;
+            let b = a + 1 + (i % 640) as usize;
+            (docs[a], docs[b], 0.5, (i % 3 == 0).then(|| i.to_string()))
+        };
+        // A few pairs (below the threshold), then a batch at it, whose iterator says so.
+        s.write_run_pairs(small, (0..50).map(pair)).unwrap();
+        assert_eq!(
+            s.write_run_pairs(large, (0..n).map(pair)).unwrap(),
+            n as u64
+        );
+        let indexes: Vec<String> = s
+            .conn()
+            .prepare(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'run_pairs'",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(indexes, ["run_pairs_b"]);
+        let by_b = |run: i64, b: i64| -> Vec<(i64, Option<String>)> {
+            s.conn()
+                .prepare("SELECT a, detail FROM run_pairs INDEXED BY run_pairs_b WHERE run_id = ?1 AND b = ?2 ORDER BY a")
+                .unwrap()
+                .query_map((run, b), |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap()
+        };
+        assert_eq!(by_b(small, docs[3]), [(docs[0], None)]);
+        // Pairs 2, 641 and 1280 end at document 3; none is a multiple of 3 (no detail).
+        let want: Vec<(i64, Option<String>)> =
+            vec![(docs[0], None), (docs[1], None), (docs[2], None)];
+        assert_eq!(by_b(large, docs[3]), want);
+        let all = s.run_pairs(large).unwrap();
+        assert_eq!(all.len(), n as usize);
+        assert_eq!(s.run_pairs(small).unwrap()[..], all[..50]);
     }
 }
 

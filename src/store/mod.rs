@@ -19,7 +19,9 @@ mod review_status;
 mod samples;
 mod schema;
 
-pub use detections::{ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT};
+pub use detections::{
+    ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT, REBUILD_PAIR_INDEXES_FROM,
+};
 pub use ingest_writes::{
     ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
 };

@@ -133,7 +133,7 @@ fn cooper_finds_planted_duplicates_and_reports_real_pairs() {
     for &(h, c) in &near_copy_of {
         let p = has(&found, h, c).unwrap_or_else(|| panic!("near copy of {} not found", names[h]));
         assert_eq!(p.differing, 2, "{}: {}", names[h], p.explanation());
-        assert_eq!(p.smaller, salient[h].len() - 2);
+        assert_eq!(p.smaller as usize, salient[h].len() - 2);
     }
     let mut inserted_found = 0;
     for &(h, c) in &insert_copy_of {
@@ -143,7 +143,7 @@ fn cooper_finds_planted_duplicates_and_reports_real_pairs() {
         );
         if let Some(p) = has(&loose, h, c) {
             inserted_found += 1;
-            assert!(p.score > 0.5);
+            assert!(p.score() > 0.5);
         }
     }
     println!(
