@@ -28,7 +28,8 @@ use crate::extract::{self, ExtractOptions};
 use crate::ingest::{self, CrawlRecord, InputFile, ReadItem, ReaderOptions};
 use crate::sig::imatch::to_hex as hex;
 use crate::store::{
-    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, Store, WriteOp,
+    ContentUpdate, DocumentCopy, NewCapture, NewDocument, PayloadDocs, RevisitResolution,
+    SourceState, Store, WriteOp,
 };
 
 /// Records (or bytes of payload) per batch: large enough to keep both cores busy, small
@@ -47,6 +48,11 @@ pub struct IngestOptions {
     /// text, and languages are identified on it. The ingest cost of the content text is
     /// measured against this (issue 14's ≤ 1.5× goal).
     pub no_content: bool,
+    /// Extract and content-pass every page on its own, even an exact copy of an earlier
+    /// page's payload (by default its results are reused: [`Payloads`],
+    /// `Store::update_content_texts`). The same output, slower: the reference the tests
+    /// compare the reuse against.
+    pub each_on_its_own: bool,
 }
 
 /// What an ingest run did; printed as one line or as one JSON object.
@@ -61,6 +67,9 @@ pub struct IngestSummary {
     pub documents_added: u64,
     /// Documents in the database whose visible text equals an earlier document's.
     pub exact_duplicates: u64,
+    /// Pages of this run whose payload an earlier page of the run had: stored from that
+    /// page's texts, not extracted again.
+    pub payload_copies: u64,
     pub revisits: RevisitResolution,
     /// The content-text pass over the database (after this run's pages are in).
     pub content: ContentUpdate,
@@ -152,6 +161,7 @@ pub fn run(a: &IngestConfig) -> Result<ExitCode> {
             columns: a.columns.clone(),
         },
         no_content: a.no_content,
+        each_on_its_own: false,
     };
     let show_bar = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     // A store error (a full disk, a damaged file) names the database it is about.
@@ -280,8 +290,9 @@ pub fn ingest_inputs(
     std::thread::scope(|scope| -> Result<IngestSummary> {
         let reader = scope
             .spawn(move || read_stage(&db_path, &inputs_owned, &reader_opts, &raw_tx, &reader_bar));
-        let extractor = scope.spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract));
-        let (mut summary, counts) = write_stage(store, &out_rx, &bar)?;
+        let extractor = scope
+            .spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract, !opts.each_on_its_own));
+        let (mut summary, counts, copies) = write_stage(store, &out_rx, &bar)?;
         let (skipped, bytes) = reader
             .join()
             .map_err(|_| anyhow!("the reader thread panicked"))??;
@@ -299,13 +310,18 @@ pub fn ingest_inputs(
         bar.set_message("content texts");
         let content_started = Instant::now();
         // Revisit copies are added after the writer counted: then the pass counts itself.
-        let counts = (fresh && summary.revisits.resolved == 0).then_some(counts);
+        let counts = if fresh && summary.revisits.resolved == 0 && !opts.no_content {
+            Some(copies.count_into(store, counts)?)
+        } else {
+            None
+        };
         if !opts.no_content {
-            summary.content = store.update_content_texts(
-                &ContentRule::default(),
-                summary.documents_added > 0,
-                counts,
-            )?;
+            let rule = ContentRule::default();
+            summary.content = if opts.each_on_its_own {
+                store.recompute_content_texts_each(&rule)?
+            } else {
+                store.update_content_texts(&rule, summary.documents_added > 0, counts)?
+            };
         }
         // Documents the pass did not read (it runs only when documents were added or the
         // rule changed) get their language now: a database made before languages were kept.
@@ -510,13 +526,89 @@ fn read_stage(
     Ok((skipped, bytes))
 }
 
+/// The inputs [`extract::extract`] reads of a record, which make its result: the payload
+/// (by SHA-1 and length), the charset its headers declare, and whether it is plain text
+/// (the extraction options are the run's). Two records with the same give the same texts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct SamePayload {
+    sha1: [u8; 20],
+    len: usize,
+    charset: Option<Box<str>>,
+    is_text: bool,
+}
+
+/// The payloads the extractor has seen in this run: an exact copy of an earlier page's
+/// payload is not extracted again (about half of a crawl's records can be such copies:
+/// 12,557 of 25,077 on ddwarc); the writer stores it from the first page's row
+/// ([`DocumentCopy`]). Only the key and a number are kept per payload, never its texts.
+#[derive(Default)]
+struct Payloads {
+    /// Off: every page is extracted on its own ([`IngestOptions::each_on_its_own`]).
+    reuse: bool,
+    numbers: HashMap<SamePayload, u64>,
+    /// First pages whose extraction failed: their copies get the same error.
+    failed: HashMap<u64, String>,
+}
+
+/// What the extractor does with one read item.
+enum Plan {
+    /// Extract it (not a page, or a page whose copies cannot reuse it).
+    Extract,
+    /// The first page of a payload: extract it under this payload number.
+    First(u64),
+    /// A copy of payload number `.0`'s page.
+    Copy(u64),
+}
+
+impl Payloads {
+    fn plan(&mut self, item: &ReadItem) -> Plan {
+        let ReadItem::Record(rec) = item else {
+            return Plan::Extract;
+        };
+        let (Some(body), Some(sha1)) = (rec.body.as_deref(), rec.body_sha1) else {
+            return Plan::Extract;
+        };
+        if !self.reuse || rec.url.as_deref().is_none_or(str::is_empty) {
+            return Plan::Extract;
+        }
+        let key = SamePayload {
+            sha1,
+            len: body.len(),
+            charset: rec.header_charset.as_deref().map(Box::from),
+            is_text: rec.body_is_text,
+        };
+        if let Some(&n) = self.numbers.get(&key) {
+            return Plan::Copy(n);
+        }
+        // A first page with a title of its own (a table's) stores that title, which its
+        // copies cannot take for the extracted one: extracted on its own.
+        if given_title(rec).is_some() {
+            return Plan::Extract;
+        }
+        let n = self.numbers.len() as u64;
+        self.numbers.insert(key, n);
+        Plan::First(n)
+    }
+}
+
+/// A record's own title (tables, JSONL), when it has a non-empty one.
+fn given_title(rec: &CrawlRecord) -> Option<String> {
+    rec.given_title.clone().filter(|t| !t.is_empty())
+}
+
 /// Stage 2: extracts texts of each batch in parallel, in order.
-fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions) {
+fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions, reuse: bool) {
     let mut current: Option<InputFile> = None;
+    let mut payloads = Payloads {
+        reuse,
+        ..Payloads::default()
+    };
     for stage in rx {
         let out = match stage {
-            Stage::Group(members) => Stage::Group(extract_stages(members, &mut current, opts)),
-            other => match extract_stages(vec![other], &mut current, opts).pop() {
+            Stage::Group(members) => {
+                Stage::Group(extract_stages(members, &mut current, opts, &mut payloads))
+            }
+            other => match extract_stages(vec![other], &mut current, opts, &mut payloads).pop() {
                 Some(stage) => stage,
                 None => continue,
             },
@@ -533,6 +625,7 @@ fn extract_stages(
     stages: Vec<Stage>,
     current: &mut Option<InputFile>,
     opts: &ExtractOptions,
+    payloads: &mut Payloads,
 ) -> Vec<Stage> {
     // The inputs records belong to; the first is the one current before these stages.
     let mut sources: Vec<Option<InputFile>> = vec![current.take()];
@@ -569,13 +662,65 @@ fn extract_stages(
             other => out.push(other),
         }
     }
-    let results: Vec<(usize, Vec<WriteOp>)> = jobs
+    // Each payload's SHA-1 (the stored `raw_hash`, and what finds copies), in parallel.
+    jobs.par_iter_mut().for_each(|(.., item)| {
+        if let ReadItem::Record(rec) = item {
+            if let (Some(body), None) = (rec.body.as_deref(), rec.body_sha1) {
+                rec.body_sha1 = Some(Sha1::digest(body).into());
+            }
+        }
+    });
+    let plans: Vec<Plan> = jobs.iter().map(|(.., item)| payloads.plan(item)).collect();
+    // Extraction in parallel; copies wait for their first page's outcome, which may be in
+    // this batch.
+    enum Done {
+        Ops(Vec<WriteOp>),
+        Copy(u64, Box<CrawlRecord>),
+    }
+    let done: Vec<(usize, usize, usize, usize, Option<u64>, Done)> = jobs
         .into_par_iter()
-        .map(|(at, seq, source, i, item)| {
-            (at, prepare(seq, sources[source].as_ref(), i, item, opts))
+        .zip(plans)
+        .map(|((at, seq, source, i, item), plan)| {
+            let input = sources[source].as_ref();
+            match (plan, item) {
+                (Plan::Copy(n), ReadItem::Record(rec)) => {
+                    (at, seq, source, i, None, Done::Copy(n, rec))
+                }
+                (Plan::First(n), item) => {
+                    let ops = prepare(seq, input, i, item, opts, Some(n));
+                    (at, seq, source, i, Some(n), Done::Ops(ops))
+                }
+                (_, item) => {
+                    let ops = prepare(seq, input, i, item, opts, None);
+                    (at, seq, source, i, None, Done::Ops(ops))
+                }
+            }
         })
         .collect();
-    for (at, ops) in results {
+    for (at, seq, source, i, first, done) in done {
+        let ops = match done {
+            Done::Ops(ops) => {
+                // A first page whose extraction failed: its copies fail the same way.
+                if let Some(n) = first {
+                    let failure = ops.iter().find_map(|op| match op {
+                        WriteOp::Error { reason, .. } => Some(reason.clone()),
+                        _ => None,
+                    });
+                    if let Some(reason) = failure {
+                        payloads.failed.insert(n, reason);
+                    }
+                }
+                ops
+            }
+            Done::Copy(n, rec) => copy_of(
+                n,
+                seq,
+                sources[source].as_ref(),
+                i,
+                *rec,
+                payloads.failed.get(&n),
+            ),
+        };
         if let Some(Stage::Writes(_, writes)) = out.get_mut(at) {
             writes.extend(ops);
         }
@@ -586,37 +731,19 @@ fn extract_stages(
 
 const CAPTURE_TYPES: &[&str] = &["response", "resource", "revisit", "arc"];
 
-/// Turns one read item into the writes it causes. `source_id` fields hold `seq`.
-fn prepare(
-    seq: usize,
-    input: Option<&InputFile>,
-    index: usize,
-    item: ReadItem,
-    opts: &ExtractOptions,
-) -> Vec<WriteOp> {
-    let source_path = input
-        .map(|i| i.path.display().to_string())
-        .unwrap_or_default();
-    let source_id = seq as i64;
-    let rec: CrawlRecord = match item {
-        ReadItem::Error(e) => {
-            return vec![WriteOp::Error {
-                source_id: Some(source_id),
-                source_path,
-                offset: e.offset,
-                reason: e.reason,
-            }]
-        }
-        ReadItem::Record(r) => *r,
-    };
-    let loc = rec.locator.unwrap_or(ingest::Locator {
+/// Where a record sits in its file (a page file's record: its index).
+fn locator_of(rec: &CrawlRecord, index: usize) -> ingest::Locator {
+    rec.locator.unwrap_or(ingest::Locator {
         offset: index as u64,
         length: 0,
         compression: ingest::Compression::None,
-    });
-    let mut ops = Vec::with_capacity(2);
-    if CAPTURE_TYPES.contains(&rec.record_type.as_str()) {
-        ops.push(WriteOp::Capture(NewCapture {
+    })
+}
+
+/// The capture row of a response, resource, revisit or ARC record.
+fn capture_of(rec: &CrawlRecord, loc: &ingest::Locator, source_id: i64) -> Option<WriteOp> {
+    CAPTURE_TYPES.contains(&rec.record_type.as_str()).then(|| {
+        WriteOp::Capture(NewCapture {
             source_id,
             record_offset: loc.offset,
             record_type: if rec.record_type == "arc" {
@@ -633,8 +760,80 @@ fn prepare(
             refers_to_date: rec.refers_to_date.clone(),
             media_type: rec.media_type.clone(),
             http_status: rec.http_status,
-        }));
+        })
+    })
+}
+
+/// The writes of a page whose payload is payload number `payload`'s, extracted before: its
+/// capture, and its document copied from that page's ([`DocumentCopy`]) or, when that page
+/// `failed` to extract, the same error.
+fn copy_of(
+    payload: u64,
+    seq: usize,
+    input: Option<&InputFile>,
+    index: usize,
+    rec: CrawlRecord,
+    failed: Option<&String>,
+) -> Vec<WriteOp> {
+    let source_id = seq as i64;
+    let loc = locator_of(&rec, index);
+    let mut ops: Vec<WriteOp> = capture_of(&rec, &loc, source_id).into_iter().collect();
+    if let Some(reason) = failed {
+        ops.push(WriteOp::Error {
+            source_id: Some(source_id),
+            source_path: input
+                .map(|i| i.path.display().to_string())
+                .unwrap_or_default(),
+            offset: loc.offset,
+            reason: reason.clone(),
+        });
+        return ops;
     }
+    let given_title = given_title(&rec);
+    ops.push(WriteOp::Copy(DocumentCopy {
+        source_id,
+        record_offset: loc.offset,
+        record_length: loc.length,
+        compression: loc.compression.as_str(),
+        given_title,
+        fetch_time: rec.date.as_deref().and_then(ingest::date::normalize),
+        content_type: rec.media_type,
+        http_status: rec.http_status,
+        url: rec.url.unwrap_or_default(),
+        record_type: rec.record_type,
+        payload,
+    }));
+    ops
+}
+
+/// Turns one read item into the writes it causes. `source_id` fields hold `seq`. A page
+/// that is the first of its payload carries the `payload` number its copies refer to.
+fn prepare(
+    seq: usize,
+    input: Option<&InputFile>,
+    index: usize,
+    item: ReadItem,
+    opts: &ExtractOptions,
+    payload: Option<u64>,
+) -> Vec<WriteOp> {
+    let source_path = input
+        .map(|i| i.path.display().to_string())
+        .unwrap_or_default();
+    let source_id = seq as i64;
+    let rec: CrawlRecord = match item {
+        ReadItem::Error(e) => {
+            return vec![WriteOp::Error {
+                source_id: Some(source_id),
+                source_path,
+                offset: e.offset,
+                reason: e.reason,
+            }]
+        }
+        ReadItem::Record(r) => *r,
+    };
+    let loc = locator_of(&rec, index);
+    let mut ops = Vec::with_capacity(2);
+    ops.extend(capture_of(&rec, &loc, source_id));
     let Some(body) = rec.body.as_deref() else {
         return ops;
     };
@@ -661,11 +860,7 @@ fn prepare(
                 compression: loc.compression.as_str(),
                 record_type: rec.record_type.clone(),
                 url,
-                title: rec
-                    .given_title
-                    .clone()
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or(x.title),
+                title: given_title(&rec).unwrap_or(x.title),
                 // One form for every input's capture date (ISO 8601 UTC), so dates sort
                 // and filter as text.
                 fetch_time: rec.date.as_deref().and_then(ingest::date::normalize),
@@ -681,6 +876,7 @@ fn prepare(
                 structure: extract::structure::encode(&x.blocks),
                 visible_text: x.visible_text,
                 main_text: x.main_text,
+                payload,
             }));
         }
         Ok(Err(e)) => ops.push(WriteOp::Error {
@@ -704,7 +900,7 @@ fn write_stage(
     store: &mut Store,
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
-) -> Result<(IngestSummary, HashMap<String, SiteBlocks>)> {
+) -> Result<(IngestSummary, HashMap<String, SiteBlocks>, CopiesToCount)> {
     let mut writer = Writer {
         store,
         bar,
@@ -712,13 +908,66 @@ fn write_stage(
         ids: BTreeMap::new(),
         pending: 0,
         sites: HashMap::new(),
+        copies: CopiesToCount::default(),
     };
     writer.store.begin_bulk()?;
     for stage in rx {
         writer.write(stage)?;
     }
     writer.store.commit_bulk()?;
-    Ok((writer.summary, writer.sites))
+    Ok((writer.summary, writer.sites, writer.copies))
+}
+
+/// The pages the writer stored as copies ([`DocumentCopy`]), for their sites' block counts:
+/// a copy's blocks are its first page's, counted from that page's stored text once the run
+/// is written (the order pages are counted in changes no count). Only the first pages'
+/// document ids are kept meanwhile, never their blocks.
+#[derive(Default)]
+struct CopiesToCount {
+    /// (URL, payload number) of each copy.
+    pages: Vec<(String, u64)>,
+    payloads: PayloadDocs,
+}
+
+/// First pages whose texts are read and hashed per step of [`CopiesToCount::count_into`].
+const COPY_COUNT_CHUNK: usize = 1024;
+
+impl CopiesToCount {
+    /// Adds the copies' pages to `sites` (the block counts of the pages written).
+    fn count_into(
+        self,
+        store: &Store,
+        mut sites: HashMap<String, SiteBlocks>,
+    ) -> Result<HashMap<String, SiteBlocks>> {
+        let payloads = &self.payloads;
+        let mut pages: Vec<(i64, String)> = self
+            .pages
+            .into_iter()
+            .filter_map(|(url, payload)| payloads.get(payload).map(|id| (id, url)))
+            .collect();
+        pages.sort_unstable_by_key(|(id, _)| *id);
+        for chunk in pages
+            .chunk_by(|a, b| a.0 == b.0)
+            .collect::<Vec<_>>()
+            .chunks(COPY_COUNT_CHUNK)
+        {
+            let ids: Vec<i64> = chunk.iter().map(|same| same[0].0).collect();
+            let texts = store.visible_texts_of(&ids)?;
+            let blocks: Vec<Vec<u64>> = texts
+                .par_iter()
+                .map(|t| content::distinct_blocks(t))
+                .collect();
+            for (same, blocks) in chunk.iter().zip(&blocks) {
+                for (_, url) in same.iter() {
+                    sites
+                        .entry(content::site_key(url).to_string())
+                        .or_default()
+                        .add_page(url, blocks);
+                }
+            }
+        }
+        Ok(sites)
+    }
 }
 
 struct Writer<'a> {
@@ -730,6 +979,8 @@ struct Writer<'a> {
     pending: usize,
     /// The block counts of the pages written, per site (see `ingest_inputs`).
     sites: HashMap<String, SiteBlocks>,
+    /// The pages stored as copies, counted at the end.
+    copies: CopiesToCount,
 }
 
 impl Writer<'_> {
@@ -780,6 +1031,7 @@ impl Writer<'_> {
                     match op {
                         WriteOp::Capture(c) => c.source_id = id,
                         WriteOp::Document(d) => d.source_id = id,
+                        WriteOp::Copy(c) => c.source_id = id,
                         WriteOp::Error { source_id, .. } => *source_id = Some(id),
                     }
                     match op {
@@ -789,10 +1041,15 @@ impl Writer<'_> {
                             .entry(content::site_key(&d.url).to_string())
                             .or_default()
                             .add_page(&d.url, &std::mem::take(&mut d.blocks)),
+                        WriteOp::Copy(c) => {
+                            self.summary.payload_copies += 1;
+                            self.copies.pages.push((c.url.clone(), c.payload));
+                        }
                         WriteOp::Capture(_) => {}
                     }
                 }
-                self.summary.documents_added += self.store.write_batch(&ops)?;
+                self.summary.documents_added +=
+                    self.store.write_batch(&ops, &mut self.copies.payloads)?;
             }
             Stage::End { seq, counts } => {
                 let id = *self

@@ -235,7 +235,7 @@ pub fn content_text_with(
     rule: &ContentRule,
     stopwords: &WordList,
 ) -> (String, ContentWay) {
-    if let Some(site) = site.filter(|s| s.pages >= rule.min_site_pages) {
+    if let Some(site) = template_site(site, rule) {
         let limit = rule.block_limit(site.pages);
         let kept = keep_lines(visible, |line| {
             site.blocks
@@ -248,6 +248,16 @@ pub fn content_text_with(
         Some(text) => (text, ContentWay::PerPage),
         None => (visible.to_string(), ContentWay::Visible),
     }
+}
+
+/// The site counts [`content_text_with`] removes a template by: `site` when it has enough
+/// pages. With `None` the page's content text is made within the page, from its visible
+/// text and signals alone (what lets the content pass reuse a duplicate's result).
+pub fn template_site<'a>(
+    site: Option<&'a SiteBlocks>,
+    rule: &ContentRule,
+) -> Option<&'a SiteBlocks> {
+    site.filter(|s| s.pages >= rule.min_site_pages)
 }
 
 /// The lines of `text` that `keep` accepts, with at most one blank line between kept

@@ -63,6 +63,49 @@ pub struct NewDocument {
     /// The visible text's block structure (`extract::structure::encode`), when any block
     /// carries a signal: stored in `block_signals`.
     pub structure: Option<Vec<u8>>,
+    /// The ingest's number for this page's payload when later pages may be copies of it
+    /// ([`DocumentCopy`]); not stored.
+    pub payload: Option<u64>,
+}
+
+/// A page whose payload an earlier page of the same ingest had (the same bytes, declared
+/// charset and kind: `extract` gives the same texts): stored from that page's row, its own
+/// fields (place, URL, date, status, a given title) from its record.
+#[derive(Debug, Clone, Default)]
+pub struct DocumentCopy {
+    pub source_id: i64,
+    pub record_offset: u64,
+    pub record_length: u64,
+    pub compression: &'static str,
+    pub record_type: String,
+    pub url: String,
+    /// A title the input gave (tables, JSONL); else the first page's extracted title.
+    pub given_title: Option<String>,
+    pub fetch_time: Option<String>,
+    pub content_type: Option<String>,
+    pub http_status: Option<u16>,
+    /// The first page's payload number ([`NewDocument::payload`]).
+    pub payload: u64,
+}
+
+/// The documents of the payloads an ingest extracted first, by payload number
+/// ([`NewDocument::payload`]), so that later copies ([`DocumentCopy`]) are written from them.
+#[derive(Debug, Clone, Default)]
+pub struct PayloadDocs(Vec<i64>);
+
+impl PayloadDocs {
+    fn set(&mut self, payload: u64, doc_id: i64) {
+        let at = payload as usize;
+        if self.0.len() <= at {
+            self.0.resize(at + 1, 0);
+        }
+        self.0[at] = doc_id;
+    }
+
+    /// The document of payload number `payload`, once its first page is written.
+    pub fn get(&self, payload: u64) -> Option<i64> {
+        self.0.get(payload as usize).copied().filter(|&id| id > 0)
+    }
 }
 
 /// One write of a batch.
@@ -70,6 +113,7 @@ pub struct NewDocument {
 pub enum WriteOp {
     Capture(NewCapture),
     Document(NewDocument),
+    Copy(DocumentCopy),
     Error {
         source_id: Option<i64>,
         source_path: String,
@@ -158,8 +202,10 @@ impl Store {
         Ok(out)
     }
 
-    /// Writes a batch in one transaction. Returns how many documents were new.
-    pub fn write_batch(&mut self, ops: &[WriteOp]) -> Result<u64> {
+    /// Writes a batch in one transaction. Returns how many documents were new. `payloads`
+    /// maps the payload numbers of this ingest's first pages to their documents: set by
+    /// their writes, read by their copies'.
+    pub fn write_batch(&mut self, ops: &[WriteOp], payloads: &mut PayloadDocs) -> Result<u64> {
         // A savepoint: its own transaction when alone, nested inside `begin_bulk` otherwise.
         let tx = self.conn.savepoint()?;
         let mut added = 0;
@@ -186,6 +232,25 @@ impl Store {
             )?;
             let mut link_cap = tx.prepare_cached(
                 "UPDATE captures SET document_id = ?3 WHERE source_id = ?1 AND record_offset = ?2",
+            )?;
+            // A copy's texts, title, encoding and hashes are its first page's, read inside
+            // the database; its exact-duplicate group as for any insert.
+            let mut ins_copy = tx.prepare_cached(
+                "INSERT OR IGNORE INTO documents(source_id, record_offset, record_length,
+                   compression, record_type, url, title, fetch_time, content_type, encoding,
+                   http_status, raw_hash, text_hash, visible_text, main_text, dup_group)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, f.title), ?8, ?9, f.encoding, ?10,
+                   f.raw_hash, f.text_hash, f.visible_text, f.main_text,
+                   (SELECT coalesce(min(x.id), (SELECT coalesce(max(id), 0) + 1 FROM documents))
+                    FROM documents x WHERE x.text_hash = f.text_hash)
+                 FROM documents f WHERE f.id = ?11",
+            )?;
+            let mut copy_structure = tx.prepare_cached(
+                "INSERT OR REPLACE INTO block_signals(doc_id, signals)
+                 SELECT ?1, signals FROM block_signals WHERE doc_id = ?2",
+            )?;
+            let mut stored_id = tx.prepare_cached(
+                "SELECT id FROM documents WHERE source_id = ?1 AND record_offset = ?2",
             )?;
             let mut ins_err = tx.prepare_cached(
                 "INSERT OR IGNORE INTO ingest_errors(source_id, source_path, offset, reason)
@@ -234,6 +299,46 @@ impl Store {
                             if let Some(signals) = &d.structure {
                                 ins_structure.execute(params![id, signals])?;
                             }
+                            if let Some(p) = d.payload {
+                                payloads.set(p, id);
+                            }
+                        } else if let Some(p) = d.payload {
+                            // Stored by an earlier run of the same file: copies read that row.
+                            let id: Option<i64> = stored_id
+                                .query_row(params![d.source_id, d.record_offset as i64], |r| {
+                                    r.get(0)
+                                })
+                                .optional()?;
+                            if let Some(id) = id {
+                                payloads.set(p, id);
+                            }
+                        }
+                    }
+                    WriteOp::Copy(c) => {
+                        let from = payloads.get(c.payload).with_context(|| {
+                            format!(
+                                "a copy of payload {} before its first page was written",
+                                c.payload
+                            )
+                        })?;
+                        let n = ins_copy.execute(params![
+                            c.source_id,
+                            c.record_offset as i64,
+                            c.record_length as i64,
+                            c.compression,
+                            c.record_type,
+                            c.url,
+                            c.given_title,
+                            c.fetch_time,
+                            c.content_type,
+                            c.http_status,
+                            from,
+                        ])?;
+                        if n > 0 {
+                            added += 1;
+                            let id = tx.last_insert_rowid();
+                            link_cap.execute(params![c.source_id, c.record_offset as i64, id])?;
+                            copy_structure.execute(params![id, from])?;
                         }
                     }
                     WriteOp::Error {
@@ -249,6 +354,19 @@ impl Store {
         }
         tx.commit()?;
         Ok(added)
+    }
+
+    /// The visible texts of documents `ids`, in that order.
+    pub fn visible_texts_of(&self, ids: &[i64]) -> Result<Vec<String>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT visible_text FROM documents WHERE id = ?1")?;
+        ids.iter()
+            .map(|id| {
+                st.query_row([id], |r| r.get(0))
+                    .with_context(|| format!("no document {id}"))
+            })
+            .collect()
     }
 
     /// Marks a source complete and stores its records by type (replacing earlier counts of
@@ -421,6 +539,9 @@ pub struct ContentUpdate {
     pub visible: u64,
     /// Rows whose stored content text changed.
     pub changed: u64,
+    /// Documents whose text and language were an earlier exact duplicate's, not computed
+    /// again (included in `documents`).
+    pub reused: u64,
     /// Per-page (or visible) documents stored before structure signals were kept (schema
     /// `block_signals`): their content texts are made without them.
     pub without_signals: u64,
@@ -508,6 +629,49 @@ impl Store {
 /// Documents read, computed and written per step of the content pass.
 const CONTENT_CHUNK: usize = 2048;
 
+/// What makes two documents' content texts (and so their languages) provably equal within
+/// one pass: the same visible text (the same `text_hash`) and either the same site, when
+/// the site's template is removed (the text then depends on the visible text and the
+/// site's counts only), or the same stored structure signals, when the text is made within
+/// the page (then it depends on the visible text and its signals only). See
+/// [`crate::extract::content::content_text_with`].
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum SameContent<'s> {
+    Template {
+        text_hash: String,
+        site: &'s str,
+    },
+    PerPage {
+        text_hash: String,
+        signals: Option<Vec<u8>>,
+    },
+}
+
+/// The result of a document whose content text a later duplicate reuses: its text is in
+/// `content_texts` under `doc_id` (when `has_text`) by the time the duplicate is written.
+#[derive(Debug, Clone, Copy)]
+struct Reusable {
+    doc_id: i64,
+    has_text: bool,
+    way: crate::extract::content::ContentWay,
+    lang: &'static str,
+}
+
+/// One document row of the content pass.
+struct PassRow {
+    id: i64,
+    url: String,
+    text_hash: String,
+    /// `None` when a document before it has the same visible text (not read: its result is
+    /// usually reused; read on demand when it is not).
+    visible: Option<String>,
+    /// A document after it has the same visible text: its result is kept for reuse.
+    later: bool,
+    stored: Option<String>,
+    stored_lang: Option<String>,
+    signals: Option<Vec<u8>>,
+}
+
 impl Store {
     /// Computes every document's content text (`extract::content`) and stores the ones that
     /// changed, when documents were added since the last pass (`force`) or the stored texts
@@ -516,6 +680,13 @@ impl Store {
     /// both work in parallel a chunk at a time, and the changed texts are written in one
     /// transaction (to `content_texts`, no row for a text equal to the visible one). The
     /// cost is two reads of the database's visible texts, never a parse of a page.
+    ///
+    /// An exact duplicate (a document whose visible text an earlier one has) whose result is
+    /// provably the earlier one's ([`SameContent`]: same site, or same structure signals
+    /// off the template way) is neither read, computed nor language-identified again: its
+    /// row is copied inside the database. Its blocks still count for its site in pass 1, as
+    /// every page does, so no text changes (`Store::recompute_content_texts_each` is the
+    /// reference the tests compare this against).
     pub fn update_content_texts(
         &mut self,
         rule: &crate::extract::content::ContentRule,
@@ -523,6 +694,29 @@ impl Store {
         known_counts: Option<
             std::collections::HashMap<String, crate::extract::content::SiteBlocks>,
         >,
+    ) -> Result<ContentUpdate> {
+        self.content_pass(rule, force, known_counts, true)
+    }
+
+    /// The content pass with every document computed on its own (no duplicate reuses
+    /// another's result), forced: the reference the reuse of
+    /// [`Store::update_content_texts`] is tested against (its `changed` is 0 when the stored
+    /// texts are what this computes).
+    pub fn recompute_content_texts_each(
+        &mut self,
+        rule: &crate::extract::content::ContentRule,
+    ) -> Result<ContentUpdate> {
+        self.content_pass(rule, true, None, false)
+    }
+
+    fn content_pass(
+        &mut self,
+        rule: &crate::extract::content::ContentRule,
+        force: bool,
+        known_counts: Option<
+            std::collections::HashMap<String, crate::extract::content::SiteBlocks>,
+        >,
+        reuse: bool,
     ) -> Result<ContentUpdate> {
         use crate::extract::content::{self, ContentWay, SiteBlocks};
         use rayon::prelude::*;
@@ -552,14 +746,48 @@ impl Store {
         };
         let started = std::time::Instant::now();
         let mut writing = std::time::Duration::ZERO;
+        // The reusable results of documents whose visible text a later one has.
+        let mut reusable: HashMap<SameContent<'_>, Reusable> = HashMap::new();
+        let key_of = |row: &PassRow| -> SameContent<'_> {
+            let text_hash = row.text_hash.clone();
+            match sites.get_key_value(content::site_key(&row.url)) {
+                Some((site, counts)) if content::template_site(Some(counts), rule).is_some() => {
+                    SameContent::Template {
+                        text_hash,
+                        site: site.as_str(),
+                    }
+                }
+                _ => SameContent::PerPage {
+                    text_hash,
+                    signals: row.signals.clone(),
+                },
+            }
+        };
         let tx = self.conn.savepoint()?;
         {
             let mut put = tx.prepare_cached(
                 "INSERT OR REPLACE INTO content_texts(doc_id, text) VALUES (?1, ?2)",
             )?;
             let mut remove = tx.prepare_cached("DELETE FROM content_texts WHERE doc_id = ?1")?;
+            // A duplicate's text copied from the document it reuses, unless it has it already
+            // (then no row changes).
+            let mut copy = tx.prepare_cached(
+                "INSERT OR REPLACE INTO content_texts(doc_id, text)
+                 SELECT ?1, l.text FROM content_texts l WHERE l.doc_id = ?2
+                   AND l.text IS NOT (SELECT m.text FROM content_texts m WHERE m.doc_id = ?1)",
+            )?;
+            let mut read_visible =
+                tx.prepare_cached("SELECT visible_text FROM documents WHERE id = ?1")?;
+            // `text_hash` precedes the long texts in the row, and the index on it answers
+            // both look-ups: a duplicate's visible text is not read from its overflow pages.
             let mut st = tx.prepare(
-                "SELECT d.id, d.url, d.visible_text, c.text, l.lang, s.signals
+                "SELECT d.id, d.url, d.text_hash,
+                   CASE WHEN ?1 AND EXISTS (SELECT 1 FROM documents x
+                                            WHERE x.text_hash = d.text_hash AND x.id < d.id)
+                        THEN NULL ELSE d.visible_text END,
+                   ?1 AND EXISTS (SELECT 1 FROM documents x
+                                  WHERE x.text_hash = d.text_hash AND x.id > d.id),
+                   c.text, l.lang, s.signals
                  FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id
                    LEFT JOIN document_langs l ON l.doc_id = d.id
                    LEFT JOIN block_signals s ON s.doc_id = d.id ORDER BY d.id",
@@ -567,23 +795,50 @@ impl Store {
             let mut put_lang = tx.prepare_cached(
                 "INSERT OR REPLACE INTO document_langs(doc_id, lang) VALUES (?1, ?2)",
             )?;
-            let mut rows = st.query([])?;
-            type Row = (
-                i64,
-                String,
-                String,
-                Option<String>,
-                Option<String>,
-                Option<Vec<u8>>,
-            );
-            let mut chunk: Vec<Row> = Vec::with_capacity(CONTENT_CHUNK);
-            let mut flush = |chunk: &mut Vec<Row>, done: &mut ContentUpdate| -> Result<()> {
-                type Computed = (i64, Option<String>, bool, ContentWay, Option<&'static str>);
-                let computed: Vec<Computed> = chunk
+            let mut rows = st.query([reuse])?;
+            let mut chunk: Vec<PassRow> = Vec::with_capacity(CONTENT_CHUNK);
+            let mut flush = |chunk: &mut Vec<PassRow>, done: &mut ContentUpdate| -> Result<()> {
+                // Which rows reuse an earlier result (of an earlier chunk, or of a row
+                // before them in this one), in order.
+                let mut plan: Vec<Option<SameContent<'_>>> = Vec::with_capacity(chunk.len());
+                let mut claimed: std::collections::HashSet<SameContent<'_>> = Default::default();
+                for row in chunk.iter_mut() {
+                    if !reuse {
+                        plan.push(None);
+                        continue;
+                    }
+                    let key = key_of(row);
+                    if row.visible.is_some() {
+                        // The first of its visible text.
+                        if row.later {
+                            claimed.insert(key);
+                        }
+                        plan.push(None);
+                    } else if reusable.contains_key(&key) || claimed.contains(&key) {
+                        plan.push(Some(key));
+                    } else {
+                        // A duplicate on another site (or with other signals) than the
+                        // earlier ones: computed on its own.
+                        row.visible =
+                            Some(read_visible.query_row([row.id], |r| r.get::<_, String>(0))?);
+                        if row.later {
+                            claimed.insert(key);
+                        }
+                        plan.push(None);
+                    }
+                }
+                type Computed = (Option<String>, bool, ContentWay, &'static str);
+                let computed: Vec<Option<Computed>> = chunk
                     .par_iter()
-                    .map(|(id, url, visible, stored, stored_lang, signals)| {
-                        let site = sites.get(content::site_key(url));
-                        let signals = signals
+                    .zip(&plan)
+                    .map(|(row, reused)| {
+                        if reused.is_some() {
+                            return None;
+                        }
+                        let visible = row.visible.as_deref().unwrap_or_default();
+                        let site = sites.get(content::site_key(&row.url));
+                        let signals = row
+                            .signals
                             .as_deref()
                             .map(crate::extract::structure::decode)
                             .unwrap_or_default();
@@ -591,17 +846,59 @@ impl Store {
                             content::content_text_with(visible, &signals, site, rule, stopwords);
                         // The language of the text the detectors read, kept with it.
                         let lang = crate::text::lang::identify(&text);
-                        let new_lang = (stored_lang.as_deref() != Some(lang)).then_some(lang);
                         // No row stands for "the visible text".
-                        let new = (text != *visible).then_some(text);
-                        let changed = new != *stored;
-                        (*id, new, changed, way, new_lang)
+                        let new = (text != visible).then_some(text);
+                        let changed = new != row.stored;
+                        Some((new, changed, way, lang))
                     })
                     .collect();
-                for (id, new, changed, way, new_lang) in computed {
-                    if let Some(lang) = new_lang {
+                for ((row, reused), computed) in chunk.iter().zip(plan).zip(computed) {
+                    let (way, lang) = match (reused, computed) {
+                        (None, Some((new, changed, way, lang))) => {
+                            if row.later && reuse {
+                                reusable.insert(
+                                    key_of(row),
+                                    Reusable {
+                                        doc_id: row.id,
+                                        has_text: new.is_some(),
+                                        way,
+                                        lang,
+                                    },
+                                );
+                            }
+                            if changed {
+                                let write = std::time::Instant::now();
+                                match new {
+                                    Some(text) => put.execute(params![row.id, text])?,
+                                    None => remove.execute([row.id])?,
+                                };
+                                writing += write.elapsed();
+                                done.changed += 1;
+                            }
+                            (way, lang)
+                        }
+                        (Some(key), _) => {
+                            let earlier = *reusable.get(&key).ok_or_else(|| {
+                                anyhow::anyhow!("content pass: a reused result is missing")
+                            })?;
+                            let write = std::time::Instant::now();
+                            let changed = if earlier.has_text {
+                                copy.execute(params![row.id, earlier.doc_id])?
+                            } else {
+                                remove.execute([row.id])?
+                            };
+                            writing += write.elapsed();
+                            if changed > 0 {
+                                done.changed += 1;
+                            }
+                            done.reused += 1;
+                            (earlier.way, earlier.lang)
+                        }
+                        (None, None) => continue,
+                    };
+                    if row.stored_lang.as_deref() != Some(lang) {
                         let write = std::time::Instant::now();
-                        put_lang.execute(params![id, lang])?;
+                        put_lang.execute(params![row.id, lang])?;
                         writing += write.elapsed();
                     }
                     done.documents += 1;
@@ -610,31 +907,24 @@ impl Store {
                         ContentWay::PerPage => done.per_page += 1,
                         ContentWay::Visible => done.visible += 1,
                     }
-                    if way != ContentWay::Template && id < signals_from {
+                    if way != ContentWay::Template && row.id < signals_from {
                         done.without_signals += 1;
-                    }
-                    if changed {
-                        let write = std::time::Instant::now();
-                        match new {
-                            Some(text) => put.execute(params![id, text])?,
-                            None => remove.execute([id])?,
-                        };
-                        writing += write.elapsed();
-                        done.changed += 1;
                     }
                 }
                 chunk.clear();
                 Ok(())
             };
             while let Some(r) = rows.next()? {
-                chunk.push((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ));
+                chunk.push(PassRow {
+                    id: r.get(0)?,
+                    url: r.get(1)?,
+                    text_hash: r.get(2)?,
+                    visible: r.get(3)?,
+                    later: r.get(4)?,
+                    stored: r.get(5)?,
+                    stored_lang: r.get(6)?,
+                    signals: r.get(7)?,
+                });
                 if chunk.len() >= CONTENT_CHUNK {
                     flush(&mut chunk, &mut done)?;
                 }

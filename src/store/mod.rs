@@ -23,7 +23,8 @@ pub use detections::{
     ClusterRow, DocText, RunInfo, TextKind, NO_MAIN_TEXT, REBUILD_PAIR_INDEXES_FROM,
 };
 pub use ingest_writes::{
-    ContentUpdate, NewCapture, NewDocument, RevisitResolution, SourceState, WriteOp,
+    ContentUpdate, DocumentCopy, NewCapture, NewDocument, PayloadDocs, RevisitResolution,
+    SourceState, WriteOp,
 };
 pub use label_sets::DocBrief;
 pub use label_writes::{Appended, LabelJob, PAIR_CHUNK};

@@ -7,6 +7,7 @@
 mod common;
 
 mod cli;
+mod duplicates;
 mod formats;
 mod pages;
 mod readers_bench;
