@@ -533,14 +533,16 @@ fn detect_ranked_in(
     params: &CooperParams,
     chunk: usize,
 ) -> Vec<CooperPair> {
-    let same_site = |a: usize, b: usize| match (sites.get(a), sites.get(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => false,
-    };
     let contained = params.contained_pct > 0;
     let mut visit: Vec<u32> = (0..ranked.len() as u32).collect();
     visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
     let len_at: Vec<usize> = visit.iter().map(|&i| ranked[i as usize].len()).collect();
+    // Sites by position, read next to the other per-position arrays; a document without
+    // an entry in `sites` (all of them when it is empty) is its own site.
+    let site_at: Vec<Option<u64>> = visit
+        .iter()
+        .map(|&i| sites.get(i as usize).copied())
+        .collect();
     // Prefix lengths are at most a list's length, which is below 2³² here (`visit` numbers
     // the lists in u32 and each holds distinct u32 ranks).
     let indexed: Vec<u32> = len_at
@@ -584,29 +586,39 @@ fn detect_ranked_in(
                         }
                     }
                     for &pos_a in touched.iter() {
-                        let found = std::mem::take(&mut hits[pos_a as usize]);
-                        let a = visit[pos_a as usize] as usize;
+                        let found = std::mem::take(&mut hits[pos_a as usize]) as usize;
                         let la = len_at[pos_a as usize];
-                        let same = same_site(a, b);
+                        // The count filter first, before the list's site and terms are read
+                        // (most candidates share one mid-frequency term and fail it; their
+                        // `sites` entries were most of the matching's cache misses at a
+                        // million pages). With containment all of a's indexed terms were
+                        // probed, so at least `indexed − may_miss` of them are hits in a pair
+                        // that passes, `may_miss` being the terms of the shorter list `a`
+                        // missing from `b`: at most the looser rule's count, and at most the
+                        // paper's when only the paper's test applies (checked below).
+                        let may_miss_either = max_missing(la, params.delta_pct)
+                            .max(max_missing(la, params.contained_pct));
+                        let indexed_a = indexed[pos_a as usize] as usize;
+                        if contained && found + may_miss_either < indexed_a {
+                            continue;
+                        }
+                        let same = match (site_at[pos_a as usize], site_at[pos_b]) {
+                            (Some(x), Some(y)) => x == y,
+                            _ => false,
+                        };
                         let only_paper = same || !contained;
                         if only_paper && !params.sizes_compatible(la, lb) {
                             continue;
                         }
-                        // At most `may_miss` terms of the shorter list `a` are missing from
-                        // `b` in a pair that passes; with containment all of a's indexed
-                        // terms were probed, so at least `indexed − may_miss` of them must
-                        // have been hits.
                         let may_miss = if only_paper {
                             max_missing(la, params.delta_pct)
                         } else {
-                            max_missing(la, params.delta_pct)
-                                .max(max_missing(la, params.contained_pct))
+                            may_miss_either
                         };
-                        if contained
-                            && (found as usize) + may_miss < indexed[pos_a as usize] as usize
-                        {
+                        if contained && found + may_miss < indexed_a {
                             continue;
                         }
+                        let a = visit[pos_a as usize] as usize;
                         let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
                             continue;
                         };

@@ -102,8 +102,9 @@ impl Store {
     /// Stores pairs (a < b is enforced here) in one transaction. Give them in key order
     /// (by `(a, b)`, as the run driver does): the primary key is then appended to.
     ///
-    /// A large batch (its iterator's size hint at least [`REBUILD_PAIR_INDEXES_FROM`] pairs
-    /// and a quarter of the rows already stored) drops the table's secondary indexes
+    /// A large batch (its iterator's size hint at least [`REBUILD_PAIR_INDEXES_FROM`] pairs)
+    /// is written without per-row foreign-key lookups (give it ids of stored documents), and
+    /// when it is also a quarter of the rows already stored it drops the table's secondary indexes
     /// (`run_pairs_b`, keyed by `b`, which the pairs do not come sorted by) in the same
     /// transaction and creates them again from their stored SQL after the inserts: SQLite
     /// then builds them by one sort instead of one random B-tree descent a pair, which at
@@ -116,9 +117,42 @@ impl Store {
     ) -> Result<u64> {
         let pairs = pairs.into_iter();
         let expected = pairs.size_hint().0 as u64;
+        if expected < REBUILD_PAIR_INDEXES_FROM {
+            return self.write_run_pairs_in_one(run, pairs, false);
+        }
+        // A large batch without the foreign-key lookups of `a` and `b` in `documents`: the
+        // driver's pairs are ids it just read from `documents`. At a million pages each
+        // lookup of a scattered `b` missed the page cache and searched a multi-GB WAL
+        // (`sqlite3BtreeTableMoveto` → `walFindFrame`, 46% of the write's samples; issue 16
+        // session 8). The setting is per connection and only changes outside a transaction.
+        // And the indexes' rebuild sorts in temporary files, not in memory (the store's
+        // `temp_store = MEMORY` held the whole sort: +4 GB of RSS at a million pages).
+        let enforced: bool = self
+            .conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+        let temp_store: i64 = self.conn.query_row("PRAGMA temp_store", [], |r| r.get(0))?;
+        self.conn
+            .execute_batch("PRAGMA foreign_keys = OFF; PRAGMA temp_store = FILE;")?;
+        let written = self.write_run_pairs_in_one(run, pairs, true);
+        self.conn.execute_batch(&format!(
+            "PRAGMA foreign_keys = {}; PRAGMA temp_store = {temp_store};",
+            if enforced { "ON" } else { "OFF" }
+        ))?;
+        written
+    }
+
+    /// [`Store::write_run_pairs`]' one transaction; `bulk`: rebuild the secondary indexes
+    /// when the batch is also a quarter of the stored rows.
+    fn write_run_pairs_in_one(
+        &mut self,
+        run: i64,
+        pairs: impl Iterator<Item = (i64, i64, f64, Option<String>)>,
+        bulk: bool,
+    ) -> Result<u64> {
+        let expected = pairs.size_hint().0 as u64;
         let tx = self.conn.transaction()?;
         let mut rebuild: Vec<String> = Vec::new();
-        if expected >= REBUILD_PAIR_INDEXES_FROM {
+        if bulk {
             let stored: u64 = tx.query_row("SELECT count(*) FROM run_pairs", [], |r| r.get(0))?;
             if expected.saturating_mul(4) >= stored {
                 let indexes: Vec<(String, String)> = tx
@@ -629,6 +663,13 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(indexes, ["run_pairs_b"]);
+        // The connection's settings are back as they were.
+        let pragma = |name: &str| -> i64 {
+            s.conn()
+                .query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!((pragma("foreign_keys"), pragma("temp_store")), (1, 2));
         let by_b = |run: i64, b: i64| -> Vec<(i64, Option<String>)> {
             s.conn()
                 .prepare("SELECT a, detail FROM run_pairs INDEXED BY run_pairs_b WHERE run_id = ?1 AND b = ?2 ORDER BY a")
