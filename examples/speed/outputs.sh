@@ -35,4 +35,9 @@ done
 sqlite3 "$out/db" "SELECT url, title, encoding, length(visible_text), hex(visible_text) FROM documents ORDER BY url" | sha256sum > "$out/visible.sha256"
 sqlite3 "$out/db" "SELECT url, hex(main_text) FROM documents ORDER BY url" | sha256sum > "$out/main_text.sha256"
 sqlite3 "$out/db" "SELECT d.url, c.* FROM content_texts c JOIN documents d ON d.id = c.doc_id ORDER BY d.url" | sha256sum > "$out/content_texts.sha256"
+# The languages (kept with the content texts) and the blocks' structure signals.
+sqlite3 "$out/db" "SELECT d.url, l.lang FROM document_langs l JOIN documents d ON d.id = l.doc_id ORDER BY d.url" | sha256sum > "$out/langs.sha256"
+sqlite3 "$out/db" "SELECT d.url, hex(s.signals) FROM block_signals s JOIN documents d ON d.id = s.doc_id ORDER BY d.url" | sha256sum > "$out/block_signals.sha256"
+# Every document row's other columns, by id (ids, exact-duplicate groups, revisit links).
+sqlite3 "$out/db" "SELECT id, source_id, record_offset, record_length, compression, record_type, url, title, fetch_time, content_type, encoding, http_status, raw_hash, text_hash, dup_group, revisit_of FROM documents ORDER BY id" | sha256sum > "$out/documents.sha256"
 cat "$out/timing"

@@ -110,12 +110,24 @@ pub fn block_hash(block: &str) -> u64 {
     h
 }
 
-/// The distinct block hashes of a text (non-empty lines), sorted.
+/// A block's hash in a site's counts ([`SiteBlocks`], [`distinct_blocks`]; in memory only,
+/// never stored): rustc-hash's byte hash, 8–16 bytes a step. FNV-1a ([`block_hash`]) takes
+/// a byte a step, and hashing every line twice with it (at ingest for the counts, in the
+/// content pass for the look-ups) was the content pass's largest cost (BENCHMARKS.md,
+/// issue 16 session 8).
+pub fn line_hash(block: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(block.as_bytes());
+    h.finish()
+}
+
+/// The distinct block hashes ([`line_hash`]) of a text (non-empty lines), sorted.
 pub fn distinct_blocks(text: &str) -> Vec<u64> {
     let mut hashes: Vec<u64> = text
         .lines()
         .filter(|l| !l.is_empty())
-        .map(block_hash)
+        .map(line_hash)
         .collect();
     hashes.sort_unstable();
     hashes.dedup();
@@ -158,11 +170,53 @@ pub struct SiteBlocks {
     pub blocks: FxHashMap<u64, BlockCount>,
     /// (block, name) for the names after the first of each block seen under two or more.
     more_names: FxHashSet<(u64, u16)>,
+    /// After [`SiteBlocks::keep_template_only`]: the blocks a rule removes, and that rule's
+    /// block limit and `max_names`.
+    template: Option<(usize, usize, FxHashSet<u64>)>,
 }
 
 impl SiteBlocks {
+    /// Whether the block with [`line_hash`] `h` is the site's template under `rule` (on
+    /// more of its pages than the rule's limit, or under more names than `max_names`).
+    pub fn is_template(&self, h: u64, rule: &ContentRule) -> bool {
+        let limit = rule.block_limit(self.pages);
+        match &self.template {
+            Some((frozen_limit, max_names, template)) => {
+                debug_assert_eq!((*frozen_limit, *max_names), (limit, rule.max_names));
+                template.contains(&h)
+            }
+            None => self
+                .blocks
+                .get(&h)
+                .is_some_and(|n| n.pages as usize > limit || n.names as usize > rule.max_names),
+        }
+    }
+
+    /// Keeps only the blocks `rule` removes (and forgets the others' counts): the content
+    /// pass's look-ups, one per line of every page, then probe a set of a few thousand
+    /// blocks that stays in the cache instead of a map of every block of the site (millions
+    /// on a large site: a cache miss a line, most of the pass's time, BENCHMARKS.md issue
+    /// 16 session 8). Afterwards [`SiteBlocks::is_template`] answers for `rule` only, and no
+    /// page may be added.
+    pub fn keep_template_only(&mut self, rule: &ContentRule) {
+        let limit = rule.block_limit(self.pages);
+        let template = self
+            .blocks
+            .iter()
+            .filter(|(_, n)| n.pages as usize > limit || n.names as usize > rule.max_names)
+            .map(|(&h, _)| h)
+            .collect();
+        self.template = Some((limit, rule.max_names, template));
+        self.blocks = FxHashMap::default();
+        self.more_names = FxHashSet::default();
+    }
+
     /// Counts one page's distinct blocks; `url` is the page's, for its [`file_name`].
     pub fn add_page(&mut self, url: &str, distinct: &[u64]) {
+        debug_assert!(
+            self.template.is_none(),
+            "a page added after keep_template_only"
+        );
         self.pages += 1;
         let name = block_hash(file_name(url)) as u16;
         for &h in distinct {
@@ -236,12 +290,7 @@ pub fn content_text_with(
     stopwords: &WordList,
 ) -> (String, ContentWay) {
     if let Some(site) = template_site(site, rule) {
-        let limit = rule.block_limit(site.pages);
-        let kept = keep_lines(visible, |line| {
-            site.blocks
-                .get(&block_hash(line))
-                .is_none_or(|n| (n.pages as usize) <= limit && (n.names as usize) <= rule.max_names)
-        });
+        let kept = keep_lines(visible, |line| !site.is_template(line_hash(line), rule));
         return (kept, ContentWay::Template);
     }
     match per_page(visible, signals, rule, stopwords) {
@@ -769,6 +818,53 @@ mod tests {
         };
         let (kept, _) = content_text(&pages[5 * 50].1, Some(&site), &by_pages, &stop());
         assert!(kept.starts_with("Here is a list"), "{kept}");
+    }
+
+    /// The set the content pass looks blocks up in gives every page the text the full
+    /// counts give, by page count and by names, on pages of several releases.
+    #[test]
+    fn keeping_the_template_only_changes_no_content_text() {
+        let mut pages: Vec<(String, String)> = Vec::new();
+        for release in 0..6 {
+            for page in 0..40 {
+                let heading = if release == 5 && page < 26 {
+                    "Here is a list of all functions:\n"
+                } else {
+                    ""
+                };
+                pages.push((
+                    format!("mm/{release}/p{page}.html"),
+                    format!(
+                        "Manual v{release}\nNavigation\n\n{heading}Page {page} explains \
+                         option {page}.\nShared note {}",
+                        page % 7
+                    ),
+                ));
+            }
+        }
+        let mut site = SiteBlocks::default();
+        for (url, text) in &pages {
+            site.add_page(url, &distinct_blocks(text));
+        }
+        for rule in [
+            ContentRule::default(),
+            ContentRule {
+                max_names: NAMES_COUNTED,
+                max_pages: 10,
+                ..ContentRule::default()
+            },
+        ] {
+            let mut frozen = site.clone();
+            frozen.keep_template_only(&rule);
+            let mut removed = 0;
+            for (_, text) in &pages {
+                let (want, _) = content_text(text, Some(&site), &rule, &stop());
+                let (got, _) = content_text(text, Some(&frozen), &rule, &stop());
+                assert_eq!(got, want);
+                removed += usize::from(want != *text);
+            }
+            assert!(removed > 0, "the test removes some template");
+        }
     }
 
     #[test]

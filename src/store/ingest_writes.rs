@@ -389,8 +389,6 @@ impl Store {
         Ok(())
     }
 
-    /// Opens an outer transaction that groups many small writes (a folder of pages is one
-    /// source per page); `commit_bulk` ends it. Writes inside are savepoints.
     /// Sizes this connection for a bulk load: a 64 MiB page cache (SQLite's default is
     /// 2 MiB) so a transaction of a few thousand pages, and the content pass's one
     /// transaction over every document, do not spill dirty pages to the log and read them
@@ -403,6 +401,8 @@ impl Store {
         Ok(())
     }
 
+    /// Opens an outer transaction that groups many small writes (a folder of pages is one
+    /// source per page); `commit_bulk` ends it. Writes inside are savepoints.
     pub fn begin_bulk(&self) -> Result<()> {
         self.conn().execute_batch("BEGIN")?;
         Ok(())
@@ -730,10 +730,13 @@ impl Store {
         // empty database does): each page's distinct blocks, hashed in parallel a chunk at
         // a time, counted per site.
         let started = std::time::Instant::now();
-        let sites: HashMap<String, SiteBlocks> = match known_counts {
+        let mut sites: HashMap<String, SiteBlocks> = match known_counts {
             Some(known) => known,
             None => self.count_site_blocks(|_| true)?,
         };
+        sites
+            .par_iter_mut()
+            .for_each(|(_, site)| site.keep_template_only(rule));
         // Pass 2: the texts, computed in parallel; only changed rows are written.
         let stopwords = content::function_words();
         let signals_from: i64 = self
