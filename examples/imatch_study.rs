@@ -9,7 +9,7 @@
 //! ```sh
 //! cargo run --release --example imatch_study -- DB GOLD.tsv [--bags K] [--bag-max-idf F]
 //!     [--lexicon-idf MIN,MAX] [--min-coverage F] [--min-terms N] [--bag-draws F]
-//!     [--min-overlap F] [--short-min-terms N] [--quiet]
+//!     [--min-overlap F] [--overlap-idf-power P] [--short-min-terms N] [--quiet]
 //! ```
 //!
 //! Causes of a missed true pair (first that fits): `no signature` (one page has no signed
@@ -59,6 +59,7 @@ fn main() -> Result<()> {
             "--bag-draws" => s.bag_draws = v.parse()?,
             "--min-overlap" => s.min_overlap = v.parse()?,
             "--short-min-terms" => s.short_min_terms = v.parse()?,
+            "--overlap-idf-power" => s.overlap_idf_power = v.parse()?,
             "--lexicon-idf" => {
                 let (lo, hi) = v.split_once(',').context("MIN,MAX")?;
                 s.idf_min = lo.parse()?;
@@ -100,6 +101,21 @@ fn main() -> Result<()> {
         })
         .collect();
 
+    let indices: Vec<Vec<u32>> = primary
+        .iter()
+        .map(|set| {
+            let mut v: Vec<u32> = set
+                .iter()
+                .filter_map(|t| match lexicon.class_of(t) {
+                    Some(spotcheck::sig::lexicon::TermClass::Primary(i)) => u32::try_from(i).ok(),
+                    _ => None,
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    let weights = spotcheck::sig::imatch::overlap_weights(&lexicon, s.overlap_idf_power);
     // Pairs: any coordinate equal, then the detector's pair rules.
     let mut buckets: HashMap<(usize, [u8; 20]), Vec<u32>> = HashMap::new();
     for (d, o) in outcomes.iter().enumerate() {
@@ -123,10 +139,11 @@ fn main() -> Result<()> {
         .into_iter()
         .filter(|&((a, b), (n, _))| {
             n >= s.min_agree
-                && spotcheck::sig::imatch::overlap_holds(
-                    &primary[a as usize],
-                    &primary[b as usize],
+                && spotcheck::sig::imatch::sorted_overlap_holds(
+                    &indices[a as usize],
+                    &indices[b as usize],
                     s.min_overlap,
+                    |i| weights[i as usize],
                 )
         })
         .collect();
@@ -237,7 +254,9 @@ fn main() -> Result<()> {
             };
             let rare = diff.iter().any(|t| idf(t));
             let jac = pa.intersection(pb).count() as f64 / pa.union(pb).count().max(1) as f64;
-            let jb = if jac >= 0.9 {
+            let jb = if jac >= s.min_overlap && s.min_overlap > 0.0 {
+                "J>=min-overlap"
+            } else if jac >= 0.9 {
                 "J>=0.9"
             } else if jac >= 0.8 {
                 "J 0.8-0.9"

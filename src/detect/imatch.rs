@@ -18,8 +18,8 @@ use super::shared::Shared;
 use crate::cluster::buckets::{cluster_signatures, BucketOptions};
 use crate::columnar::Column;
 use crate::sig::imatch::{
-    count_rules, extended_signature, primary_indices, shared_terms_with, sorted_overlap_holds,
-    to_hex, BaggedLexicon, IMatchParams, SigOutcome,
+    count_rules, extended_signature, overlap_weights, primary_indices, shared_terms_with,
+    sorted_overlap_holds, to_hex, BaggedLexicon, IMatchParams, SigOutcome,
 };
 use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermClass, TermOptions};
 use crate::store::{ClusterRow, DocText, Store, TextKind};
@@ -27,20 +27,28 @@ use crate::text::WordList;
 
 /// Default of `--bag-max-idf` (see `IMatchParams::bag_max_idf`): the papers' 1, every
 /// lexicon term is sampled. Session 3's 0.3 kept rare terms in every bag, so a page whose
-/// releases differ in one rare term (ci-dd: 459 of 566 missed true pairs) was never found
+/// releases differ in one rare term (ci-dd: 460 of 566 missed true pairs) was never found
 /// by a bag; since the overlap check (`--min-overlap`) keeps the pages that differ in such a
 /// term apart, bags sample every term again (BENCHMARKS.md, issue 14 session 8).
 pub const DEFAULT_BAG_MAX_IDF: f64 = 1.0;
 
 /// Default of `--bag-draws`: half a draw per term, bags of about 39% of the lexicon instead
 /// of the bootstrap's 63%, so a bag misses all of d differing terms with probability
-/// 0.61^d instead of 0.37^d (ci-dd, with the overlap check: F1 .909 at 1, .913 at 0.5).
+/// 0.61^d instead of 0.37^d (ci-dd, with the plain overlap check at 0.97: F1 .903 at 1,
+/// .913 at 0.5).
 pub const DEFAULT_BAG_DRAWS: f64 = 0.5;
 
-/// Default of `--min-overlap`: a pair's primary lexicon sets must have Jaccard ≥ 0.97
-/// (ci-dd .913 / dd6k .947 at 0.97, .904 / .948 at 0.98, .922 / .947 at 0.95 but dd-held3
-/// and dd-held4 precision lower; BENCHMARKS.md, issue 14 session 8).
+/// Default of `--min-overlap`: a pair's primary lexicon sets must have an idf²-weighted
+/// Jaccard ≥ 0.97 (sweep in BENCHMARKS.md, issue 14 session 8: plain Jaccard at 0.97 gave
+/// ci-dd .913 / dd-held4 .750, idf² at 0.97 .920 / .768 with dd-held4's I-Match precision
+/// above session 3's rules; idf² at 0.96 gains on ci-dd (.923) but lowers the union's
+/// precision on dd-held3, .627 → .624).
 pub const DEFAULT_MIN_OVERLAP: f64 = 0.97;
+
+/// Default of `--overlap-idf-power`: terms weigh their normalized idf squared in the overlap
+/// check, so a rare term (the name a page documents) that differs counts more than a common
+/// word (at 0.97: power 2 ci-dd .920, 1 .918, 0 .913).
+pub const DEFAULT_OVERLAP_IDF_POWER: f64 = 2.0;
 
 /// Default of `--short-min-terms`: a page with fewer than `--min-terms` lexicon terms but
 /// at least 5 unique terms is signed by all of them (ci-dd: 104 of 566 missed true pairs
@@ -80,6 +88,10 @@ pub struct IMatchSettings {
     /// term sets is at least this (0 = off, the papers' rule).
     #[serde(default)]
     pub min_overlap: f64,
+    /// The overlap check weighs a term by its normalized idf to this power (0 = plain
+    /// Jaccard).
+    #[serde(default)]
+    pub overlap_idf_power: f64,
     /// Short documents are signed by all their unique terms from this many (0 = off; see
     /// `IMatchParams::short_min_terms`).
     #[serde(default)]
@@ -114,6 +126,7 @@ impl Default for IMatchSettings {
             bag_max_idf: DEFAULT_BAG_MAX_IDF,
             bag_draws: DEFAULT_BAG_DRAWS,
             min_overlap: DEFAULT_MIN_OVERLAP,
+            overlap_idf_power: DEFAULT_OVERLAP_IDF_POWER,
             short_min_terms: DEFAULT_SHORT_MIN_TERMS,
         }
     }
@@ -269,12 +282,24 @@ static PARAMS: &[Param<S>] = &[
         flag: "min-overlap",
         value_name: "F",
         kind: Kind::closed(0.0, 1.0),
-        help: "A pair needs this Jaccard of the two pages' primary lexicon terms (pages that \
-               share a bag's signature but differ in more are two pages); 0 = off.",
+        help: "A pair needs this (weighted, see --overlap-idf-power) Jaccard of the two pages' \
+               primary lexicon terms (pages that share a bag's signature but differ in more are \
+               two pages); 0 = off.",
         paper: Some("0"),
         get: |s| Some(Value::Float(s.min_overlap)),
         unset: "",
         set: |s, v| s.min_overlap = v.float(),
+    },
+    Param {
+        flag: "overlap-idf-power",
+        value_name: "P",
+        kind: Kind::closed(0.0, 4.0),
+        help: "The overlap check weighs each term by its normalized idf to the power P (rare \
+               terms, which name a page, count more); 0 = plain Jaccard.",
+        paper: None,
+        get: |s| Some(Value::Float(s.overlap_idf_power)),
+        unset: "",
+        set: |s, v| s.overlap_idf_power = v.float(),
     },
     Param {
         flag: "short-min-terms",
@@ -443,8 +468,10 @@ impl Detector for IMatch {
         let k1 = result.coordinates.max(1);
         // The papers match on any equal coordinate; `min_agree` > 1 asks for more of them,
         // `min_overlap` > 0 for that share of the two pages' primary lexicon terms.
+        let weights = overlap_weights(&p.lexicon, s.overlap_idf_power);
+        let weight = |i: u32| weights.get(i as usize).copied().unwrap_or(1.0);
         let overlaps = |a: u32, b: u32| match (&terms[a as usize], &terms[b as usize]) {
-            (Some(x), Some(y)) => sorted_overlap_holds(x, y, s.min_overlap),
+            (Some(x), Some(y)) => sorted_overlap_holds(x, y, s.min_overlap, weight),
             _ => true,
         };
         let agreeing_enough: Vec<_> = result

@@ -464,27 +464,59 @@ pub fn primary_indices(classes: &[(&str, TermClass)]) -> Vec<u32> {
     out
 }
 
-/// Jaccard of two sorted, de-duplicated index lists is at least `min` (`min` ≤ 0 always
-/// holds; two empty lists hold).
-pub fn sorted_overlap_holds(a: &[u32], b: &[u32], min: f64) -> bool {
+/// Weighted Jaccard of two sorted, de-duplicated index lists is at least `min`: the weight
+/// of the shared indices over the weight of their union (`weight(i)` ≥ 0). `min` ≤ 0 always
+/// holds; two lists of no weight hold.
+pub fn sorted_overlap_holds(a: &[u32], b: &[u32], min: f64, weight: impl Fn(u32) -> f64) -> bool {
     if min <= 0.0 {
         return true;
     }
-    let (mut i, mut j, mut shared) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
+    let (mut i, mut j) = (0, 0);
+    let (mut shared, mut union) = (0.0, 0.0);
+    while i < a.len() || j < b.len() {
+        let (x, y) = (a.get(i), b.get(j));
+        match (x, y) {
+            (Some(&x), Some(&y)) if x == y => {
+                let w = weight(x);
+                shared += w;
+                union += w;
                 i += 1;
                 j += 1;
             }
+            (Some(&x), Some(&y)) if x < y => {
+                union += weight(x);
+                i += 1;
+            }
+            (Some(&x), None) => {
+                union += weight(x);
+                i += 1;
+            }
+            (_, Some(&y)) => {
+                union += weight(y);
+                j += 1;
+            }
+            (None, None) => break,
         }
     }
-    let union = a.len() + b.len() - shared;
     // The tolerance lets a Jaccard of exactly `min` hold whatever the rounding of `min`.
-    union == 0 || shared as f64 >= min * union as f64 - 1e-9
+    union <= 0.0 || shared >= min * union - 1e-9 * union.max(1.0)
+}
+
+/// The overlap check's weight of a primary lexicon term: its normalized idf in the collection
+/// the lexicon was built from, to the power `power` (0 = every term weighs 1, plain Jaccard).
+/// Rare terms weigh more: two different pages of one manual differ in the rare terms that name
+/// them, two releases of one page mostly in common words.
+pub fn overlap_weights(lexicon: &Lexicon, power: f64) -> Vec<f64> {
+    lexicon
+        .primary()
+        .iter()
+        .map(|t| {
+            normalized_idf(lexicon.n_docs, t.df)
+                .unwrap_or(1.0)
+                .max(0.0)
+                .powf(power)
+        })
+        .collect()
 }
 
 /// Whether two term sets overlap enough: Jaccard `|A ∩ B| / |A ∪ B| ≥ min` (`min` ≤ 0 always
@@ -748,6 +780,20 @@ mod tests {
     }
 
     #[test]
+    fn overlap_weights_are_powers_of_the_normalized_idf() {
+        // N = 100, df 10: idf 0.5 for every primary term.
+        let lex = lexicon(&["alpha", "beta"], &[]);
+        assert_eq!(overlap_weights(&lex, 0.0), vec![1.0, 1.0]);
+        let w2 = overlap_weights(&lex, 2.0);
+        assert!(w2.iter().all(|w| (w - 0.25).abs() < 1e-12), "{w2:?}");
+        // A differing rare term costs more than a differing common one.
+        let w = |i: u32| if i == 9 { 4.0 } else { 1.0 };
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..9).collect(), (0..10).collect());
+        assert!(sorted_overlap_holds(&a, &b, 0.9, |_| 1.0));
+        assert!(!sorted_overlap_holds(&a, &b, 0.9, w));
+    }
+
+    #[test]
     fn primary_indices_keep_only_the_primary_lexicon() {
         let lex = lexicon(&["alpha", "beta", "gamma"], &[("rare", 1)]);
         let doc = set(&["gamma", "alpha", "rare", "other"]);
@@ -772,7 +818,13 @@ mod tests {
             let shared = a.intersection(&b).count();
             let union = a.union(&b).count();
             let slow = union == 0 || shared as u32 * 100 >= pct * union as u32;
-            proptest::prop_assert_eq!(sorted_overlap_holds(&va, &vb, min), slow);
+            proptest::prop_assert_eq!(sorted_overlap_holds(&va, &vb, min, |_| 1.0), slow);
+            // Weighted: the slow sums over the sets.
+            let w = |i: u32| f64::from(i % 7) / 3.0;
+            let ws: f64 = a.intersection(&b).map(|&i| w(i)).sum();
+            let wu: f64 = a.union(&b).map(|&i| w(i)).sum();
+            let slow_w = min <= 0.0 || wu <= 0.0 || ws >= min * wu - 1e-9 * wu.max(1.0);
+            proptest::prop_assert_eq!(sorted_overlap_holds(&va, &vb, min, w), slow_w);
             proptest::prop_assert_eq!(overlap_holds(&a, &b, min), slow);
         }
     }
