@@ -12,6 +12,8 @@
 # dd-held4 (a fourth held-out doc family, session 7):
 #   debian-docs.sh ~/.cache/spotcheck/dd-held4 libatkmm-1.6-doc libxml++2.6-doc libsoup2.4-doc
 # Why a doc corpus's pairs are wrong, by cause: examples/doc_causes.py BIN DB DIR [ALT_GOLD].
+# Why I-Match misses or makes a pair, by cause, and its flags swept in seconds:
+#   cargo run --release --example imatch_study -- DB DIR/gold.tsv [I-Match flags].
 set -euo pipefail
 bin=$1; dbdir=$2; shift 2
 cache=${SPOTCHECK_CACHE:-$HOME/.cache/spotcheck}

@@ -18,15 +18,42 @@ use super::shared::Shared;
 use crate::cluster::buckets::{cluster_signatures, BucketOptions};
 use crate::columnar::Column;
 use crate::sig::imatch::{
-    count_rules, extended_signature, shared_terms_with, to_hex, BaggedLexicon, IMatchParams,
-    SigOutcome,
+    count_rules, extended_signature, overlap_weights, primary_indices, shared_terms_with,
+    sorted_overlap_holds, to_hex, BaggedLexicon, IMatchParams, SigOutcome,
 };
 use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermClass, TermOptions};
 use crate::store::{ClusterRow, DocText, Store, TextKind};
 use crate::text::WordList;
 
-/// Default of `--bag-max-idf` (see `IMatchParams::bag_max_idf`).
-pub const DEFAULT_BAG_MAX_IDF: f64 = 0.3;
+/// Default of `--bag-max-idf` (see `IMatchParams::bag_max_idf`): the papers' 1, every
+/// lexicon term is sampled. Session 3's 0.3 kept rare terms in every bag, so a page whose
+/// releases differ in one rare term (ci-dd: 460 of 566 missed true pairs) was never found
+/// by a bag; since the overlap check (`--min-overlap`) keeps the pages that differ in such a
+/// term apart, bags sample every term again (BENCHMARKS.md, issue 14 session 8).
+pub const DEFAULT_BAG_MAX_IDF: f64 = 1.0;
+
+/// Default of `--bag-draws`: half a draw per term, bags of about 39% of the lexicon instead
+/// of the bootstrap's 63%, so a bag misses all of d differing terms with probability
+/// 0.61^d instead of 0.37^d (ci-dd, with the plain overlap check at 0.97: F1 .903 at 1,
+/// .913 at 0.5).
+pub const DEFAULT_BAG_DRAWS: f64 = 0.5;
+
+/// Default of `--min-overlap`: a pair's primary lexicon sets must have an idf²-weighted
+/// Jaccard ≥ 0.97 (sweep in BENCHMARKS.md, issue 14 session 8: plain Jaccard at 0.97 gave
+/// ci-dd .913 / dd-held4 .750, idf² at 0.97 .920 / .768 with dd-held4's I-Match precision
+/// above session 3's rules; idf² at 0.96 gains on ci-dd (.923) but lowers the union's
+/// precision on dd-held3, .627 → .624).
+pub const DEFAULT_MIN_OVERLAP: f64 = 0.97;
+
+/// Default of `--overlap-idf-power`: terms weigh their normalized idf squared in the overlap
+/// check, so a rare term (the name a page documents) that differs counts more than a common
+/// word (at 0.97: power 2 ci-dd .920, 1 .918, 0 .913).
+pub const DEFAULT_OVERLAP_IDF_POWER: f64 = 2.0;
+
+/// Default of `--short-min-terms`: a page with fewer than `--min-terms` lexicon terms but
+/// at least 5 unique terms is signed by all of them (ci-dd: 104 of 566 missed true pairs
+/// were such pages; 3 finds more but lowers dd-held3/4 precision).
+pub const DEFAULT_SHORT_MIN_TERMS: usize = 5;
 
 /// Default of `--bags` (the papers: 10). Measured on the content text (BENCHMARKS.md,
 /// issue 14 session 3): on ci-dd K = 30 recovers 103 more true pairs than K = 10 at the same
@@ -52,6 +79,28 @@ pub struct IMatchSettings {
     /// Bags sample only terms with normalized idf ≤ this; rarer ones are in every bag
     /// (1.0 = the papers' bootstrap of the whole lexicon).
     pub bag_max_idf: f64,
+    /// Draws per lexicon term of a bag (1.0 = the papers' bootstrap; see
+    /// `IMatchParams::bag_draws`). A run stored before this setting existed read the papers'
+    /// bootstrap, and reads back so (the same holds for the two settings below).
+    #[serde(default = "papers_bag_draws")]
+    pub bag_draws: f64,
+    /// A pair found by a bag is kept only when the Jaccard of the two pages' primary lexicon
+    /// term sets is at least this (0 = off, the papers' rule).
+    #[serde(default)]
+    pub min_overlap: f64,
+    /// The overlap check weighs a term by its normalized idf to this power (0 = plain
+    /// Jaccard).
+    #[serde(default)]
+    pub overlap_idf_power: f64,
+    /// Short documents are signed by all their unique terms from this many (0 = off; see
+    /// `IMatchParams::short_min_terms`).
+    #[serde(default)]
+    pub short_min_terms: usize,
+}
+
+/// What a run stored before `bag_draws` existed drew: the bootstrap.
+fn papers_bag_draws() -> f64 {
+    1.0
 }
 
 impl Default for IMatchSettings {
@@ -74,9 +123,42 @@ impl Default for IMatchSettings {
             text: TextKind::Content,
             max_pair_bucket: BucketOptions::default().max_pair_bucket,
             min_agree: 1,
-            // Measured on debian-docs (BENCHMARKS.md): bags that never drop terms rarer
-            // than 0.3 keep most of the recall gain at under 0.02 precision.
             bag_max_idf: DEFAULT_BAG_MAX_IDF,
+            bag_draws: DEFAULT_BAG_DRAWS,
+            min_overlap: DEFAULT_MIN_OVERLAP,
+            overlap_idf_power: DEFAULT_OVERLAP_IDF_POWER,
+            short_min_terms: DEFAULT_SHORT_MIN_TERMS,
+        }
+    }
+}
+
+/// One document's I-Match signature: its K + 1 coordinates and, when the run checks the
+/// overlap of a pair's lexicon terms (`--min-overlap`), its primary lexicon terms as indices
+/// into the run's lexicon.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IMatchSig {
+    pub outcomes: Vec<SigOutcome>,
+    /// `None`: not kept (the check is off, or a signature index stored before the check
+    /// existed); a pair with such a side is not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<Vec<u32>>,
+}
+
+impl IMatchSig {
+    /// Signs one document given its lexicon terms with their class, its number of unique
+    /// terms, and (called only for the short-document rule) all its unique terms.
+    fn sign<'t>(
+        bagged: &BaggedLexicon<'_>,
+        check_overlap: bool,
+        classes: &[(&str, TermClass)],
+        unique_len: usize,
+        all_terms: impl FnOnce() -> Vec<&'t str>,
+    ) -> IMatchSig {
+        let mut outcomes = bagged.sign_classes(classes, unique_len);
+        bagged.sign_short(&mut outcomes, unique_len, all_terms);
+        IMatchSig {
+            outcomes,
+            terms: check_overlap.then(|| primary_indices(classes)),
         }
     }
 }
@@ -184,16 +266,65 @@ static PARAMS: &[Param<S>] = &[
         unset: "",
         set: |s, v| s.bag_max_idf = v.float(),
     },
+    Param {
+        flag: "bag-draws",
+        value_name: "F",
+        kind: Kind::closed(0.01, 1.0),
+        help: "Draws per lexicon term of a bag: a bag keeps about 1 − e^−F of the terms it \
+               samples (1 = the papers' bootstrap, 63%); smaller bags survive more terms that \
+               differ between two copies.",
+        paper: Some("1"),
+        get: |s| Some(Value::Float(s.bag_draws)),
+        unset: "",
+        set: |s, v| s.bag_draws = v.float(),
+    },
+    Param {
+        flag: "min-overlap",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "A pair needs this (weighted, see --overlap-idf-power) Jaccard of the two pages' \
+               primary lexicon terms (pages that share a bag's signature but differ in more are \
+               two pages); 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Float(s.min_overlap)),
+        unset: "",
+        set: |s, v| s.min_overlap = v.float(),
+    },
+    Param {
+        flag: "overlap-idf-power",
+        value_name: "P",
+        kind: Kind::closed(0.0, 4.0),
+        help: "The overlap check weighs each term by its normalized idf to the power P (rare \
+               terms, which name a page, count more); 0 = plain Jaccard.",
+        paper: None,
+        get: |s| Some(Value::Float(s.overlap_idf_power)),
+        unset: "",
+        set: |s, v| s.overlap_idf_power = v.float(),
+    },
+    Param {
+        flag: "short-min-terms",
+        value_name: "N",
+        kind: Kind::at_least(0),
+        help: "A page with too few lexicon terms to sign but at least N unique terms is signed \
+               by all its terms (small index pages); 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(s.short_min_terms as u64)),
+        unset: "",
+        set: |s, v| s.short_min_terms = v.int() as usize,
+    },
 ];
 
 impl IMatchSettings {
-    fn signing(&self) -> IMatchParams {
+    /// The signing rule of these settings.
+    pub fn signing(&self) -> IMatchParams {
         IMatchParams {
             min_terms: self.min_terms,
             min_coverage: self.min_coverage,
             bags: self.bags,
             seed: self.seed,
             bag_max_idf: self.bag_max_idf,
+            bag_draws: self.bag_draws,
+            short_min_terms: self.short_min_terms,
         }
     }
 }
@@ -207,7 +338,7 @@ pub struct Prepared {
 impl Detector for IMatch {
     type Settings = IMatchSettings;
     type Prepared = Prepared;
-    type Sig = Vec<SigOutcome>;
+    type Sig = IMatchSig;
 
     const NAME: &'static str = "imatch";
     const TITLE: &'static str = "I-Match";
@@ -244,11 +375,21 @@ impl Detector for IMatch {
         p.settings.text
     }
 
-    fn signer(p: &Prepared) -> impl Fn(&DocText) -> Vec<SigOutcome> + Sync + '_ {
+    fn signer(p: &Prepared) -> impl Fn(&DocText) -> IMatchSig + Sync + '_ {
         // The bags are drawn once per run, then shared by the signing threads.
         let bagged = BaggedLexicon::new(&p.lexicon, p.settings.signing());
         let terms = p.lexicon.params.terms;
-        move |d| bagged.sign(&unique_terms(&d.text, &terms))
+        let check = p.settings.min_overlap > 0.0;
+        move |d| {
+            let unique = unique_terms(&d.text, &terms);
+            let classes: Vec<(&str, TermClass)> = unique
+                .iter()
+                .filter_map(|t| p.lexicon.class_of(t).map(|c| (t.as_str(), c)))
+                .collect();
+            IMatchSig::sign(&bagged, check, &classes, unique.len(), || {
+                unique.iter().map(String::as_str).collect()
+            })
+        }
     }
 
     fn memo_key(s: &S) -> Option<(TextKind, TermOptions)> {
@@ -257,13 +398,14 @@ impl Detector for IMatch {
             .then(|| (s.text, lexicon_params(s).terms))
     }
 
-    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<Vec<SigOutcome>>)> {
+    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<IMatchSig>)> {
         let counted = shared.memo(p.settings.text, &p.lexicon.params.terms)?;
         let sets = &counted.sets;
         if !sets.has_documents() {
             return None;
         }
         let bagged = BaggedLexicon::new(&p.lexicon, p.settings.signing());
+        let check = p.settings.min_overlap > 0.0;
         // Each distinct term is looked up in the lexicon once, not once per document.
         let class: Vec<Option<TermClass>> = sets
             .terms()
@@ -279,27 +421,43 @@ impl Detector for IMatch {
                     .iter()
                     .filter_map(|&id| class[id as usize].map(|c| (sets.term(id), c)))
                     .collect();
-                bagged.sign_classes(&classes, doc.len())
+                IMatchSig::sign(&bagged, check, &classes, doc.len(), || {
+                    doc.iter().map(|&id| sets.term(id)).collect()
+                })
             })
             .collect();
         Some((counted.ids.clone(), sigs))
     }
 
-    fn sig_bytes(_p: &Prepared, sig: &Vec<SigOutcome>) -> Option<Vec<u8>> {
-        serde_json::to_vec(sig).ok()
+    /// The coordinates as before the overlap check (a JSON array), or with the check's
+    /// terms an object `{"outcomes": [...], "terms": [...]}`.
+    fn sig_bytes(_p: &Prepared, sig: &IMatchSig) -> Option<Vec<u8>> {
+        match sig.terms {
+            None => serde_json::to_vec(&sig.outcomes).ok(),
+            Some(_) => serde_json::to_vec(sig).ok(),
+        }
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<Vec<SigOutcome>> {
-        serde_json::from_slice(bytes).ok()
+    fn sig_from_bytes(bytes: &[u8]) -> Option<IMatchSig> {
+        serde_json::from_slice(bytes).ok().or_else(|| {
+            serde_json::from_slice(bytes)
+                .ok()
+                .map(|outcomes| IMatchSig {
+                    outcomes,
+                    terms: None,
+                })
+        })
     }
 
-    fn find_pairs(p: Prepared, outcomes: Vec<Vec<SigOutcome>>, ctx: &RunContext) -> Result<Found> {
+    fn find_pairs(p: Prepared, signed: Vec<IMatchSig>, ctx: &RunContext) -> Result<Found> {
         let s = &p.settings;
         let ids = ctx.ids;
-        let rules = count_rules(outcomes.iter().map(Vec::as_slice));
-        let sigs: Vec<Vec<Option<[u8; 20]>>> =
-            outcomes.iter().map(|o| extended_signature(o)).collect();
-        drop(outcomes);
+        let rules = count_rules(signed.iter().map(|d| d.outcomes.as_slice()));
+        let sigs: Vec<Vec<Option<[u8; 20]>>> = signed
+            .iter()
+            .map(|d| extended_signature(&d.outcomes))
+            .collect();
+        let terms: Vec<Option<Vec<u32>>> = signed.into_iter().map(|d| d.terms).collect();
         let signed_at = ctx.started.elapsed().as_secs_f64();
         let result = cluster_signatures(
             &sigs,
@@ -308,15 +466,28 @@ impl Detector for IMatch {
             },
         );
         let k1 = result.coordinates.max(1);
-        // The papers match on any equal coordinate; `min_agree` > 1 asks for more of them.
-        let kept: Vec<_> = result
+        // The papers match on any equal coordinate; `min_agree` > 1 asks for more of them,
+        // `min_overlap` > 0 for that share of the two pages' primary lexicon terms.
+        let weights = overlap_weights(&p.lexicon, s.overlap_idf_power);
+        let weight = |i: u32| weights.get(i as usize).copied().unwrap_or(1.0);
+        let overlaps = |a: u32, b: u32| match (&terms[a as usize], &terms[b as usize]) {
+            (Some(x), Some(y)) => sorted_overlap_holds(x, y, s.min_overlap, weight),
+            _ => true,
+        };
+        let agreeing_enough: Vec<_> = result
             .pairs
             .iter()
             .filter(|q| q.agreeing as usize >= s.min_agree)
             .collect();
+        let below_min_agree = result.pairs.len() - agreeing_enough.len();
+        let kept: Vec<_> = agreeing_enough
+            .into_iter()
+            .filter(|q| overlaps(q.a, q.b))
+            .collect();
+        let below_min_overlap = result.pairs.len() - below_min_agree - kept.len();
         let pairs: Vec<(u32, u32, f64)> = kept.iter().map(|q| (q.a, q.b, q.score(k1))).collect();
         let agreeing: Vec<u32> = kept.iter().map(|q| q.agreeing).collect();
-        let clusters = if s.min_agree <= 1 {
+        let clusters = if s.min_agree <= 1 && below_min_overlap == 0 {
             // Union-find over every coordinate collision, oversized buckets included.
             result
                 .clusters
@@ -341,7 +512,8 @@ impl Detector for IMatch {
             "lexicon_terms": p.lexicon.primary().len(),
             "secondary_terms": p.lexicon.secondary().len(),
             "coordinates": k1,
-            "pairs_below_min_agree": result.pairs.len() - kept.len(),
+            "pairs_below_min_agree": below_min_agree,
+            "pairs_below_min_overlap": below_min_overlap,
             "full_lexicon_rules": rules.first().map(|r| json!({
                 "signed": r.signed, "extended_by_secondary": r.extended,
                 "too_few_terms": r.too_few_terms, "unreliable": r.unreliable})),
@@ -429,10 +601,16 @@ impl super::staged::Staged for IMatch {
     /// `imatch_sigs`: the K+1 coordinates as hex SHA-1 ("" where a coordinate is not
     /// signed), and `imatch_outcomes` how each was decided: "signed TERMS EXTENDED",
     /// "few TERMS" or "unreliable TERMS UNIQUE" (the run summary's counts).
-    fn sig_columns(sigs: Vec<Vec<SigOutcome>>) -> Vec<(&'static str, Column)> {
+    fn sig_columns(sigs: Vec<IMatchSig>) -> Vec<(&'static str, Column)> {
         let mut hex = Vec::with_capacity(sigs.len());
         let mut how = Vec::with_capacity(sigs.len());
-        for doc in sigs {
+        let mut terms = Vec::with_capacity(sigs.len());
+        for IMatchSig {
+            outcomes: doc,
+            terms: t,
+        } in sigs
+        {
+            terms.push(t.map(|t| t.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")));
             hex.push(
                 doc.iter()
                     .map(|o| o.signature().map(|s| to_hex(&s)).unwrap_or_default())
@@ -455,23 +633,41 @@ impl super::staged::Staged for IMatch {
         vec![
             ("imatch_sigs", Column::TextList(hex)),
             ("imatch_outcomes", Column::TextList(how)),
+            // The overlap check's primary term indices, space-separated (null: not kept).
+            ("imatch_terms", Column::Text(terms)),
         ]
     }
 
-    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<Vec<SigOutcome>>> {
-        use crate::columnar::batch_text_lists;
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<IMatchSig>> {
+        use crate::columnar::{batch_text_lists, batch_texts};
         let hex = batch_text_lists(batch, "imatch_sigs")?;
         let how = batch_text_lists(batch, "imatch_outcomes")?;
+        // Written by every build since the overlap check; older files have no such column.
+        let terms = batch_texts(batch, "imatch_terms").unwrap_or_else(|_| vec![None; hex.len()]);
         hex.into_iter()
             .zip(how)
-            .map(|(hex, how)| {
+            .zip(terms)
+            .map(|((hex, how), terms)| {
                 if hex.len() != how.len() {
                     anyhow::bail!("imatch_sigs and imatch_outcomes differ in length");
                 }
-                hex.iter()
+                let outcomes = hex
+                    .iter()
                     .zip(&how)
                     .map(|(h, o)| outcome_from(h, o))
-                    .collect()
+                    .collect::<Result<_>>()?;
+                let terms = terms
+                    .map(|t| {
+                        t.split_ascii_whitespace()
+                            .map(|n| {
+                                n.parse::<u32>().map_err(|_| {
+                                    anyhow::anyhow!("not an imatch_terms index: {n:?}")
+                                })
+                            })
+                            .collect::<Result<Vec<u32>>>()
+                    })
+                    .transpose()?;
+                Ok(IMatchSig { outcomes, terms })
             })
             .collect()
     }
@@ -539,4 +735,55 @@ fn outcome_from(hex: &str, how: &str) -> Result<SigOutcome> {
         (Some("unreliable"), &[terms, unique]) => SigOutcome::Unreliable { terms, unique },
         _ => return Err(bad()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detect::method::settings_from_stored;
+
+    #[test]
+    fn a_run_stored_before_the_session_8_rules_reads_back_with_the_papers_rules() {
+        // The keys every run stored before bag draws, the overlap check and the short rule.
+        let stored = json!({"lexicon_file": null, "idf_min": 0.2, "idf_max": 0.8, "bags": 30,
+            "seed": 1, "min_terms": 5, "min_coverage": 0.2, "text": "Content",
+            "max_pair_bucket": 2000, "min_agree": 1, "bag_max_idf": 0.3});
+        let s: IMatchSettings = settings_from_stored(&stored);
+        assert_eq!(
+            (s.bag_draws, s.min_overlap, s.short_min_terms),
+            (1.0, 0.0, 0)
+        );
+        assert_eq!(s.bag_max_idf, 0.3);
+        // A new run's settings read back as themselves.
+        let now = IMatchSettings::default();
+        let back: IMatchSettings = settings_from_stored(&serde_json::to_value(&now).unwrap());
+        assert_eq!(
+            (back.bag_draws, back.min_overlap, back.short_min_terms),
+            (
+                DEFAULT_BAG_DRAWS,
+                DEFAULT_MIN_OVERLAP,
+                DEFAULT_SHORT_MIN_TERMS
+            )
+        );
+    }
+
+    #[test]
+    fn signatures_read_back_from_the_query_index_old_and_new() {
+        let outcomes = vec![SigOutcome::TooFewTerms { terms: 2 }];
+        // An index written before the overlap check: a plain array, no terms.
+        let old = serde_json::to_vec(&outcomes).unwrap();
+        assert_eq!(
+            IMatch::sig_from_bytes(&old),
+            Some(IMatchSig {
+                outcomes: outcomes.clone(),
+                terms: None
+            })
+        );
+        let new = IMatchSig {
+            outcomes,
+            terms: Some(vec![1, 5, 9]),
+        };
+        let bytes = serde_json::to_vec(&new).unwrap();
+        assert_eq!(IMatch::sig_from_bytes(&bytes), Some(new));
+    }
 }

@@ -81,6 +81,18 @@ pub struct IMatchParams {
     /// "qhboxlayout"). Bags that never drop rare terms keep recovering the first kind and
     /// stop matching the second.
     pub bag_max_idf: f64,
+    /// Draws per lexicon term of one bag: a bag of an n-term lexicon draws `round(n ×
+    /// bag_draws)` terms with replacement. `1.0` is the papers' bootstrap (a bag keeps
+    /// about 63% of the terms); fewer draws make smaller bags, which survive more terms that
+    /// differ between two copies (a bag keeps a term with probability `1 − e^−bag_draws`).
+    pub bag_draws: f64,
+    /// Short documents: when the full lexicon leaves a document too few terms to sign
+    /// (`TooFewTerms` at coordinate 0, no bag signed) but it has at least this many unique
+    /// terms, coordinate 0 signs all its unique terms U instead. `0` (the default) turns it
+    /// off, the papers' rule. Measured on debian-docs (BENCHMARKS.md, issue 14 session 8):
+    /// most unsigned pages are small index and member-list pages whose few words are mostly
+    /// outside the idf window; their releases have equal U.
+    pub short_min_terms: usize,
 }
 
 impl IMatchParams {
@@ -88,8 +100,17 @@ impl IMatchParams {
     /// `imatch v1 min_terms=5 min_coverage=0.1 bags=10 seed=0x…`. Bump the version when a
     /// change would alter signatures for the same parameters.
     pub fn describe(&self) -> String {
+        // The later rules are written only when they depart from the papers, so a run of
+        // the papers' rules describes itself as before they existed.
+        let mut extra = String::new();
+        if self.bag_draws != 1.0 {
+            extra += &format!(" bag_draws={}", self.bag_draws);
+        }
+        if self.short_min_terms != 0 {
+            extra += &format!(" short_min_terms={}", self.short_min_terms);
+        }
         format!(
-            "imatch v1 min_terms={} min_coverage={} bags={} seed={:#018x} bag_max_idf={} sep=LF sha1",
+            "imatch v1 min_terms={} min_coverage={} bags={} seed={:#018x} bag_max_idf={}{extra} sep=LF sha1",
             self.min_terms, self.min_coverage, self.bags, self.seed, self.bag_max_idf
         )
     }
@@ -103,6 +124,8 @@ impl Default for IMatchParams {
             bags: 10,
             seed: 0x5eed_1a7c_0000_0001,
             bag_max_idf: 1.0,
+            bag_draws: 1.0,
+            short_min_terms: 0,
         }
     }
 }
@@ -160,11 +183,29 @@ impl SplitMix64 {
 /// Bootstrap sample of `0..n`: draw `n` times with replacement, keep each index once.
 /// About `1 − (1 − 1/n)^n ≈ 63.2%` of the indices are kept.
 pub fn bootstrap_mask(n: usize, rng: &mut SplitMix64) -> Vec<bool> {
+    sample_mask(n, n, rng)
+}
+
+/// Draw `draws` times from `0..n` with replacement, keep each index once (n > 0, or no
+/// draws). About `1 − e^(−draws/n)` of the indices are kept.
+pub fn sample_mask(n: usize, draws: usize, rng: &mut SplitMix64) -> Vec<bool> {
     let mut keep = vec![false; n];
-    for _ in 0..n {
+    if n == 0 {
+        return keep;
+    }
+    for _ in 0..draws {
         keep[rng.below(n)] = true;
     }
     keep
+}
+
+/// Number of draws of a bag over `n` terms with `per_term` draws per term (at least one
+/// when n > 0, so a bag is never empty by rounding).
+fn bag_draw_count(n: usize, per_term: f64) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    ((n as f64 * per_term).round() as usize).max(1)
 }
 
 /// Probability that a given term is absent from one bootstrap bag of an `n`-term lexicon:
@@ -222,8 +263,9 @@ impl<'a> BaggedLexicon<'a> {
                 let mut seeder =
                     SplitMix64::new(params.seed ^ (k as u64).wrapping_mul(0xA24B_AED4_963E_E407));
                 let mut rng = SplitMix64::new(seeder.next_u64());
-                let primary = bootstrap_mask(lexicon.primary().len(), &mut rng);
-                let secondary = bootstrap_mask(lexicon.secondary().len(), &mut rng);
+                let (np, ns) = (lexicon.primary().len(), lexicon.secondary().len());
+                let primary = sample_mask(np, bag_draw_count(np, params.bag_draws), &mut rng);
+                let secondary = sample_mask(ns, bag_draw_count(ns, params.bag_draws), &mut rng);
                 Bag {
                     primary: keep_rare(primary, &rare_primary),
                     secondary: keep_rare(secondary, &rare_secondary),
@@ -262,7 +304,34 @@ impl<'a> BaggedLexicon<'a> {
     /// All K + 1 coordinates of a document.
     pub fn sign(&self, unique: &BTreeSet<String>) -> Vec<SigOutcome> {
         // Look every term up once, not once per coordinate.
-        self.sign_classes(&self.classify(unique), unique.len())
+        let mut out = self.sign_classes(&self.classify(unique), unique.len());
+        self.sign_short(&mut out, unique.len(), || {
+            unique.iter().map(String::as_str).collect()
+        });
+        out
+    }
+
+    /// The short-document rule ([`IMatchParams::short_min_terms`]) on a document's signed
+    /// coordinates: when no coordinate is signed, coordinate 0 had too few terms and the
+    /// document has at least `short_min_terms` unique terms, coordinate 0 becomes the
+    /// signature of all its unique terms (given by `all_terms`, called only then).
+    pub fn sign_short<'t>(
+        &self,
+        outcomes: &mut [SigOutcome],
+        unique_len: usize,
+        all_terms: impl FnOnce() -> Vec<&'t str>,
+    ) {
+        let min = self.params.short_min_terms;
+        if min == 0 || unique_len < min || outcomes.iter().any(|o| o.signature().is_some()) {
+            return;
+        }
+        if let Some(first @ SigOutcome::TooFewTerms { .. }) = outcomes.first_mut() {
+            *first = SigOutcome::Signed {
+                sig: hash_terms(all_terms()),
+                terms: unique_len,
+                extended: 0,
+            };
+        }
     }
 
     /// All K + 1 coordinates of a document given its lexicon terms with their class (each
@@ -377,6 +446,89 @@ pub fn extended_signature(outcomes: &[SigOutcome]) -> Vec<Option<Signature>> {
 /// Two extended signatures match when any coordinate is present in both and equal.
 pub fn extended_match(a: &[Option<Signature>], b: &[Option<Signature>]) -> bool {
     a.iter().zip(b).any(|(x, y)| x.is_some() && x == y)
+}
+
+/// The primary-lexicon terms of a document as their indices in [`Lexicon::primary`], sorted:
+/// a compact, exact form of the set [`overlap_holds`] compares (indices are only
+/// comparable under one lexicon, i.e. within one run).
+pub fn primary_indices(classes: &[(&str, TermClass)]) -> Vec<u32> {
+    let mut out: Vec<u32> = classes
+        .iter()
+        .filter_map(|(_, c)| match c {
+            TermClass::Primary(i) => u32::try_from(*i).ok(),
+            TermClass::Secondary(_) => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Weighted Jaccard of two sorted, de-duplicated index lists is at least `min`: the weight
+/// of the shared indices over the weight of their union (`weight(i)` ≥ 0). `min` ≤ 0 always
+/// holds; two lists of no weight hold.
+pub fn sorted_overlap_holds(a: &[u32], b: &[u32], min: f64, weight: impl Fn(u32) -> f64) -> bool {
+    if min <= 0.0 {
+        return true;
+    }
+    let (mut i, mut j) = (0, 0);
+    let (mut shared, mut union) = (0.0, 0.0);
+    while i < a.len() || j < b.len() {
+        let (x, y) = (a.get(i), b.get(j));
+        match (x, y) {
+            (Some(&x), Some(&y)) if x == y => {
+                let w = weight(x);
+                shared += w;
+                union += w;
+                i += 1;
+                j += 1;
+            }
+            (Some(&x), Some(&y)) if x < y => {
+                union += weight(x);
+                i += 1;
+            }
+            (Some(&x), None) => {
+                union += weight(x);
+                i += 1;
+            }
+            (_, Some(&y)) => {
+                union += weight(y);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+    }
+    // The tolerance lets a Jaccard of exactly `min` hold whatever the rounding of `min`.
+    union <= 0.0 || shared >= min * union - 1e-9 * union.max(1.0)
+}
+
+/// The overlap check's weight of a primary lexicon term: its normalized idf in the collection
+/// the lexicon was built from, to the power `power` (0 = every term weighs 1, plain Jaccard).
+/// Rare terms weigh more: two different pages of one manual differ in the rare terms that name
+/// them, two releases of one page mostly in common words.
+pub fn overlap_weights(lexicon: &Lexicon, power: f64) -> Vec<f64> {
+    lexicon
+        .primary()
+        .iter()
+        .map(|t| {
+            normalized_idf(lexicon.n_docs, t.df)
+                .unwrap_or(1.0)
+                .max(0.0)
+                .powf(power)
+        })
+        .collect()
+}
+
+/// Whether two term sets overlap enough: Jaccard `|A ∩ B| / |A ∪ B| ≥ min` (`min` ≤ 0 always
+/// holds; two empty sets hold).
+pub fn overlap_holds<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>, min: f64) -> bool {
+    if min <= 0.0 {
+        return true;
+    }
+    let shared = a.intersection(b).count();
+    let union = a.len() + b.len() - shared;
+    // The tolerance lets a Jaccard of exactly `min` hold whatever the rounding of `min`.
+    union == 0 || shared as f64 >= min * union as f64 - 1e-9
 }
 
 /// Signs a whole collection: the extended signatures (cluster keys, one row per document)
@@ -537,6 +689,8 @@ mod tests {
             bags: 0,
             seed: 1,
             bag_max_idf: 1.0,
+            bag_draws: 1.0,
+            short_min_terms: 0,
         }
     }
 
@@ -547,6 +701,132 @@ mod tests {
             d,
             "imatch v1 min_terms=5 min_coverage=0.1 bags=10 seed=0x5eed1a7c00000001 bag_max_idf=1 sep=LF sha1"
         );
+    }
+
+    #[test]
+    fn later_rules_describe_themselves_only_when_on() {
+        let p = IMatchParams {
+            bag_draws: 0.5,
+            short_min_terms: 5,
+            ..IMatchParams::default()
+        };
+        assert_eq!(
+            p.describe(),
+            "imatch v1 min_terms=5 min_coverage=0.1 bags=10 seed=0x5eed1a7c00000001 bag_max_idf=1 bag_draws=0.5 short_min_terms=5 sep=LF sha1"
+        );
+    }
+
+    #[test]
+    fn fewer_draws_make_smaller_bags_and_one_draw_per_term_is_the_bootstrap() {
+        let n = 20_000;
+        for (draws, expected) in [(0.5, 1.0 - (-0.5f64).exp()), (0.25, 1.0 - (-0.25f64).exp())] {
+            let mask = sample_mask(n, bag_draw_count(n, draws), &mut SplitMix64::new(42));
+            let kept = mask.iter().filter(|&&k| k).count() as f64 / n as f64;
+            assert!((kept - expected).abs() < 0.015, "{draws}: kept {kept}");
+        }
+        // One draw per term is exactly the bootstrap (bags of earlier runs are unchanged).
+        assert_eq!(
+            sample_mask(n, bag_draw_count(n, 1.0), &mut SplitMix64::new(7)),
+            bootstrap_mask(n, &mut SplitMix64::new(7))
+        );
+        assert_eq!(bag_draw_count(0, 0.5), 0);
+        assert_eq!(bag_draw_count(1, 0.01), 1);
+        assert!(sample_mask(0, 0, &mut SplitMix64::new(1)).is_empty());
+    }
+
+    #[test]
+    fn a_short_page_is_signed_by_all_its_terms_when_the_rule_is_on() {
+        let lex = lexicon(&["alpha", "beta", "gamma"], &[]);
+        // Two lexicon terms (too few for min_terms 5) and four words outside the lexicon.
+        let doc = set(&["alpha", "beta", "common", "index", "listing", "words"]);
+        let off = BaggedLexicon::new(&lex, plain(5, 0.0));
+        assert_eq!(off.sign(&doc)[0], SigOutcome::TooFewTerms { terms: 2 });
+        let on = |min| {
+            BaggedLexicon::new(
+                &lex,
+                IMatchParams {
+                    short_min_terms: min,
+                    ..plain(5, 0.0)
+                },
+            )
+        };
+        assert_eq!(
+            on(5).sign(&doc)[0],
+            SigOutcome::Signed {
+                sig: hash_terms(doc.iter().map(String::as_str)),
+                terms: 6,
+                extended: 0
+            }
+        );
+        // Fewer unique terms than the rule's minimum: still unsigned.
+        assert_eq!(on(7).sign(&doc)[0], SigOutcome::TooFewTerms { terms: 2 });
+        // A page the lexicon signs is not touched.
+        let long = set(&["alpha", "beta", "gamma", "x1xx", "x2xx"]);
+        let signs = |short_min_terms| {
+            BaggedLexicon::new(
+                &lex,
+                IMatchParams {
+                    short_min_terms,
+                    ..plain(2, 0.0)
+                },
+            )
+            .sign(&long)
+        };
+        assert_eq!(signs(1), signs(0));
+        assert_eq!(
+            signs(1)[0].signature(),
+            Some(hash_terms(["alpha", "beta", "gamma"]))
+        );
+    }
+
+    #[test]
+    fn overlap_weights_are_powers_of_the_normalized_idf() {
+        // N = 100, df 10: idf 0.5 for every primary term.
+        let lex = lexicon(&["alpha", "beta"], &[]);
+        assert_eq!(overlap_weights(&lex, 0.0), vec![1.0, 1.0]);
+        let w2 = overlap_weights(&lex, 2.0);
+        assert!(w2.iter().all(|w| (w - 0.25).abs() < 1e-12), "{w2:?}");
+        // A differing rare term costs more than a differing common one.
+        let w = |i: u32| if i == 9 { 4.0 } else { 1.0 };
+        let (a, b): (Vec<u32>, Vec<u32>) = ((0..9).collect(), (0..10).collect());
+        assert!(sorted_overlap_holds(&a, &b, 0.9, |_| 1.0));
+        assert!(!sorted_overlap_holds(&a, &b, 0.9, w));
+    }
+
+    #[test]
+    fn primary_indices_keep_only_the_primary_lexicon() {
+        let lex = lexicon(&["alpha", "beta", "gamma"], &[("rare", 1)]);
+        let doc = set(&["gamma", "alpha", "rare", "other"]);
+        let classes: Vec<(&str, TermClass)> = doc
+            .iter()
+            .filter_map(|t| lex.class_of(t).map(|c| (t.as_str(), c)))
+            .collect();
+        // alpha = 0, gamma = 2 in the sorted primary lexicon.
+        assert_eq!(primary_indices(&classes), vec![0, 2]);
+    }
+
+    proptest::proptest! {
+        /// The merge over sorted index lists is the set Jaccard test.
+        #[test]
+        fn sorted_overlap_is_the_set_jaccard(
+            a in proptest::collection::btree_set(0u32..60, 0..40),
+            b in proptest::collection::btree_set(0u32..60, 0..40),
+            pct in proptest::sample::select(vec![0u32, 30, 50, 90, 97, 100]),
+        ) {
+            let min = f64::from(pct) / 100.0;
+            let (va, vb): (Vec<u32>, Vec<u32>) = (a.iter().copied().collect(), b.iter().copied().collect());
+            let shared = a.intersection(&b).count();
+            let union = a.union(&b).count();
+            let slow = union == 0 || shared as u32 * 100 >= pct * union as u32;
+            proptest::prop_assert_eq!(sorted_overlap_holds(&va, &vb, min, |_| 1.0), slow);
+            // Weighted: the slow sums over the sets.
+            let w = |i: u32| f64::from(i % 7) / 3.0;
+            let ws: f64 = a.intersection(&b).map(|&i| w(i)).sum();
+            let wu: f64 = a.union(&b).map(|&i| w(i)).sum();
+            let slow_w = min <= 0.0 || wu <= 0.0 || ws >= min * wu - 1e-9 * wu.max(1.0);
+            proptest::prop_assert_eq!(sorted_overlap_holds(&va, &vb, min, w), slow_w);
+            proptest::prop_assert_eq!(overlap_holds(&a, &b, min), slow);
+        }
     }
 
     #[test]
@@ -888,7 +1168,7 @@ mod tests {
             let p: Vec<&str> = primary.iter().map(String::as_str).collect();
             let s: Vec<(&str, u32)> = secondary.iter().map(|(t, d)| (t.as_str(), *d)).collect();
             let lex = lexicon(&p, &s);
-            let params = IMatchParams { min_terms, min_coverage: coverage, bags, seed, bag_max_idf: 1.0 };
+            let params = IMatchParams { min_terms, min_coverage: coverage, bags, seed, bag_max_idf: 1.0, bag_draws: 1.0, short_min_terms: 0 };
             let b = BaggedLexicon::new(&lex, params);
             let words: BTreeSet<String> = doc.iter().map(|&i| name(i)).collect();
             // Terms not in the lexicon count in |U| only.

@@ -174,6 +174,8 @@ fn extended_signature_stability_matches_the_bagging_model() {
                             seed,
                             // The papers' rule: every lexicon term is sampled.
                             bag_max_idf: 1.0,
+                            bag_draws: 1.0,
+                            short_min_terms: 0,
                         },
                     )
                 })
