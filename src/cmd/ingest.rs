@@ -326,6 +326,7 @@ pub fn ingest_inputs(
         // Documents the pass did not read (it runs only when documents were added or the
         // rule changed) get their language now: a database made before languages were kept.
         store.fill_missing_langs()?;
+        store.end_bulk_load()?;
         summary.content_seconds = content_started.elapsed().as_secs_f64();
         summary.seconds = started.elapsed().as_secs_f64();
         bar.finish_and_clear();

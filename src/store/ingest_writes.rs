@@ -394,10 +394,25 @@ impl Store {
     /// transaction over every document, do not spill dirty pages to the log and read them
     /// back mid-transaction (`pagerStress`, `getPageNormal`: about 15% of a WARC ingest's
     /// CPU before; BENCHMARKS.md, issue 16 session 5). Only memory; durability is as before.
+    ///
+    /// Foreign keys are not enforced while loading ([`Store::end_bulk_load`] enforces them
+    /// again): the ingest writes only ids it was just given (`begin_source`, the inserted
+    /// document's), and with them on, SQLite gives every insert a statement journal
+    /// (so that a violation could undo that statement alone): its savepoints were ~5% of a
+    /// WARC ingest's CPU (BENCHMARKS.md, issue 16 session 8).
     pub fn tune_for_bulk_load(&self) -> Result<()> {
         self.conn()
-            .execute_batch("PRAGMA cache_size = -65536;")
-            .context("cannot size the page cache")?;
+            .execute_batch("PRAGMA cache_size = -65536; PRAGMA foreign_keys = OFF;")
+            .context("cannot tune the connection for a bulk load")?;
+        Ok(())
+    }
+
+    /// Enforces foreign keys again after [`Store::tune_for_bulk_load`] (the page cache
+    /// stays: only memory).
+    pub fn end_bulk_load(&self) -> Result<()> {
+        self.conn()
+            .execute_batch("PRAGMA foreign_keys = ON;")
+            .context("cannot end the bulk load")?;
         Ok(())
     }
 
