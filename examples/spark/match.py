@@ -280,14 +280,56 @@ def imatch(spark, docs, s):
     )
     pairs = pairs.join(sig_a, "a").join(sig_b, "b").withColumn("agreeing", agree)
     pairs = pairs.select("a", "b", "agreeing").cache()
-    kept = pairs.where(F.col("agreeing") >= s["min_agree"]).select(
+    enough = pairs.where(F.col("agreeing") >= s["min_agree"])
+    # The overlap check (`--min-overlap`): the weighted Jaccard of the two pages' primary
+    # lexicon terms (`imatch_terms`, indices into the weights the sign stage stored), summed
+    # in index order as sig::imatch::sorted_overlap_holds does, so the same pairs pass.
+    below_min_overlap = 0
+    weights = s.get("_imatch_weights")
+    if s.get("min_overlap", 0.0) > 0.0 and weights is not None:
+        w = spark.sparkContext.broadcast(weights)
+        min_overlap = float(s["min_overlap"])
+
+        def holds(ta, tb):
+            if ta is None or tb is None:
+                return True
+            a = [int(x) for x in ta.split()]
+            b = [int(x) for x in tb.split()]
+            ws = w.value
+            weight = lambda k: ws[k] if k < len(ws) else 1.0
+            i = j = 0
+            shared = union = 0.0
+            while i < len(a) or j < len(b):
+                if i < len(a) and j < len(b) and a[i] == b[j]:
+                    x = weight(a[i])
+                    shared += x
+                    union += x
+                    i += 1
+                    j += 1
+                elif i < len(a) and (j >= len(b) or a[i] < b[j]):
+                    union += weight(a[i])
+                    i += 1
+                else:
+                    union += weight(b[j])
+                    j += 1
+            return union <= 0.0 or shared >= min_overlap * union - 1e-9 * max(union, 1.0)
+
+        holds_udf = F.udf(holds, "boolean")
+        terms_a = docs.select(F.col("idx").alias("a"), F.col("imatch_terms").alias("ta"))
+        terms_b = docs.select(F.col("idx").alias("b"), F.col("imatch_terms").alias("tb"))
+        checked = enough.join(terms_a, "a").join(terms_b, "b").withColumn("ok", holds_udf("ta", "tb")).cache()
+        below_min_overlap = checked.where(~F.col("ok")).count()
+        enough = checked.where(F.col("ok")).select("a", "b", "agreeing")
+    kept = enough.select(
         "a",
         "b",
         (F.col("agreeing").cast("double") / F.lit(float(k1))).alias("score"),
         F.concat(F.col("agreeing").cast("string"), F.lit(f" of {k1} lexicons agree")).alias("detail"),
     )
     clusters = None
-    if s["min_agree"] <= 1:
+    # As detect: the buckets' union-find unless a pair was left out (then the components of
+    # the pairs kept, which the importer makes when no clusters are given).
+    if s["min_agree"] <= 1 and below_min_overlap == 0:
         # Union-find over every bucket, oversized ones included (cluster_signatures).
         parent = {}
 
@@ -501,6 +543,10 @@ def shuffle_totals(spark):
 def match_one(spark, method, params_json, files, out_dir):
     """Runs one method over its signed files and writes the run directory."""
     settings = json.loads(params_json)
+    # What a method needs of the sign stage besides its rows (the same in every shard).
+    extra = file_meta(files[0]).get("spotcheck.imatch_weights")
+    if extra is not None:
+        settings["_imatch_weights"] = json.loads(extra)
     before = shuffle_totals(spark)
     started = time.time()
     docs = load(spark, [os.path.abspath(p) for p in files]).cache()

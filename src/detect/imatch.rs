@@ -638,6 +638,19 @@ impl super::staged::Staged for IMatch {
         ]
     }
 
+    /// The overlap check's term weights (`--min-overlap`), indexed as `imatch_terms`: the
+    /// Spark job checks a pair with them exactly as [`sorted_overlap_holds`] does.
+    fn sign_meta(p: &Prepared, s: &S) -> Vec<(&'static str, String)> {
+        if s.min_overlap <= 0.0 {
+            return Vec::new();
+        }
+        let weights = overlap_weights(&p.lexicon, s.overlap_idf_power);
+        vec![(
+            "spotcheck.imatch_weights",
+            serde_json::Value::from(weights).to_string(),
+        )]
+    }
+
     fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<IMatchSig>> {
         use crate::columnar::{batch_text_lists, batch_texts};
         let hex = batch_text_lists(batch, "imatch_sigs")?;

@@ -62,6 +62,14 @@ pub trait Staged: Detector {
     fn sig_columns(sigs: Vec<Self::Sig>) -> Vec<(&'static str, Column)>;
     /// The signatures back from those columns of one batch.
     fn sigs_from_batch(batch: &RecordBatch) -> Result<Vec<Self::Sig>>;
+    /// Metadata the sign stage's files carry beside the rows, for a match stage that is not
+    /// this program (the Spark job): what it needs of `prepared` to match as `detect` does.
+    fn sign_meta(
+        _prepared: &Self::Prepared,
+        _settings: &Self::Settings,
+    ) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
 }
 
 /// One pair of the match stage's output (URLs in the order of the signed rows).
@@ -439,11 +447,12 @@ impl<D: Staged> StagedMethod for D {
         let hashes = shard.text_hashes()?;
         let located = shard.doc_locators()?;
         let sign = D::signer(&prepared);
-        let meta = [
+        let mut meta = vec![
             (META_STAGE, "signed".to_string()),
             (META_METHOD, D::NAME.to_string()),
             (META_PARAMS, serde_json::to_value(&settings)?.to_string()),
         ];
+        meta.extend(D::sign_meta(&prepared, &settings));
         let mut sink = ParquetSink::new(create(out)?, &meta);
         let table_of = |first: usize, docs: &[DocText], sigs: Vec<D::Sig>| -> Table {
             let mut t = Table::default();
