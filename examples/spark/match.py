@@ -383,6 +383,7 @@ def cooper(spark, docs, s):
     size_pct, delta_pct = int(s["size_pct"]), int(s["delta_pct"])
     contained_pct = int(s.get("contained_pct", 0) or 0)
     contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
+    contained_min_terms = int(s.get("contained_min_terms", 0) or 0)
     contained = contained_pct > 0
     occ = docs.select("idx", F.explode("cooper_terms").alias("t"))
     ids = ranked_ids(occ.groupBy("t").agg(F.count("*").alias("df")), "t")
@@ -471,6 +472,7 @@ def cooper(spark, docs, s):
     contained_ok = (
         (F.lit(contained_pct) > 0)
         & F.col("cross")
+        & (small >= F.lit(contained_min_terms))
         & (large * 100 <= small * (100 + contained_size_pct))
         & (missing * 100 < small * contained_pct)
     )

@@ -33,6 +33,10 @@ pub struct CooperSettings {
     pub contained_pct: u32,
     #[serde(default)]
     pub contained_size_pct: u32,
+    /// Containment's floor (see `CooperParams::contained_min_terms`); 0 for a run stored
+    /// before it existed.
+    #[serde(default)]
+    pub contained_min_terms: u32,
 }
 
 impl Default for CooperSettings {
@@ -45,6 +49,7 @@ impl Default for CooperSettings {
             text: TextKind::Content,
             contained_pct: DEFAULT_CONTAINED_PCT,
             contained_size_pct: DEFAULT_CONTAINED_SIZE_PCT,
+            contained_min_terms: DEFAULT_CONTAINED_MIN_TERMS,
         }
     }
 }
@@ -57,6 +62,7 @@ impl CooperSettings {
             min_idf: self.min_idf,
             contained_pct: self.contained_pct,
             contained_size_pct: self.contained_size_pct,
+            contained_min_terms: self.contained_min_terms,
         }
     }
 }
@@ -69,6 +75,12 @@ pub const DEFAULT_CONTAINED_PCT: u32 = 30;
 /// about 2.5 times shorter, and content texts keep some template; past 4× the shorter
 /// list, short pages of one doc family fall inside another family's index pages.
 pub const DEFAULT_CONTAINED_SIZE_PCT: u32 = 300;
+
+/// Default of `--cooper-contained-min`: on the million pages (BENCHMARKS.md, issue 16
+/// session 8) 97.6% of the cross-site pairs had a shorter list under 20 salient terms (tiny
+/// generated pages of two packages); no true cross-site copy of the news corpora had fewer
+/// than 26.
+pub const DEFAULT_CONTAINED_MIN_TERMS: u32 = 20;
 
 /// The Cooper row of the method table.
 pub struct Cooper;
@@ -148,6 +160,20 @@ static PARAMS: &[Param<S>] = &[
         get: |s| Some(Value::Int(u64::from(s.contained_size_pct))),
         unset: "",
         set: |s, v| s.contained_size_pct = v.int() as u32,
+    },
+    Param {
+        flag: "cooper-contained-min",
+        value_name: "TERMS",
+        kind: Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        help: "Containment's floor: the shorter list has at least this many salient terms (a \
+               page of a few words is contained in thousands of others); 0 = none.",
+        paper: None,
+        get: |s| Some(Value::Int(u64::from(s.contained_min_terms))),
+        unset: "",
+        set: |s, v| s.contained_min_terms = v.int() as u32,
     },
 ];
 

@@ -46,6 +46,10 @@ pub struct CooperParams {
     /// Containment's size limit: the longer list has at most `shorter · (1 + pct/100)`
     /// terms (inclusive).
     pub contained_size_pct: u32,
+    /// Containment's floor: the shorter list has at least this many terms (0 = none). A
+    /// generated page whose content text is a few words (a rustdoc intrinsic) is "contained"
+    /// in thousands of others across sites; no syndicated copy is that short.
+    pub contained_min_terms: u32,
 }
 
 impl Default for CooperParams {
@@ -57,6 +61,7 @@ impl Default for CooperParams {
             min_idf: 0.2,
             contained_pct: 0,
             contained_size_pct: 0,
+            contained_min_terms: 0,
         }
     }
 }
@@ -105,6 +110,7 @@ impl CooperParams {
     pub fn contained_ok(&self, missing: usize, smaller: usize, larger: usize) -> bool {
         let (s, l) = (smaller as u128, larger as u128);
         self.contained_pct > 0
+            && smaller >= self.contained_min_terms as usize
             && l * 100 <= s * (100 + u128::from(self.contained_size_pct))
             && (missing as u128) * 100 < s * u128::from(self.contained_pct)
     }
@@ -664,6 +670,25 @@ mod tests {
 
     fn terms(n: std::ops::Range<usize>) -> BTreeSet<String> {
         n.map(|i| format!("t{i:04}")).collect()
+    }
+
+    #[test]
+    fn containment_needs_the_floor_of_terms_on_the_shorter_list() {
+        let p = CooperParams {
+            contained_pct: 30,
+            contained_size_pct: 300,
+            contained_min_terms: 20,
+            ..CooperParams::default()
+        };
+        // 19 terms, all in a list of 40: under the floor, not contained; 20 terms are.
+        assert!(!p.contained_ok(0, 19, 40));
+        assert!(p.contained_ok(0, 20, 40));
+        // No floor: a list of 3 terms is contained as the rule always had it.
+        let none = CooperParams {
+            contained_min_terms: 0,
+            ..p
+        };
+        assert!(none.contained_ok(0, 3, 6));
     }
 
     #[test]
