@@ -27,6 +27,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use spotcheck::cmd::eval::read_gold_file;
 use spotcheck::detect::imatch::IMatchSettings;
+use spotcheck::review::sanitize::sanitize_line;
 use spotcheck::sig::imatch::{BaggedLexicon, IMatchParams, SigOutcome};
 use spotcheck::sig::lexicon::{
     normalized_idf, unique_terms, DocFreqs, Lexicon, LexiconParams, TermOptions,
@@ -229,11 +230,14 @@ fn main() -> Result<()> {
                         .count();
                     eprintln!(
                         "{}\tU {}\tL {}\tB {}\t{:?}",
-                        urls[d as usize],
+                        sanitize_line(&urls[d as usize]),
                         u.len(),
                         primary[d as usize].len(),
                         sec,
-                        u.iter().take(12).collect::<Vec<_>>()
+                        u.iter()
+                            .take(12)
+                            .map(|t| sanitize_line(t))
+                            .collect::<Vec<_>>()
                     );
                 }
             }
@@ -283,7 +287,8 @@ fn main() -> Result<()> {
     println!("\nprimary terms most often differing in missed pairs (term: pairs, df, idf):");
     for (t, n) in terms.iter().take(25) {
         println!(
-            "  {t}: {n}, df {}, idf {:.2}",
+            "  {}: {n}, df {}, idf {:.2}",
+            sanitize_line(t),
             dfs.get(t),
             normalized_idf(dfs.n_docs, dfs.get(t)).unwrap_or(0.0)
         );
@@ -295,7 +300,12 @@ fn main() -> Result<()> {
         }
         let (n, c0) = found[&(a, b)];
         if std::env::var_os("IMATCH_STUDY_FALSE").is_some() {
-            eprintln!("{}\t{}\t{}", urls[a as usize], urls[b as usize], c0);
+            eprintln!(
+                "{}\t{}\t{}",
+                sanitize_line(&urls[a as usize]),
+                sanitize_line(&urls[b as usize]),
+                c0
+            );
         }
         let (pa, pb) = (&primary[a as usize], &primary[b as usize]);
         let d = pa.symmetric_difference(pb).count();

@@ -449,7 +449,7 @@ pub fn extended_match(a: &[Option<Signature>], b: &[Option<Signature>]) -> bool 
 }
 
 /// The primary-lexicon terms of a document as their indices in [`Lexicon::primary`], sorted:
-/// a compact, exact form of the set [`overlap_holds`] compares (indices are only
+/// a compact, exact form of the primary-term set (the overlap check's Jaccard over sets) (indices are only
 /// comparable under one lexicon, i.e. within one run).
 pub fn primary_indices(classes: &[(&str, TermClass)]) -> Vec<u32> {
     let mut out: Vec<u32> = classes
@@ -517,18 +517,6 @@ pub fn overlap_weights(lexicon: &Lexicon, power: f64) -> Vec<f64> {
                 .powf(power)
         })
         .collect()
-}
-
-/// Whether two term sets overlap enough: Jaccard `|A ∩ B| / |A ∪ B| ≥ min` (`min` ≤ 0 always
-/// holds; two empty sets hold).
-pub fn overlap_holds<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>, min: f64) -> bool {
-    if min <= 0.0 {
-        return true;
-    }
-    let shared = a.intersection(b).count();
-    let union = a.len() + b.len() - shared;
-    // The tolerance lets a Jaccard of exactly `min` hold whatever the rounding of `min`.
-    union == 0 || shared as f64 >= min * union as f64 - 1e-9
 }
 
 /// Signs a whole collection: the extended signatures (cluster keys, one row per document)
@@ -661,6 +649,19 @@ pub fn shared_terms_with(
 mod tests {
     use super::*;
     use crate::sig::lexicon::{DocFreqs, LexiconParams};
+
+    /// Whether two term sets overlap enough: Jaccard `|A ∩ B| / |A ∪ B| ≥ min` (`min` ≤ 0
+    /// always holds; two empty sets hold). The plain set form, the reference the sorted
+    /// check of the detector is tested against (it has no caller outside tests).
+    fn overlap_holds<T: Ord>(a: &BTreeSet<T>, b: &BTreeSet<T>, min: f64) -> bool {
+        if min <= 0.0 {
+            return true;
+        }
+        let shared = a.intersection(b).count();
+        let union = a.len() + b.len() - shared;
+        // The tolerance lets a Jaccard of exactly `min` hold whatever the rounding of `min`.
+        union == 0 || shared as f64 >= min * union as f64 - 1e-9
+    }
 
     fn set(words: &[&str]) -> BTreeSet<String> {
         words.iter().map(|s| s.to_string()).collect()
