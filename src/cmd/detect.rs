@@ -34,6 +34,9 @@ pub fn run(req: &DetectRequest) -> Result<ExitCode> {
         ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
+    // Ticks on its own thread, so a long stage (a million pages' matching, the queue build)
+    // still shows its elapsed time moving.
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
     let method = std::cell::Cell::new("");
     let progress = |p: Progress| match p {
         Progress::Started { method: m } => {
@@ -65,10 +68,11 @@ pub fn run(req: &DetectRequest) -> Result<ExitCode> {
             Ok(())
         })?;
     }
-    bar.finish_and_clear();
     // Build the review queue now, while the coder waits for detection anyway, so the
     // workbench's first frame never pays for it.
+    bar.set_message("building the review queue");
     store.refresh_review_queue()?;
+    bar.finish_and_clear();
     Ok(ExitCode::SUCCESS)
 }
 

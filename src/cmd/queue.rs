@@ -132,7 +132,21 @@ pub fn run(a: &QueueConfig) -> Result<ExitCode> {
         bail!("--coder must not be empty");
     }
     store.materialize_pending()?;
+    // A rebuild reads every run's pairs (a minute at a million pages): say so on a terminal.
+    let bar = if store.review_queue_is_current()? {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let b = indicatif::ProgressBar::new_spinner();
+        b.set_style(
+            indicatif::ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        b.set_message("building the review queue");
+        b.enable_steady_tick(std::time::Duration::from_millis(250));
+        b
+    };
     store.refresh_review_queue()?;
+    bar.finish_and_clear();
     let filter = QueueFilter {
         noise: if a.all {
             NoiseShown::Include
