@@ -36,7 +36,7 @@ missed true pairs
   restructured (size x2): one content text at least twice the other's length
   changed J<0.5, changed 0.5-0.9, close 0.9-1, same tokens: token Jaccard of the content texts
 Also printed: the missed pairs' token Jaccard (quartiles) and content/visible length ratio."""
-import collections, json, re, runpy, statistics, sys
+import collections, json, re, runpy, statistics, subprocess, sys
 
 B, db, d = sys.argv[1:4]
 alt_path = sys.argv[4] if len(sys.argv) > 4 else None
@@ -93,9 +93,17 @@ def false_cause(a, b):
 # Each detector's signatures, to tell a page it could not sign.
 runs = dict(con.execute("SELECT method, max(id) FROM runs GROUP BY method"))
 doc_url = dict(con.execute("SELECT id, url FROM documents"))
+# A stored signature is JSON text, or from 200 bytes up that JSON zstd-compressed as a BLOB
+# (src/store/detections.rs); Python's standard library has no zstd, so the `zstd` tool reads those.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+def sig_json(v):
+    b = v if isinstance(v, bytes) else v.encode()
+    if b.startswith(ZSTD_MAGIC):
+        b = subprocess.run(["zstd", "-dc"], input=b, capture_output=True, check=True).stdout
+    return json.loads(b)
 def sigs_of(method):
-    return {doc_url[i]: json.loads(s) for i, s in con.execute(
-        "SELECT doc_id, CAST(sig AS TEXT) FROM run_signatures WHERE run_id = ?", (runs[method],))}
+    return {doc_url[i]: sig_json(s) for i, s in con.execute(
+        "SELECT doc_id, sig FROM run_signatures WHERE run_id = ?", (runs[method],))}
 spot = sigs_of("spotsigs")
 # SpotSigs' site rule (src/sig/spotsigs.rs site_boilerplate, default 10 / 0.02 / 50 pages).
 site_docs = collections.Counter(v["site"] for v in spot.values())
