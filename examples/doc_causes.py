@@ -20,11 +20,16 @@ false pairs
   member lists     doxygen CLASS-members.html of two classes (one hierarchy: inherited members)
   index variants   doxygen functions_X / functions_func_X, namespacemembers_X / _eval_X ...
   stub             a content text of fewer than 30 words on either side
+  same name, other directory: one file name in two directories of one site that are not one
+                   place (a manual's section in two language editions, `map/Range.html` and
+                   `set/Range.html`)
   named apart: url the file names each carry a token the other lacks that at most 5% of the
                    site's file names carry (what the title rule would see in the URL)
   other
 missed true pairs
-  removed by rule  found by a detector, left out by the queue's rules (union only)
+  removed by rule  found by a detector, left out by the queue's rules (union only), split by
+                   the rule: "sibling" (one detector, template siblings by identifiers),
+                   "title" or "file name" (named apart)
   empty content    a content text without words on either side
   no signature     the detector signed a page with nothing to match (SpotSigs: fewer than 3
                    signatures after the site rule; I-Match: no bag signed; Cooper: no term)
@@ -36,7 +41,7 @@ missed true pairs
   restructured (size x2): one content text at least twice the other's length
   changed J<0.5, changed 0.5-0.9, close 0.9-1, same tokens: token Jaccard of the content texts
 Also printed: the missed pairs' token Jaccard (quartiles) and content/visible length ratio."""
-import collections, json, re, runpy, statistics, sys
+import collections, json, re, runpy, statistics, subprocess, sys
 
 B, db, d = sys.argv[1:4]
 alt_path = sys.argv[4] if len(sys.argv) > 4 else None
@@ -87,15 +92,24 @@ def false_cause(a, b):
     if fname(a).endswith("-members.html") and fname(b).endswith("-members.html"): return "member lists"
     if INDEX.match(fname(a)) and INDEX.match(fname(b)): return "index variants"
     if min(len(words(a)), len(words(b))) < 30: return "stub"
+    if fname(a) == fname(b): return "same name, other directory"
     if url_named_apart(a, b): return "named apart: url"
     return "other"
 
 # Each detector's signatures, to tell a page it could not sign.
 runs = dict(con.execute("SELECT method, max(id) FROM runs GROUP BY method"))
 doc_url = dict(con.execute("SELECT id, url FROM documents"))
+# A stored signature is JSON text, or from 200 bytes up that JSON zstd-compressed as a BLOB
+# (src/store/detections.rs); Python's standard library has no zstd, so the `zstd` tool reads those.
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+def sig_json(v):
+    b = v if isinstance(v, bytes) else v.encode()
+    if b.startswith(ZSTD_MAGIC):
+        b = subprocess.run(["zstd", "-dc"], input=b, capture_output=True, check=True).stdout
+    return json.loads(b)
 def sigs_of(method):
-    return {doc_url[i]: json.loads(s) for i, s in con.execute(
-        "SELECT doc_id, CAST(sig AS TEXT) FROM run_signatures WHERE run_id = ?", (runs[method],))}
+    return {doc_url[i]: sig_json(s) for i, s in con.execute(
+        "SELECT doc_id, sig FROM run_signatures WHERE run_id = ?", (runs[method],))}
 spot = sigs_of("spotsigs")
 # SpotSigs' site rule (src/sig/spotsigs.rs site_boilerplate, default 10 / 0.02 / 50 pages).
 site_docs = collections.Counter(v["site"] for v in spot.values())
@@ -125,7 +139,9 @@ def jac_own(a, b):
     A, B = own_tokens(a), own_tokens(b)
     return len(A & B) / len(A | B) if A | B else 1.0
 def missed_cause(m, a, b):
-    if m == "union" and (a, b) in raw: return "removed by rule"
+    if m == "union" and (a, b) in raw:
+        if found[(a, b)] == 1 and siblings(a, b): return "removed by rule: sibling"
+        return "removed by rule: file name" if url_named_apart(a, b) else "removed by rule: title"
     if not words(a) or not words(b): return "empty content"
     ms = [m] if m != "union" else ["spotsigs", "imatch", "cooper"]
     if all(unsigned[x](a) or unsigned[x](b) for x in ms):
@@ -147,9 +163,9 @@ def table(title, rows, counts):
 
 fc = {c: collections.Counter(false_cause(*p) for p in per[c] - true) for c in cols}
 table("False pairs by cause", ["arguable gold", "equal text", "cross-package, same name", "cross-package, other",
-      "member lists", "index variants", "stub", "named apart: url", "other"], fc)
+      "member lists", "index variants", "stub", "same name, other directory", "named apart: url", "other"], fc)
 mc = {c: collections.Counter(missed_cause(c, *p) for p in true - per[c]) for c in cols}
-table("Missed true pairs by cause", ["removed by rule", "empty content", "no signature", "no own lines", "template lines of one release",
+table("Missed true pairs by cause", ["removed by rule: sibling", "removed by rule: title", "removed by rule: file name", "empty content", "no signature", "no own lines", "template lines of one release",
       "restructured (size x2)", "changed J<0.5",
       "changed 0.5-0.9", "close 0.9-1", "same tokens"], mc)
 

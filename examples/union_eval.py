@@ -9,8 +9,9 @@ Usage: python3 examples/union_eval.py SPOTCHECK_BIN DB LAYOUT_DIR   (after `inge
 "union" is what the review queue shows: every default detector's pairs, less the pairs only one
 detector found whose pages are template siblings, and less the pairs of two pages of one site
 whose titles or URL file names each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
-below on the content texts and titles read from DB); "union raw" is the plain union, before
-them."""
+below on the content texts and titles read from DB; neither judges two pages at one place of their
+site, the same last directory and file name: one page in two releases); "union raw" is the
+plain union, before them."""
 import subprocess, sys, itertools, collections, os, re, sqlite3
 B, db, d = sys.argv[1], sys.argv[2], sys.argv[3]
 gold = {}
@@ -54,7 +55,22 @@ tokens_of = {}
 def tokens(u):
     if u not in tokens_of: tokens_of[u] = set(TOKEN.findall(text_of.get(u, "")))
     return tokens_of[u]
+def site_key(u):
+    return u.split("://", 1)[1].split("/")[0].split("?")[0].split("#")[0] if "://" in u else u.split("/")[0]
+# Pages at one place of one site (same last directory and file name, same query; siblings::same_place)
+# are one page in two releases: neither rule judges them.
+def place(u):
+    u = u.split("#")[0]
+    path, _, query = u.partition("?")
+    path = path.split("://", 1)[1] if "://" in path else path
+    path = path.split("/", 1)[1] if "/" in path else ""
+    segs = path.split("/")
+    if len(segs) < 2 or not segs[-1] or not segs[-2]: return None
+    return (segs[-2], segs[-1], query)
+def same_place(a, b):
+    return a != b and site_key(a) == site_key(b) and place(a) is not None and place(a) == place(b)
 def siblings(a, b):
+    if same_place(a, b): return False
     A, B = tokens(a), tokens(b)
     differing = len(A ^ B)
     if differing == 0 or len(A & B) < SIBLING_MIN_JACCARD * len(A | B): return False
@@ -63,8 +79,6 @@ def siblings(a, b):
 # Pages of one site named apart: each title has a token the other lacks that at most
 # PAGE_NAME_MAX_SHARE of the site's titles carry (SiteTitles::named_apart).
 PAGE_NAME_MAX_SHARE = 0.05
-def site_key(u):
-    return u.split("://", 1)[1].split("/")[0].split("?")[0].split("#")[0] if "://" in u else u.split("/")[0]
 title_tokens = {u: set(TOKEN.findall(t.lower())) for u, t in title_of.items()}
 site_pages = collections.Counter(site_key(u) for u in title_of)
 titles_with = collections.Counter((site_key(u), t) for u, ts in title_tokens.items() for t in ts)
@@ -81,7 +95,7 @@ name_tokens = {u: file_name_tokens(u) for u in title_of}
 names_with = collections.Counter((site_key(u), t) for u, ts in name_tokens.items() for t in ts)
 def named_apart(a, b):
     s = site_key(a)
-    if s != site_key(b) or a not in title_tokens or b not in title_tokens: return False
+    if s != site_key(b) or a not in title_tokens or b not in title_tokens or same_place(a, b): return False
     limit = PAGE_NAME_MAX_SHARE * site_pages[s]
     def apart(tok, with_):
         own = lambda x, y: any(with_[(s, t)] <= limit for t in tok[x] - tok[y])

@@ -19,6 +19,13 @@
 //! (`classCairo_1_1Surface-members.html` / `classCairo_1_1Win32Surface-members.html`): the
 //! same test is made on the file names' tokens too (issue 14, session 7).
 //!
+//! Neither test judges two pages of one site at one place: the same directory and file
+//! name, under different paths above them (`…/2.2.28/…/ref/models.html` and
+//! `…/4.2.28/…/ref/models.html`), is one page in two releases or mirrors. Such a copy's
+//! identifiers change on both sides when its API changes, and a generator upgrade rewrites
+//! every title (rustdoc's `alloc::fmt::UpperHex - Rust` → `UpperHex in alloc::fmt - Rust`);
+//! the place stays ([`same_place`]; issue 14, session 9).
+//!
 //! The measure: the identifiers each page has and the other lacks, on the side with fewer
 //! (2·min(|A∖B|, |B∖A|)), as a share of all the tokens the two pages do not share. Template
 //! siblings score high (on the debian-docs tuning corpus, nine in ten false single-detector
@@ -269,6 +276,34 @@ pub fn file_name_tokens(url: &str) -> HashSet<String> {
         .collect()
 }
 
+/// Whether two URLs are one page at one place of one site: the same site, and paths that
+/// end in the same directory and file name (the last two segments, both non-empty) with the
+/// same query, while the URLs differ above them (`pkg/2.8.0/api/io/FileUtils.html` and
+/// `pkg/2.11.0/api/io/FileUtils.html`; `https://docs.example/3.11/library/os.html` and
+/// `…/3.12/library/os.html`). Such pairs are copies of one page in two releases or mirror
+/// paths, and neither [`SiteTitles::named_apart`] nor the template-sibling rule judges them.
+/// A page alone in its site's root (`pkg/index.html`, `https://a.example/x.html`) has no
+/// directory and is never at one place with another; pages that differ only in their query
+/// (`article.php?id=1` / `?id=2`) are two pages.
+pub fn same_place(a: &str, b: &str) -> bool {
+    fn place(url: &str) -> Option<(&str, &str, &str)> {
+        let url = url.split('#').next().unwrap_or(url);
+        let (path, query) = url.split_once('?').unwrap_or((url, ""));
+        // The path inside the site: after the host, or after a folder ingest's first segment.
+        let path = match path.split_once("://") {
+            Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
+            None => path.split_once('/').map_or("", |(_, p)| p),
+        };
+        let mut segments = path.rsplit('/');
+        let name = segments.next().filter(|n| !n.is_empty())?;
+        let dir = segments.next().filter(|d| !d.is_empty())?;
+        Some((dir, name, query))
+    }
+    a != b
+        && site_key(a) == site_key(b)
+        && matches!((place(a), place(b)), (Some(x), Some(y)) if x == y)
+}
+
 /// The distinct lowercased tokens of a title (as [`tokens`] splits them).
 pub fn title_tokens(title: &str) -> HashSet<String> {
     let lower = title.to_lowercase();
@@ -295,10 +330,11 @@ impl SiteTitles {
     /// Whether two pages are two pages of one site by their names: same site, and each title
     /// has a token the other lacks that at most [`PAGE_NAME_MAX_SHARE`] of the site's titles
     /// carry, or the same of their URLs' file names ([`file_name_tokens`]). Pages on
-    /// different sites, or on a site not counted, are never named apart.
+    /// different sites, on a site not counted, or at one place ([`same_place`]: one page
+    /// in two releases, whatever its titles say) are never named apart.
     pub fn named_apart(&self, a: (&str, &str), b: (&str, &str)) -> bool {
         let site = site_key(a.0);
-        if site != site_key(b.0) {
+        if site != site_key(b.0) || same_place(a.0, b.0) {
             return false;
         }
         let Some(counts) = self.sites.get(site) else {
@@ -567,5 +603,65 @@ mod tests {
             ("https://docs.example/", "Docs"),
             ("https://docs.example/p0.html", "Docs")
         ));
+    }
+
+    #[test]
+    fn same_place_is_one_directory_and_file_name_under_other_paths() {
+        // One page of a package in two releases; one page of a site under two versions.
+        assert!(same_place(
+            "pkg/2.8.0/api/io/FileUtils.html",
+            "pkg/2.11.0/api/io/FileUtils.html"
+        ));
+        assert!(same_place(
+            "https://docs.example/3.11/library/os.html",
+            "https://docs.example/3.12/library/os.html"
+        ));
+        // Another directory, another file, another site, another query: two pages.
+        assert!(!same_place(
+            "pkg/1/api/map/Range.html",
+            "pkg/1/api/set/Range.html"
+        ));
+        assert!(!same_place("pkg/1/api/io/A.html", "pkg/2/api/io/B.html"));
+        assert!(!same_place("a/1/api/io/A.html", "b/1/api/io/A.html"));
+        assert!(!same_place(
+            "https://n.example/news/article.php?id=1",
+            "https://n.example/old/news/article.php?id=2"
+        ));
+        // No directory under the site: releases laid out as `site/RELEASE/page.html`
+        // differ in that directory; a page in the site's root has none; a URL is itself.
+        assert!(!same_place("qt/5.15.2/qmap.html", "qt/5.15.8/qmap.html"));
+        assert!(!same_place(
+            "https://a.example/x.html",
+            "https://a.example/x.html"
+        ));
+        assert!(!same_place(
+            "https://a.example/d/",
+            "https://a.example/e/d/"
+        ));
+    }
+
+    /// Issue 14 (session 9): a generator upgrade rewrites every title between two releases
+    /// (rustdoc's `alloc::fmt::UpperHex - Rust` → `UpperHex in alloc::fmt - Rust`); the page
+    /// stays at its place, so it is not named apart, while two pages at two places still are.
+    #[test]
+    fn a_page_at_one_place_is_not_named_apart_by_a_rewritten_title() {
+        let mut pages = Vec::new();
+        for i in 0..20 {
+            pages.push((
+                format!("rust-doc/1.48/html/alloc/m{i}/trait.T{i}.html"),
+                format!("alloc::m{i}::T{i} - Rust"),
+            ));
+            pages.push((
+                format!("rust-doc/1.63/html/alloc/m{i}/trait.T{i}.html"),
+                format!("T{i} in alloc::m{i} - Rust"),
+            ));
+        }
+        let titles = site_titles(&pages);
+        let page = |i: usize| p(&pages[i]);
+        // One trait in two releases: titles each with a token of their own, one place.
+        assert!(!titles.named_apart(page(0), page(1)));
+        // Two traits of one release: named apart as before.
+        assert!(titles.named_apart(page(0), page(2)));
+        assert!(titles.named_apart(page(1), page(3)));
     }
 }

@@ -475,7 +475,9 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
 /// Removes the pairs only one detector found whose pages are template siblings (each names
 /// code identifiers the other lacks: `model::siblings`), read on the content text the
 /// detectors use by default (the visible text where no content text is stored). Pairs two
-/// or more detectors agree on are kept whatever their text.
+/// or more detectors agree on are kept whatever their text, and so are pairs of one page at
+/// one place of its site in two releases (`siblings::same_place`), whose identifiers change
+/// on both sides when the page's API does.
 ///
 /// The pairs are judged in batches of whole connected components of their pair graph, each
 /// batch's texts at most [`SIBLING_BATCH_BYTES`] (or one component): never every judged
@@ -485,7 +487,8 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
 /// 113,065 pages the pair-by-pair rule was 37% of the queue build's CPU; issue 15).
 fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
     let mut text_st = conn.prepare_cached(
-        "SELECT coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
+        "SELECT d.url,
+                coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
                          d.visible_text)
          FROM documents d WHERE d.id = ?1",
     )?;
@@ -497,6 +500,7 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Res
     while components.peek().is_some() {
         // One batch: whole components until the texts reach the budget.
         let mut texts: Vec<String> = Vec::new();
+        let mut urls: Vec<String> = Vec::new();
         let mut index: HashMap<i64, usize> = HashMap::new();
         let mut batch: Vec<usize> = Vec::new();
         let mut bytes = 0usize;
@@ -507,12 +511,15 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Res
             for &i in &component {
                 for d in [pairs[i].a, pairs[i].b] {
                     if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(d) {
-                        let text: Option<String> =
-                            text_st.query_row([d], |r| r.get(0)).optional()?;
+                        let row: Option<(String, Option<String>)> = text_st
+                            .query_row([d], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .optional()?;
+                        let (url, text) = row.unwrap_or_default();
                         let text = text.unwrap_or_default();
                         bytes += text.len();
                         slot.insert(texts.len());
                         texts.push(text);
+                        urls.push(url);
                     }
                 }
             }
@@ -524,11 +531,12 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Res
             .iter()
             .map(|&i| (index[&pairs[i].a], index[&pairs[i].b]))
             .collect();
-        for (&i, sibling) in batch
+        for ((&i, &(a, b)), sibling) in batch
             .iter()
+            .zip(&asked)
             .zip(siblings::template_siblings_among(&refs, &asked))
         {
-            drop[i] = sibling;
+            drop[i] = sibling && !siblings::same_place(&urls[a], &urls[b]);
         }
     }
     let mut flags = drop.into_iter();
@@ -564,8 +572,9 @@ fn pair_components(pairs: &[MergedPair], which: &[usize]) -> Vec<Vec<usize>> {
 
 /// Removes the pairs, whichever detectors found them, of two pages of one site whose titles,
 /// or whose URLs' file names, each carry a name of their own (`model::siblings::SiteTitles`):
-/// two pages of the site, not two copies of one page. Every stored page's title and URL are
-/// counted, on its site.
+/// two pages of the site, not two copies of one page (pages at one place of their site,
+/// `siblings::same_place`, are copies whatever their names). Every stored page's title and
+/// URL are counted, on its site.
 fn drop_named_apart(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
