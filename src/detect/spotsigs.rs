@@ -17,11 +17,11 @@ use super::shared::Shared;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::columnar::Column;
 use crate::sig::spotsigs::{
-    self, build_vectors_from_ids, SigVector, SigVocab, SiteBoilerplate, SpotSigParams,
-    VectorOptions, DEFAULT_CHAIN, DEFAULT_DISTANCE,
+    self, build_vectors_from_ids, extract_packed, PackedSigs, SigVector, SigVocab, SiteBoilerplate,
+    SpotSigParams, VectorOptions, DEFAULT_CHAIN, DEFAULT_DISTANCE,
 };
 use crate::store::{DocText, Store, TextKind};
-use crate::text::WordList;
+use crate::text::{WordList, Words};
 
 /// Default cap of the site rule: a signature on more than 50 pages of one site is the
 /// site's boilerplate even when that is under 2% of it (see `SiteBoilerplate`; measured
@@ -276,10 +276,13 @@ static PARAMS: &[Param<S>] = &[
 /// A document's spot signatures, one per occurrence in text order: as strings when signed,
 /// as ids of the run's [`Interner`] once the driver keeps them (a `String` per occurrence
 /// was most of `detect`'s memory while SpotSigs ran on large collections; issue 16).
-/// Serialized as the list of strings either way (see [`SpotSigs::sig_bytes`]).
+/// Serialized as the list of strings either way (see [`SpotSigs::sig_bytes`]). The signer
+/// gives them packed in one buffer ([`PackedSigs`]); signatures read back from the index or
+/// a stage's columns are `Text`.
 #[derive(Debug)]
 pub enum Sigs {
     Text(Vec<String>),
+    Packed(PackedSigs),
     Ids(Vec<u32>),
 }
 
@@ -367,6 +370,26 @@ pub fn same_content_key(text: &str) -> Option<u64> {
     any.then_some(h)
 }
 
+/// One document's [`DocSigs`] from its words ([`Words::of`] of its text).
+fn sign_words(
+    (params, s, _): &(SpotSigParams, SpotSigsSettings, Interner),
+    d: &DocText,
+    words: &Words,
+) -> DocSigs {
+    DocSigs {
+        sigs: Sigs::Packed(extract_packed(words, params)),
+        site: site_of(&d.url).to_string(),
+        // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
+        // their signatures: the content hash settles them without the matcher.
+        dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
+        same_content: if s.same_content {
+            same_content_key(&d.text)
+        } else {
+            None
+        },
+    }
+}
+
 /// [`DocSigs`] as stored (the field names and order of the index since it exists).
 #[derive(Serialize)]
 struct StoredSigs<'a> {
@@ -401,32 +424,21 @@ impl Detector for SpotSigs {
         p.1.text
     }
 
-    fn signer((params, s, _): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
-        let same_content = s.same_content;
-        move |d| DocSigs {
-            sigs: Sigs::Text(
-                spotsigs::extract_text(&d.text, params)
-                    .into_iter()
-                    .map(|x| x.sig)
-                    .collect(),
-            ),
-            site: site_of(&d.url).to_string(),
-            // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
-            // their signatures: the content hash settles them without the matcher.
-            dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
-            same_content: if same_content {
-                same_content_key(&d.text)
-            } else {
-                None
-            },
-        }
+    fn signer(p: &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+        move |d| sign_words(p, d, &Words::of(&d.text))
+    }
+
+    fn word_signer(p: &Self::Prepared) -> Option<impl Fn(&DocText, &Words) -> DocSigs + Sync + '_> {
+        Some(move |d: &DocText, words: &Words| sign_words(p, d, words))
     }
 
     fn keep((_, _, interner): &Self::Prepared, chunk: &mut [DocSigs]) {
         let mut vocab = interner.vocab();
         for d in chunk {
-            if let Sigs::Text(t) = &d.sigs {
-                d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect());
+            match &d.sigs {
+                Sigs::Text(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
+                Sigs::Packed(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
+                Sigs::Ids(_) => {}
             }
         }
     }
@@ -435,6 +447,7 @@ impl Detector for SpotSigs {
         let vocab = interner.vocab();
         let sigs = match &sig.sigs {
             Sigs::Text(t) => t.iter().map(String::as_str).collect(),
+            Sigs::Packed(t) => t.iter().collect(),
             Sigs::Ids(ids) => ids.iter().map(|&i| vocab.name(i)).collect::<Option<_>>()?,
         };
         serde_json::to_vec(&StoredSigs {
@@ -478,6 +491,7 @@ impl Detector for SpotSigs {
                 let ids = match d.sigs {
                     Sigs::Ids(ids) => ids,
                     Sigs::Text(t) => t.iter().map(|s| vocab.intern(s)).collect(),
+                    Sigs::Packed(t) => t.iter().map(|s| vocab.intern(s)).collect(),
                 };
                 (ids, d.site)
             })
@@ -620,6 +634,7 @@ impl super::staged::Staged for SpotSigs {
             // Stages sign without the driver, so their signatures are never interned.
             sigs.push(match d.sigs {
                 Sigs::Text(t) => t,
+                Sigs::Packed(t) => t.iter().map(str::to_string).collect(),
                 Sigs::Ids(_) => Vec::new(),
             });
             sites.push(Some(d.site));
@@ -727,7 +742,7 @@ mod tests {
             .iter()
             .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
             .collect();
-        assert!(matches!(signed[0].sigs, Sigs::Text(ref t) if !t.is_empty()));
+        assert!(matches!(signed[0].sigs, Sigs::Packed(ref t) if !t.is_empty()));
         SpotSigs::keep(&p, &mut signed);
         assert!(signed.iter().all(|s| matches!(s.sigs, Sigs::Ids(_))));
         let after: Vec<Vec<u8>> = signed

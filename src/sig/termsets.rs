@@ -30,7 +30,12 @@ impl PackedTerms {
     /// The unique terms of `text` (the terms [`super::lexicon::unique_terms`] returns, in
     /// order of first occurrence).
     pub fn of(text: &str, opts: &TermOptions) -> PackedTerms {
-        let words = Words::of(text);
+        PackedTerms::from_words(Words::of(text), opts)
+    }
+
+    /// [`PackedTerms::of`] a text from its words ([`Words::of`] of it), for a pass that
+    /// tokenized the text for something else too.
+    pub fn from_words(words: Words, opts: &TermOptions) -> PackedTerms {
         let mut seen: FxHashSet<&str> = FxHashSet::default();
         let mut unique = Vec::new();
         for i in 0..words.len() {
