@@ -3,7 +3,10 @@
 //! with their document frequencies ([`TermSets`]). One pass tokenizes every document; with
 //! the defaults I-Match and Cooper both read the content text with the same term options, so
 //! each of them builds its frequencies *and* signs every document from this memo instead of
-//! streaming and tokenizing the texts again. It lives for one `detect` only, during which no
+//! streaming and tokenizing the texts again. With the defaults the pass is not even a pass of
+//! its own: SpotSigs runs first on the same text, and the driver counts the terms from the
+//! words it tokenized for SpotSigs' signer ([`CountingAlong`]), so each text is read from the
+//! store and tokenized once per `detect`. It lives for one `detect` only, during which no
 //! document changes, so nothing in it can be stale.
 
 use std::cell::RefCell;

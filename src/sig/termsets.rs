@@ -4,7 +4,8 @@
 //! both read a document as its set of unique terms under the same options, and both need the
 //! collection's document frequencies first; with this, the frequency pass is the only pass
 //! that tokenizes (issue 16: four tokenizations of every text per `detect` became two, one
-//! here and SpotSigs' own).
+//! here and SpotSigs' own, then one: `detect` builds these from the words SpotSigs' signer
+//! tokenized, see `detect::shared::CountingAlong`).
 //!
 //! The per-document lists cost four bytes per (document, unique term); past
 //! [`TermSetsBuilder::with_budget`]'s budget they are dropped (the frequencies are kept) and
