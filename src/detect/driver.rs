@@ -15,7 +15,9 @@ use serde_json::json;
 use super::method::{validate, Detector, Found, RunContext};
 use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
+use crate::sig::termsets::PackedTerms;
 use crate::store::{ClusterRow, Store, TextKind, NO_MAIN_TEXT};
+use crate::text::Words;
 
 /// Documents per chunk streamed from the store and signed in parallel.
 pub const CHUNK: usize = 2048;
@@ -96,8 +98,30 @@ pub(crate) fn run_detector<D: Detector>(
         });
     } else {
         let sign = D::signer(&prepared);
+        let word_sign = D::word_signer(&prepared);
+        // The counting passes later runs read, made on this stream: each text is read and
+        // tokenized once for them and for this run's signer.
+        let mut along = shared.counting_along(D::reads(&prepared));
         store.for_each_text_chunk(D::reads(&prepared), CHUNK, |chunk| {
-            let mut signed: Vec<D::Sig> = chunk.par_iter().map(&sign).collect();
+            let (mut signed, terms): (Vec<D::Sig>, Vec<Vec<PackedTerms>>) = if along.is_empty() {
+                (chunk.par_iter().map(&sign).collect(), Vec::new())
+            } else {
+                chunk
+                    .par_iter()
+                    .map(|d| {
+                        let words = Words::of(&d.text);
+                        let sig = match &word_sign {
+                            Some(ws) => ws(d, &words),
+                            None => sign(d),
+                        };
+                        (sig, along.terms(words))
+                    })
+                    .unzip()
+            };
+            if !along.is_empty() {
+                along.add_chunk(&chunk, &terms);
+            }
+            drop(terms);
             D::keep(&prepared, &mut signed);
             ids.extend(chunk.iter().map(|d| d.id));
             sigs.extend(signed);
@@ -106,6 +130,7 @@ pub(crate) fn run_detector<D: Detector>(
             });
             Ok(())
         })?;
+        shared.finish_along(along);
     }
     shared.release_unread();
     // The signatures `query` reads instead of signing the collection again, serialized one

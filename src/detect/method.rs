@@ -14,6 +14,7 @@ use super::params::Param;
 use super::shared::Shared;
 use crate::sig::lexicon::TermOptions;
 use crate::store::{ClusterRow, DocText, Store, TextKind};
+use crate::text::Words;
 
 /// Whether `--method all` runs a method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +74,16 @@ pub trait Detector: Sync + Send + 'static {
     }
     /// The function that signs one document (made once per run, called in parallel).
     fn signer(prepared: &Self::Prepared) -> impl Fn(&DocText) -> Self::Sig + Sync + '_;
+    /// The signer for a method that reads a document as its words ([`Words::of`] of its
+    /// text): it signs from words the driver tokenized, which the driver also hands to the
+    /// term counting later runs of the same `detect` read (one tokenizing pass for every
+    /// default method; issue 16). It must give what [`Self::signer`] gives. `None` (the
+    /// default): the driver calls [`Self::signer`].
+    fn word_signer(
+        _prepared: &Self::Prepared,
+    ) -> Option<impl Fn(&DocText, &Words) -> Self::Sig + Sync + '_> {
+        None::<fn(&DocText, &Words) -> Self::Sig>
+    }
     /// Every document's signature from what this `detect` already computed (`shared`: the
     /// interned term sets of the frequency pass), without streaming and tokenizing the texts
     /// again: the document ids and their signatures, exactly what [`Self::signer`] gives

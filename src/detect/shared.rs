@@ -3,7 +3,10 @@
 //! with their document frequencies ([`TermSets`]). One pass tokenizes every document; with
 //! the defaults I-Match and Cooper both read the content text with the same term options, so
 //! each of them builds its frequencies *and* signs every document from this memo instead of
-//! streaming and tokenizing the texts again. It lives for one `detect` only, during which no
+//! streaming and tokenizing the texts again. With the defaults the pass is not even a pass of
+//! its own: SpotSigs runs first on the same text, and the driver counts the terms from the
+//! words it tokenized for SpotSigs' signer ([`CountingAlong`]), so each text is read from the
+//! store and tokenized once per `detect`. It lives for one `detect` only, during which no
 //! document changes, so nothing in it can be stale.
 
 use std::cell::RefCell;
@@ -15,7 +18,8 @@ use rayon::prelude::*;
 use super::driver::CHUNK;
 use crate::sig::lexicon::{DocFreqs, TermOptions};
 use crate::sig::termsets::{PackedTerms, TermSets, TermSetsBuilder, DEFAULT_BUDGET};
-use crate::store::{Store, TextKind};
+use crate::store::{DocText, Store, TextKind};
+use crate::text::Words;
 
 /// The term sets of one text under one set of term options, with what was derived from them.
 pub struct Counted {
@@ -54,6 +58,17 @@ impl Shared {
             return Ok(hit);
         }
         let (sets, ids, sites) = count_terms(store, text, terms, DEFAULT_BUDGET)?;
+        Ok(self.insert(text, terms, sets, ids, sites))
+    }
+
+    fn insert(
+        &self,
+        text: TextKind,
+        terms: &TermOptions,
+        sets: TermSets,
+        ids: Vec<i64>,
+        sites: Vec<u64>,
+    ) -> Arc<Counted> {
         let fresh = Arc::new(Counted {
             dfs: Arc::new(sets.doc_freqs()),
             sets,
@@ -63,7 +78,44 @@ impl Shared {
         self.counted
             .borrow_mut()
             .push((text, *terms, Arc::clone(&fresh)));
-        Ok(fresh)
+        fresh
+    }
+
+    /// The counting passes over `text` that the runs after the current one will read and
+    /// that no run made yet, to be made along the current run's own stream of `text`
+    /// ([`CountingAlong`]): the texts are then read and tokenized once for every default
+    /// method (issue 16). Empty when `detect` did not say which runs follow.
+    pub fn counting_along(&self, text: TextKind) -> CountingAlong {
+        let mut wanted: Vec<TermOptions> = Vec::new();
+        if let Some(later) = self.later.borrow().as_ref() {
+            for (t, o) in later {
+                if *t == text && self.memo(text, o).is_none() && !wanted.contains(o) {
+                    wanted.push(*o);
+                }
+            }
+        }
+        CountingAlong {
+            text,
+            passes: wanted
+                .into_iter()
+                .map(|o| (o, TermSetsBuilder::with_budget(DEFAULT_BUDGET)))
+                .collect(),
+            ids: Vec::new(),
+            sites: Vec::new(),
+        }
+    }
+
+    /// Keeps the passes made along a run's stream in the memo.
+    pub fn finish_along(&self, along: CountingAlong) {
+        for (o, builder) in along.passes {
+            self.insert(
+                along.text,
+                &o,
+                builder.finish(),
+                along.ids.clone(),
+                along.sites.clone(),
+            );
+        }
     }
 
     /// Tells the memo which entries the runs after the current one will read (`detect`
@@ -91,6 +143,53 @@ impl Shared {
             .iter()
             .find(|(t, o, _)| *t == text && o == terms)
             .map(|(_, _, hit)| Arc::clone(hit))
+    }
+}
+
+/// Counting passes ([`count_terms`]) made along another run's stream of the same text:
+/// the driver tokenizes each document once ([`Words::of`]), signs it from those words and
+/// hands them to [`CountingAlong::terms`]; then [`CountingAlong::add_chunk`] counts the
+/// chunk in document order, as [`count_terms`] would.
+pub struct CountingAlong {
+    text: TextKind,
+    passes: Vec<(TermOptions, TermSetsBuilder)>,
+    ids: Vec<i64>,
+    sites: Vec<u64>,
+}
+
+impl CountingAlong {
+    /// Whether any pass is wanted (else the driver neither tokenizes for it nor calls it).
+    pub fn is_empty(&self) -> bool {
+        self.passes.is_empty()
+    }
+
+    /// One document's unique terms for each pass, from its words (called in parallel).
+    pub fn terms(&self, words: Words) -> Vec<PackedTerms> {
+        let mut words = Some(words);
+        let last = self.passes.len().saturating_sub(1);
+        self.passes
+            .iter()
+            .enumerate()
+            .filter_map(|(k, (o, _))| {
+                let w = if k == last {
+                    words.take()
+                } else {
+                    words.clone()
+                };
+                w.map(|w| PackedTerms::from_words(w, o))
+            })
+            .collect()
+    }
+
+    /// Counts a chunk of documents given [`Self::terms`] of each, in document order.
+    pub fn add_chunk(&mut self, chunk: &[DocText], terms: &[Vec<PackedTerms>]) {
+        for (d, per_pass) in chunk.iter().zip(terms) {
+            for ((_, builder), p) in self.passes.iter_mut().zip(per_pass) {
+                builder.add_document(p.iter());
+            }
+            self.ids.push(d.id);
+            self.sites.push(super::cooper::site_hash(&d.url));
+        }
     }
 }
 
@@ -170,6 +269,53 @@ mod tests {
         shared.set_later_readers(vec![(TextKind::Content, opts)]);
         shared.release_unread();
         assert!(shared.memo(TextKind::Visible, &opts).is_none());
+    }
+
+    /// The counting pass made along SpotSigs' stream is the one `count_terms` makes, and only
+    /// the passes later runs read are made.
+    #[test]
+    fn counting_along_a_run_equals_the_counting_pass() {
+        use crate::detect::spotsigs::{SpotSigs, SpotSigsSettings};
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("m.db")).unwrap();
+        let texts = [
+            "The quick brown foxes jumped; the QUICK brown dogs",
+            "quick quick quick, 2008 mp3 mp33 don't won’t",
+            "",
+            "新闻报道 the wire story is on the site and a copy of it is at the other site",
+        ];
+        for (i, t) in texts.iter().enumerate() {
+            s.insert_test_document(&format!("http://s{}.example/{i}", i % 2), "", t, None)
+                .unwrap();
+        }
+        let opts = TermOptions::default();
+        let settings = SpotSigsSettings {
+            text: TextKind::Visible,
+            ..SpotSigsSettings::default()
+        };
+        let shared = Shared::default();
+        shared.set_later_readers(vec![(TextKind::Content, opts)]);
+        crate::detect::driver::run_detector::<SpotSigs>(&mut s, &settings, &shared, &|_| {})
+            .unwrap();
+        assert!(
+            shared.memo(TextKind::Visible, &opts).is_none(),
+            "not asked for"
+        );
+        shared.set_later_readers(vec![(TextKind::Visible, opts), (TextKind::Visible, opts)]);
+        crate::detect::driver::run_detector::<SpotSigs>(&mut s, &settings, &shared, &|_| {})
+            .unwrap();
+        let along = shared.memo(TextKind::Visible, &opts).expect("made along");
+        let (sets, ids, sites) = count_terms(&s, TextKind::Visible, &opts, DEFAULT_BUDGET).unwrap();
+        assert_eq!((&along.ids, &along.sites), (&ids, &sites));
+        assert_eq!(along.sets.doc_freqs(), sets.doc_freqs());
+        assert_eq!(
+            along.sets.terms().collect::<Vec<_>>(),
+            sets.terms().collect::<Vec<_>>()
+        );
+        for i in 0..texts.len() {
+            assert_eq!(along.sets.document(i), sets.document(i));
+        }
+        assert_eq!(shared.counted.borrow().len(), 1);
     }
 
     #[test]

@@ -17,11 +17,11 @@ use super::shared::Shared;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::columnar::Column;
 use crate::sig::spotsigs::{
-    self, build_vectors_from_ids, SigVector, SigVocab, SiteBoilerplate, SpotSigParams,
-    VectorOptions, DEFAULT_CHAIN, DEFAULT_DISTANCE,
+    self, build_vectors_from_ids, extract_packed, PackedSigs, SigVector, SigVocab, SiteBoilerplate,
+    SpotSigParams, VectorOptions, DEFAULT_CHAIN, DEFAULT_DISTANCE,
 };
 use crate::store::{DocText, Store, TextKind};
-use crate::text::WordList;
+use crate::text::{WordList, Words};
 
 /// Default cap of the site rule: a signature on more than 50 pages of one site is the
 /// site's boilerplate even when that is under 2% of it (see `SiteBoilerplate`; measured
@@ -276,10 +276,13 @@ static PARAMS: &[Param<S>] = &[
 /// A document's spot signatures, one per occurrence in text order: as strings when signed,
 /// as ids of the run's [`Interner`] once the driver keeps them (a `String` per occurrence
 /// was most of `detect`'s memory while SpotSigs ran on large collections; issue 16).
-/// Serialized as the list of strings either way (see [`SpotSigs::sig_bytes`]).
+/// Serialized as the list of strings either way (see [`SpotSigs::sig_bytes`]). The signer
+/// gives them packed in one buffer ([`PackedSigs`]); signatures read back from the index or
+/// a stage's columns are `Text`.
 #[derive(Debug)]
 pub enum Sigs {
     Text(Vec<String>),
+    Packed(PackedSigs),
     Ids(Vec<u32>),
 }
 
@@ -318,15 +321,73 @@ pub struct DocSigs {
 /// The key under which `same_content` pairs texts: the hash of the lowercased words joined
 /// by single spaces (`None` for a text without words). Case and white space are what a
 /// re-render of one page changes; anything else is left to the signatures.
+///
+/// The hash is `extract::content::block_hash` (FNV-1a, a byte at a time) of that folded
+/// string, computed as the words are read instead of over a folded copy: building the copy
+/// char by char was a tenth of `detect`'s CPU (issue 16, session 9). ASCII bytes are folded
+/// without decoding a `char`; a proptest checks the key against the copy's hash.
 pub fn same_content_key(text: &str) -> Option<u64> {
-    let mut folded = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
-        if !folded.is_empty() {
-            folded.push(' ');
+    const FNV_PRIME: u64 = 0x0100_0000_01b3;
+    let step = |h: u64, b: u8| (h ^ u64::from(b)).wrapping_mul(FNV_PRIME);
+    let bytes = text.as_bytes();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let (mut any, mut in_word) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // `i` only ever advances by whole characters, so it is a char boundary.
+        let c = if b < 0x80 {
+            b as char
+        } else {
+            text[i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER)
+        };
+        i += c.len_utf8();
+        // `split_whitespace`'s rule (Unicode White_Space), as the copy split on.
+        if c.is_whitespace() {
+            in_word = false;
+            continue;
         }
-        folded.extend(word.chars().flat_map(char::to_lowercase));
+        if !in_word {
+            if any {
+                h = step(h, b' ');
+            }
+            (any, in_word) = (true, true);
+        }
+        if b < 0x80 {
+            h = step(h, b.to_ascii_lowercase());
+        } else {
+            let mut buf = [0u8; 4];
+            for l in c.to_lowercase() {
+                for &x in l.encode_utf8(&mut buf).as_bytes() {
+                    h = step(h, x);
+                }
+            }
+        }
     }
-    (!folded.is_empty()).then(|| crate::extract::content::block_hash(&folded))
+    any.then_some(h)
+}
+
+/// One document's [`DocSigs`] from its words ([`Words::of`] of its text).
+fn sign_words(
+    (params, s, _): &(SpotSigParams, SpotSigsSettings, Interner),
+    d: &DocText,
+    words: &Words,
+) -> DocSigs {
+    DocSigs {
+        sigs: Sigs::Packed(extract_packed(words, params)),
+        site: site_of(&d.url).to_string(),
+        // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
+        // their signatures: the content hash settles them without the matcher.
+        dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
+        same_content: if s.same_content {
+            same_content_key(&d.text)
+        } else {
+            None
+        },
+    }
 }
 
 /// [`DocSigs`] as stored (the field names and order of the index since it exists).
@@ -363,32 +424,21 @@ impl Detector for SpotSigs {
         p.1.text
     }
 
-    fn signer((params, s, _): &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
-        let same_content = s.same_content;
-        move |d| DocSigs {
-            sigs: Sigs::Text(
-                spotsigs::extract_text(&d.text, params)
-                    .into_iter()
-                    .map(|x| x.sig)
-                    .collect(),
-            ),
-            site: site_of(&d.url).to_string(),
-            // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
-            // their signatures: the content hash settles them without the matcher.
-            dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
-            same_content: if same_content {
-                same_content_key(&d.text)
-            } else {
-                None
-            },
-        }
+    fn signer(p: &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
+        move |d| sign_words(p, d, &Words::of(&d.text))
+    }
+
+    fn word_signer(p: &Self::Prepared) -> Option<impl Fn(&DocText, &Words) -> DocSigs + Sync + '_> {
+        Some(move |d: &DocText, words: &Words| sign_words(p, d, words))
     }
 
     fn keep((_, _, interner): &Self::Prepared, chunk: &mut [DocSigs]) {
         let mut vocab = interner.vocab();
         for d in chunk {
-            if let Sigs::Text(t) = &d.sigs {
-                d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect());
+            match &d.sigs {
+                Sigs::Text(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
+                Sigs::Packed(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
+                Sigs::Ids(_) => {}
             }
         }
     }
@@ -397,6 +447,7 @@ impl Detector for SpotSigs {
         let vocab = interner.vocab();
         let sigs = match &sig.sigs {
             Sigs::Text(t) => t.iter().map(String::as_str).collect(),
+            Sigs::Packed(t) => t.iter().collect(),
             Sigs::Ids(ids) => ids.iter().map(|&i| vocab.name(i)).collect::<Option<_>>()?,
         };
         serde_json::to_vec(&StoredSigs {
@@ -440,6 +491,7 @@ impl Detector for SpotSigs {
                 let ids = match d.sigs {
                     Sigs::Ids(ids) => ids,
                     Sigs::Text(t) => t.iter().map(|s| vocab.intern(s)).collect(),
+                    Sigs::Packed(t) => t.iter().map(|s| vocab.intern(s)).collect(),
                 };
                 (ids, d.site)
             })
@@ -582,6 +634,7 @@ impl super::staged::Staged for SpotSigs {
             // Stages sign without the driver, so their signatures are never interned.
             sigs.push(match d.sigs {
                 Sigs::Text(t) => t,
+                Sigs::Packed(t) => t.iter().map(str::to_string).collect(),
                 Sigs::Ids(_) => Vec::new(),
             });
             sites.push(Some(d.site));
@@ -689,7 +742,7 @@ mod tests {
             .iter()
             .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
             .collect();
-        assert!(matches!(signed[0].sigs, Sigs::Text(ref t) if !t.is_empty()));
+        assert!(matches!(signed[0].sigs, Sigs::Packed(ref t) if !t.is_empty()));
         SpotSigs::keep(&p, &mut signed);
         assert!(signed.iter().all(|s| matches!(s.sigs, Sigs::Ids(_))));
         let after: Vec<Vec<u8>> = signed
@@ -712,6 +765,27 @@ mod tests {
         let twice = SigVector::from_ids([1, 1, 2, 3]);
         assert_eq!(containment(&whole, &twice), 0.75);
         assert_eq!(containment(&whole, &SigVector::default()), 0.0);
+    }
+
+    /// The key as it was first written: the folded copy's `block_hash`.
+    fn folded_copy_key(text: &str) -> Option<u64> {
+        let mut folded = String::with_capacity(text.len());
+        for word in text.split_whitespace() {
+            if !folded.is_empty() {
+                folded.push(' ');
+            }
+            folded.extend(word.chars().flat_map(char::to_lowercase));
+        }
+        (!folded.is_empty()).then(|| crate::extract::content::block_hash(&folded))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn same_content_key_is_the_folded_copys_hash(
+            text in "([a-zA-Z0-9 \t\n\u{b}\u{c}\r\u{1c}'.İßΣ\u{85}\u{a0}\u{2028}\u{3000}-]|\\PC){0,80}"
+        ) {
+            proptest::prop_assert_eq!(same_content_key(&text), folded_copy_key(&text));
+        }
     }
 
     #[test]

@@ -235,6 +235,28 @@ pub struct BaggedLexicon<'a> {
     pub lexicon: &'a Lexicon,
     pub bags: Vec<Bag>,
     pub params: IMatchParams,
+    /// The bags transposed: primary term `i` is in bag `k` when bit `k % 64` of
+    /// `primary_bits[i * words + k / 64]` is set (the same for the secondary terms). A
+    /// document's terms fetch their memberships once for all K coordinates instead of one
+    /// scattered look-up in each bag's mask per coordinate (issue 16, session 9).
+    primary_bits: Vec<u64>,
+    secondary_bits: Vec<u64>,
+    words: usize,
+}
+
+/// `bags`' masks (chosen by `mask`) over `n` terms as rows of `bags.len().div_ceil(64)`
+/// words per term (see [`BaggedLexicon`]'s `primary_bits`).
+fn transpose(bags: &[Bag], n: usize, mask: impl Fn(&Bag) -> &[bool]) -> Vec<u64> {
+    let words = bags.len().div_ceil(64);
+    let mut bits = vec![0u64; n * words];
+    for (k, bag) in bags.iter().enumerate() {
+        for (i, &m) in mask(bag).iter().enumerate().take(n) {
+            if m {
+                bits[i * words + k / 64] |= 1 << (k % 64);
+            }
+        }
+    }
+    bits
 }
 
 impl<'a> BaggedLexicon<'a> {
@@ -258,7 +280,7 @@ impl<'a> BaggedLexicon<'a> {
             }
             mask
         };
-        let bags = (0..params.bags)
+        let bags: Vec<Bag> = (0..params.bags)
             .map(|k| {
                 let mut seeder =
                     SplitMix64::new(params.seed ^ (k as u64).wrapping_mul(0xA24B_AED4_963E_E407));
@@ -272,8 +294,12 @@ impl<'a> BaggedLexicon<'a> {
                 }
             })
             .collect();
+        let (np, ns) = (lexicon.primary().len(), lexicon.secondary().len());
         BaggedLexicon {
             lexicon,
+            primary_bits: transpose(&bags, np, |b| &b.primary),
+            secondary_bits: transpose(&bags, ns, |b| &b.secondary),
+            words: bags.len().div_ceil(64),
             bags,
             params,
         }
@@ -350,9 +376,44 @@ impl<'a> BaggedLexicon<'a> {
         let mut sorted = classes.to_vec();
         sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
         sorted.dedup_by(|a, b| a.0 == b.0);
-        (0..self.coordinates())
-            .map(|c| self.sign_sorted(&sorted, unique_len, c))
-            .collect()
+        // Each term's bag memberships, fetched once, in `sorted`'s order.
+        let w = self.words;
+        let mut rows: Vec<u64> = Vec::with_capacity(sorted.len() * w);
+        for &(_, class) in &sorted {
+            let (bits, i) = match class {
+                TermClass::Primary(i) => (&self.primary_bits, i),
+                TermClass::Secondary(r) => (&self.secondary_bits, r),
+            };
+            match bits.get(i * w..(i + 1) * w) {
+                Some(row) => rows.extend_from_slice(row),
+                // Not a term of this lexicon (cannot happen: classes come from it): in no bag.
+                None => rows.extend(std::iter::repeat_n(0, w)),
+            }
+        }
+        // Positions as bit sets: the primary terms', and each coordinate's members (set
+        // without a branch per term: which terms a bag holds is a coin flip).
+        let n = sorted.len();
+        let mut primary = vec![0u64; n.div_ceil(64)];
+        for (at, (_, class)) in sorted.iter().enumerate() {
+            primary[at / 64] |= u64::from(matches!(class, TermClass::Primary(_))) << (at % 64);
+        }
+        let mut members = vec![u64::MAX; n.div_ceil(64)];
+        if !n.is_multiple_of(64) {
+            if let Some(last) = members.last_mut() {
+                *last = (1 << (n % 64)) - 1;
+            }
+        }
+        let mut out = Vec::with_capacity(self.coordinates());
+        out.push(self.sign_members(&sorted, unique_len, &members, &primary));
+        for k in 1..self.coordinates() {
+            let (word, bit) = ((k - 1) / 64, (k - 1) % 64);
+            members.fill(0);
+            for (at, row) in rows.chunks_exact(w).enumerate() {
+                members[at / 64] |= (row[word] >> bit & 1) << (at % 64);
+            }
+            out.push(self.sign_members(&sorted, unique_len, &members, &primary));
+        }
+        out
     }
 
     /// The lexicon terms of U with their class, in term order.
@@ -392,20 +453,80 @@ impl<'a> BaggedLexicon<'a> {
                 None => return SigOutcome::TooFewTerms { terms: 0 },
             },
         };
+        self.sign_with(sorted, unique_len, |at| match sorted[at].1 {
+            TermClass::Primary(i) => bag.is_none_or(|b| b.primary[i]),
+            TermClass::Secondary(r) => bag.is_none_or(|b| b.secondary[r]),
+        })
+    }
+
+    /// [`Self::sign_sorted`] with the coordinate's lexicon given as `in_lexicon(at)`: whether
+    /// the term at position `at` of `sorted` is in it.
+    fn sign_with(
+        &self,
+        sorted: &[(&str, TermClass)],
+        unique_len: usize,
+        in_lexicon: impl Fn(usize) -> bool,
+    ) -> SigOutcome {
         let mut chosen: Vec<u32> = Vec::new();
         let mut secondary: Vec<(usize, u32)> = Vec::new();
         for (at, &(_, class)) in (0u32..).zip(sorted) {
+            if !in_lexicon(at as usize) {
+                continue;
+            }
             match class {
-                TermClass::Primary(i) if bag.is_none_or(|b| b.primary[i]) => chosen.push(at),
-                TermClass::Secondary(r) if bag.is_none_or(|b| b.secondary[r]) => {
-                    secondary.push((r, at))
-                }
-                _ => {}
+                TermClass::Primary(_) => chosen.push(at),
+                TermClass::Secondary(r) => secondary.push((r, at)),
             }
         }
+        self.finish(sorted, unique_len, chosen, || secondary)
+    }
+
+    /// [`Self::sign_with`] with the coordinate's lexicon as a bit set over the positions of
+    /// `sorted` (`members`), `primary` the positions of primary terms: the positions are
+    /// read off the set bits, and the secondary terms only when coverage asks for them.
+    fn sign_members(
+        &self,
+        sorted: &[(&str, TermClass)],
+        unique_len: usize,
+        members: &[u64],
+        primary: &[u64],
+    ) -> SigOutcome {
+        let set_bits = |word: usize, mut x: u64, out: &mut dyn FnMut(u32)| {
+            while x != 0 {
+                out((word * 64) as u32 + x.trailing_zeros());
+                x &= x - 1;
+            }
+        };
+        let mut chosen: Vec<u32> = Vec::new();
+        for (word, (m, p)) in members.iter().zip(primary).enumerate() {
+            set_bits(word, m & p, &mut |at| chosen.push(at));
+        }
+        self.finish(sorted, unique_len, chosen, || {
+            let mut secondary = Vec::new();
+            for (word, (m, p)) in members.iter().zip(primary).enumerate() {
+                set_bits(word, m & !p, &mut |at| {
+                    if let Some(&(_, TermClass::Secondary(r))) = sorted.get(at as usize) {
+                        secondary.push((r, at));
+                    }
+                });
+            }
+            secondary
+        })
+    }
+
+    /// A coordinate's outcome from its primary terms' positions in `sorted` (ascending) and
+    /// its secondary terms (rank, position), asked for only when coverage needs them.
+    fn finish(
+        &self,
+        sorted: &[(&str, TermClass)],
+        unique_len: usize,
+        mut chosen: Vec<u32>,
+        secondary: impl FnOnce() -> Vec<(usize, u32)>,
+    ) -> SigOutcome {
         let covered = |n: usize| n as f64 >= self.params.min_coverage * unique_len as f64;
         let mut extended = 0;
         if self.params.min_coverage > 0.0 && !covered(chosen.len()) {
+            let mut secondary = secondary();
             // Most frequent secondary terms first: the rank order of B (ties by term, as
             // positions follow term order).
             secondary.sort_unstable();
@@ -429,7 +550,9 @@ impl<'a> BaggedLexicon<'a> {
             };
         }
         // Position order is term order: `hash_terms` without sorting strings again.
-        chosen.sort_unstable();
+        if extended > 0 {
+            chosen.sort_unstable();
+        }
         SigOutcome::Signed {
             sig: hash_sorted_terms(chosen.iter().map(|&at| sorted[at as usize].0)),
             terms: chosen.len(),
@@ -1157,7 +1280,7 @@ mod tests {
             extra in 0usize..30,
             min_terms in 0usize..6,
             coverage in proptest::sample::select(vec![0.0, 0.1, 0.3, 0.6, 0.9]),
-            bags in 0usize..6,
+            bags in proptest::prop_oneof![0usize..6, 60usize..70],
             seed in 0u64..1000,
         ) {
             // Words 0..20 are primary (df 10), 20..40 secondary with df 1 or 2 (ranks tie

@@ -153,6 +153,70 @@ pub fn extract_text(text: &str, params: &SpotSigParams) -> Vec<SpotSig> {
     extract_from(words.len(), |i| words.norm(i), |i| words.span(i), params)
 }
 
+/// A document's signature strings in text order, back to back in one buffer: what
+/// [`extract_text`] gives without the spans and without two allocations per occurrence (its
+/// `String` and its chain's spans; issue 16, session 9: they were most of SpotSigs' malloc).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PackedSigs {
+    bytes: String,
+    /// Signature `i` is `bytes[ends[i - 1]..ends[i]]`.
+    ends: Vec<usize>,
+}
+
+impl PackedSigs {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The signatures in text order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.ends.iter().enumerate().map(|(i, &end)| {
+            let start = if i == 0 { 0 } else { self.ends[i - 1] };
+            &self.bytes[start..end]
+        })
+    }
+}
+
+/// The signatures of a tokenized text ([`Words::of`]), exactly [`extract_text`]'s `sig`s:
+/// the same chain rule as [`extract_from`], writing only the strings.
+pub fn extract_packed(words: &Words, params: &SpotSigParams) -> PackedSigs {
+    let d = params.distance.max(1);
+    let c = params.chain.max(1);
+    let len = words.len();
+    let mut out = PackedSigs::default();
+    for i in 0..len {
+        let ante = words.norm(i);
+        if !is_antecedent(&params.antecedents, ante) {
+            continue;
+        }
+        let start = out.bytes.len();
+        out.bytes.push_str(ante);
+        let mut taken = 0;
+        let mut pos = i + d;
+        while taken < c && pos < len {
+            let t = words.norm(pos);
+            if params.stopwords.contains(t) {
+                pos += 1;
+                continue;
+            }
+            out.bytes.push(':');
+            out.bytes.push_str(t);
+            taken += 1;
+            pos += d;
+        }
+        if taken == 0 {
+            out.bytes.truncate(start);
+        } else {
+            out.ends.push(out.bytes.len());
+        }
+    }
+    out
+}
+
 /// A signature both texts contain, with the spans of all its occurrences in each.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SharedSig {
@@ -1028,6 +1092,20 @@ mod tests {
                 }
             }
             proptest::prop_assert_eq!(got, boilerplate_by_hash_map(&id_docs, &sites, &rule));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn packed_signatures_are_the_extracted_ones(
+            text in "(the |a |is |of |and |don't |cat |sat |mat |dog |x1 |Be |的新闻 |\\PC){0,60}",
+            d in 1usize..4,
+            c in 1usize..4,
+        ) {
+            let p = SpotSigParams { distance: d, chain: c, ..SpotSigParams::default() };
+            let packed: Vec<String> =
+                extract_packed(&Words::of(&text), &p).iter().map(str::to_string).collect();
+            proptest::prop_assert_eq!(packed, sigs(&text, &p));
         }
     }
 

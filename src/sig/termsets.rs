@@ -4,7 +4,8 @@
 //! both read a document as its set of unique terms under the same options, and both need the
 //! collection's document frequencies first; with this, the frequency pass is the only pass
 //! that tokenizes (issue 16: four tokenizations of every text per `detect` became two, one
-//! here and SpotSigs' own).
+//! here and SpotSigs' own, then one: `detect` builds these from the words SpotSigs' signer
+//! tokenized, see `detect::shared::CountingAlong`).
 //!
 //! The per-document lists cost four bytes per (document, unique term); past
 //! [`TermSetsBuilder::with_budget`]'s budget they are dropped (the frequencies are kept) and
@@ -30,7 +31,12 @@ impl PackedTerms {
     /// The unique terms of `text` (the terms [`super::lexicon::unique_terms`] returns, in
     /// order of first occurrence).
     pub fn of(text: &str, opts: &TermOptions) -> PackedTerms {
-        let words = Words::of(text);
+        PackedTerms::from_words(Words::of(text), opts)
+    }
+
+    /// [`PackedTerms::of`] a text from its words ([`Words::of`] of it), for a pass that
+    /// tokenized the text for something else too.
+    pub fn from_words(words: Words, opts: &TermOptions) -> PackedTerms {
         let mut seen: FxHashSet<&str> = FxHashSet::default();
         let mut unique = Vec::new();
         for i in 0..words.len() {
