@@ -176,6 +176,9 @@ pub(crate) fn run_detector<D: Detector>(
             )
         }),
     )?;
+    // The details are stored: what a method kept for them (Cooper: 24 bytes a pair, more
+    // than the pairs themselves) goes before the clustering's own arrays are made (issue 16).
+    drop(detail);
     let clusters = clusters.unwrap_or_else(|| cluster_rows(&ids, &pairs));
     drop(pairs);
     merge(&mut summary, store_clusters(store, run, clusters)?);
