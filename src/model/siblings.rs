@@ -126,6 +126,16 @@ pub fn sibling_share(a: &HashSet<&str>, b: &HashSet<&str>) -> f64 {
 /// instead of hash-set lookups; texts and pairs are spread over the cores. On the 113,065-page
 /// queue this rule was 37% of the queue build's CPU (BENCHMARKS.md, issue 15, session 5).
 pub fn template_siblings_among(texts: &[&str], pairs: &[(usize, usize)]) -> Vec<bool> {
+    template_siblings_of(texts, pairs.len(), |k| pairs[k])
+}
+
+/// [`template_siblings_among`] for `count` pairs named by `pair(k)` (indices into `texts`),
+/// so that a caller with many pairs need not list them.
+pub fn template_siblings_of(
+    texts: &[&str],
+    count: usize,
+    pair: impl Fn(usize) -> (usize, usize) + Sync,
+) -> Vec<bool> {
     use rayon::prelude::*;
     let token_lists: Vec<Vec<&str>> = texts
         .par_iter()
@@ -154,9 +164,12 @@ pub fn template_siblings_among(texts: &[&str], pairs: &[(usize, usize)]) -> Vec<
             ids
         })
         .collect();
-    pairs
-        .par_iter()
-        .map(|&(a, b)| sorted_sibling_share(&sorted[a], &sorted[b], &identifier) >= SIBLING_SHARE)
+    (0..count)
+        .into_par_iter()
+        .map(|k| {
+            let (a, b) = pair(k);
+            sorted_sibling_share(&sorted[a], &sorted[b], &identifier) >= SIBLING_SHARE
+        })
         .collect()
 }
 
