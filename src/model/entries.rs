@@ -157,13 +157,6 @@ impl MergedPairs {
         self.pairs.shrink_to_fit();
     }
 
-    /// Bytes held (what the merge costs; capacities, not lengths).
-    pub fn heap_bytes(&self) -> usize {
-        self.ids.capacity() * std::mem::size_of::<i64>()
-            + self.pairs.capacity() * std::mem::size_of::<PairRecord>()
-            + self.scores.capacity() * std::mem::size_of::<f64>()
-    }
-
     /// The pair at `i` (an index below `len()`, as every caller here passes).
     fn at(&self, i: usize) -> MergedPair<'_> {
         view(&self.ids, &self.scores, &self.pairs[i])
@@ -371,15 +364,6 @@ impl<'a> PairMerger<'a> {
         for w in numbers.windows(2) {
             self.push(w[0], w[1], min_score);
         }
-    }
-
-    /// Bytes held so far (capacities).
-    pub fn heap_bytes(&self) -> usize {
-        self.raw.capacity() * std::mem::size_of::<RawPair>()
-            + (self.ids.capacity() + self.extra_ids.capacity()) * 8
-            + self.rep.capacity() * 4
-            + self.class.capacity() * 2
-            + self.paired.capacity() * 8
     }
 
     /// The merge: each detector's pairs sorted and deduplicated (best score), then merged
