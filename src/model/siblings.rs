@@ -288,6 +288,23 @@ pub fn title_tokens(title: &str) -> HashSet<String> {
     tokens(&lower).into_iter().map(str::to_owned).collect()
 }
 
+/// A page's name tokens, its title's and its URL file name's, made once for the many pairs
+/// a page is in ([`SiteTitles::named_apart_from`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageName {
+    title: HashSet<String>,
+    file: HashSet<String>,
+}
+
+impl PageName {
+    pub fn of(url: &str, title: &str) -> Self {
+        PageName {
+            title: title_tokens(title),
+            file: file_name_tokens(url),
+        }
+    }
+}
+
 impl SiteTitles {
     /// Counts every page's title tokens on its site (`(url, title)` of every stored page).
     pub fn new<'a>(pages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
@@ -309,6 +326,21 @@ impl SiteTitles {
     /// has a token the other lacks that at most [`PAGE_NAME_MAX_SHARE`] of the site's titles
     /// carry, or the same of their URLs' file names ([`file_name_tokens`]). Pages on
     /// different sites, or on a site not counted, are never named apart.
+    /// [`SiteTitles::named_apart`] with page `a`'s name tokens made beforehand (`a_url`:
+    /// its URL): the same answer.
+    pub fn named_apart_from(&self, a_url: &str, a: &PageName, b: (&str, &str)) -> bool {
+        let site = site_key(a_url);
+        if site != site_key(b.0) {
+            return false;
+        }
+        let Some(counts) = self.sites.get(site) else {
+            return false;
+        };
+        let limit = PAGE_NAME_MAX_SHARE * f64::from(counts.pages);
+        SiteCounts::apart(limit, &counts.titles_with, &a.title, &title_tokens(b.1))
+            || SiteCounts::apart(limit, &counts.names_with, &a.file, &file_name_tokens(b.0))
+    }
+
     pub fn named_apart(&self, a: (&str, &str), b: (&str, &str)) -> bool {
         let site = site_key(a.0);
         if site != site_key(b.0) {
@@ -471,6 +503,28 @@ mod tests {
             "List of All Members for QClass0 | Qt Core 5.15.8 Deprecated",
         );
         assert!(!titles.named_apart(page(0), deprecated));
+    }
+
+    #[test]
+    fn a_page_name_made_beforehand_gives_the_same_answers() {
+        let mut pages = member_lists(30);
+        pages.push(("wire.example/a".into(), "Storm hits coast | Wire".into()));
+        pages.push(("qt/5.15.8/index.html".into(), "Qt Core 5.15.8".into()));
+        pages.push((
+            "qt/5.15.2/class0-members.html".into(),
+            "List of All Members for QClass0 | Qt Core 5.15.2 Deprecated".into(),
+        ));
+        let titles = site_titles(&pages);
+        for a in &pages {
+            let name = PageName::of(&a.0, &a.1);
+            for b in &pages {
+                assert_eq!(
+                    titles.named_apart_from(&a.0, &name, p(b)),
+                    titles.named_apart(p(a), p(b)),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -566,22 +566,24 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut MergedPairs) -> Result<
     )?;
     let order = single_detector_pairs_by_component(pairs);
     let mut drop = vec![0u64; pairs.len().div_ceil(64)];
+    // text_at[document number]: its text's place in the batch (UNREAD: not read).
+    const UNREAD: u32 = u32::MAX;
+    let mut text_at = vec![UNREAD; pairs.docs()];
     let mut at = 0usize;
     while at < order.len() {
         let mut texts: Vec<String> = Vec::new();
-        let mut index: HashMap<i64, usize> = HashMap::new();
         let mut bytes = 0usize;
         let first = at;
         while at < order.len() && bytes < SIBLING_BATCH_BYTES {
             let Some(p) = pairs.get(order[at] as usize) else {
                 break;
             };
-            for d in [p.a, p.b] {
-                if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(d) {
+            for (d, n) in [(p.a, p.ia), (p.b, p.ib)] {
+                if text_at[n as usize] == UNREAD {
                     let text: Option<String> = text_st.query_row([d], |r| r.get(0)).optional()?;
                     let text = text.unwrap_or_default();
                     bytes += text.len();
-                    slot.insert(texts.len());
+                    text_at[n as usize] = texts.len() as u32;
                     texts.push(text);
                 }
             }
@@ -591,12 +593,20 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut MergedPairs) -> Result<
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         // Both documents of every pair of the batch were given a text above (`order` names
         // pairs below `pairs.len()`, the loop's `get` checked).
-        let text_of = |d: i64| index.get(&d).copied().unwrap_or(0);
         let judged = siblings::template_siblings_of(&refs, batch.len(), |k| {
-            pairs
-                .get(batch[k] as usize)
-                .map_or((0, 0), |p| (text_of(p.a), text_of(p.b)))
+            pairs.get(batch[k] as usize).map_or((0, 0), |p| {
+                (
+                    text_at[p.ia as usize] as usize,
+                    text_at[p.ib as usize] as usize,
+                )
+            })
         });
+        for &i in batch {
+            if let Some(p) = pairs.get(i as usize) {
+                text_at[p.ia as usize] = UNREAD;
+                text_at[p.ib as usize] = UNREAD;
+            }
+        }
         for (&i, sibling) in batch.iter().zip(judged) {
             if sibling {
                 drop[i as usize / 64] |= 1 << (i % 64);
@@ -660,9 +670,17 @@ fn drop_named_apart(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
         .collect::<rusqlite::Result<_>>()?;
     let titles = siblings::SiteTitles::new(pages.values().map(|(u, t)| (u.as_str(), t.as_str())));
     let named = |d: i64| pages.get(&d).map(|(u, t)| (u.as_str(), t.as_str()));
-    pairs.retain(|p| match (named(p.a), named(p.b)) {
-        (Some(a), Some(b)) => !titles.named_apart(a, b),
-        _ => true,
+    // Pairs come in (a, b) order: page a's name tokens are made once for all its pairs.
+    let mut first: Option<(i64, siblings::PageName)> = None;
+    pairs.retain(|p| {
+        let (Some(a), Some(b)) = (named(p.a), named(p.b)) else {
+            return true;
+        };
+        let name = match &first {
+            Some((d, name)) if *d == p.a => name,
+            _ => &first.insert((p.a, siblings::PageName::of(a.0, a.1))).1,
+        };
+        !titles.named_apart_from(a.0, name, b)
     });
     Ok(())
 }
