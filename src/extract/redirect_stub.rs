@@ -201,7 +201,7 @@ fn sets_location(script: &str) -> bool {
         let after = from + off + "location".len();
         let rest = script[after..].trim_start();
         let rest = rest.strip_prefix(".href").map_or(rest, str::trim_start);
-        if (rest.starts_with('=') && !rest.starts_with("=="))
+        if (rest.starts_with('=') && !rest.starts_with("==") && !self_assigned(&rest[1..]))
             || rest.starts_with(".replace(")
             || rest.starts_with(".assign(")
         {
@@ -210,6 +210,26 @@ fn sets_location(script: &str) -> bool {
         from = after;
     }
     false
+}
+
+/// The value assigned is the page's own location (`top.location = self.location`: a frame
+/// buster, which keeps the page, or a reload), not another page.
+fn self_assigned(value: &str) -> bool {
+    let value = value.trim_start();
+    [
+        "self.location",
+        "window.location",
+        "document.location",
+        "location",
+    ]
+    .iter()
+    .any(|own| {
+        value.strip_prefix(own).is_some_and(|after| {
+            let after = after.trim_start();
+            let after = after.strip_prefix(".href").map_or(after, str::trim_start);
+            after.is_empty() || after.starts_with([';', '}', '\n', '<'])
+        })
+    })
 }
 
 fn find(b: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
@@ -305,6 +325,14 @@ mod tests {
         ));
         assert!(!stub(
             "<meta http-equiv=\"content-type\" content=\"0; url=/x\"><p>Short."
+        ));
+        // A frame buster keeps the page where it is.
+        assert!(!stub(
+            "<script>if (top.location != self.location) top.location = self.location;</script>\
+             <p>Menu: home, news, contact."
+        ));
+        assert!(!stub(
+            "<script>top.location.href = window.location.href</script><p>Short."
         ));
     }
 }
