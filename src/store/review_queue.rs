@@ -447,7 +447,7 @@ fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
         "SELECT id, url, http_status,
            CASE WHEN octet_length(visible_text) < {short} THEN length(visible_text)
                 ELSE {short} END,
-           dup_group
+           dup_group, coalesce(redirect_stub, 0)
          FROM documents ORDER BY id"
     ))?;
     let rows = st.query_map([], |r| {
@@ -457,6 +457,7 @@ fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
             http_status: r.get(2)?,
             chars: r.get(3)?,
             dup_group: r.get(4)?,
+            redirect_stub: r.get::<_, i64>(5)? != 0,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
