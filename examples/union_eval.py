@@ -11,7 +11,8 @@ detector found whose pages are template siblings, and less the pairs of two page
 whose titles or URL file names each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
 below on the content texts and titles read from DB; neither judges two pages at one place of their
 site, the same last directory and file name: one page in two releases); "union raw" is the
-plain union, before them."""
+plain union, before them; "queue" is the union less the pairs with a page noise triage keeps out
+of the default queue (the rules of `src/model/triage.rs`, mirrored below)."""
 import subprocess, sys, itertools, collections, os, re, sqlite3
 B, db, d = sys.argv[1], sys.argv[2], sys.argv[3]
 gold = {}
@@ -106,5 +107,35 @@ raw = set()
 for m in ["spotsigs", "imatch", "cooper"]:
     s = pairs(m); raw |= s; found.update(s); row(m, s)
 row("union raw", raw)
-row("union", {p for p in raw if (found[p] > 1 or not siblings(*p)) and not named_apart(*p)})
+union = {p for p in raw if (found[p] > 1 or not siblings(*p)) and not named_apart(*p)}
+row("union", union)
+# The default queue: the union less every pair with a page noise triage keeps out (a noise page
+# joins only entries of its own rule's pages, hidden by default; src/model/triage.rs, mirrored:
+# HTTP error or redirect status, robots.txt, under 50 visible characters, and the client-side
+# redirect stubs ingest marked, where the database has that column).
+cols = {r[1] for r in con.execute("PRAGMA table_info(documents)")}
+stub_col = "coalesce(redirect_stub, 0)" if "redirect_stub" in cols else "0"
+noise = collections.Counter()
+noisy = set()
+for u, st, n, stub in con.execute(f"SELECT url, http_status, length(visible_text), {stub_col} FROM documents"):
+    path = u.split("?")[0].split("#")[0].lower()
+    rule = ("error" if st is not None and st >= 400 else "redirect" if st is not None and 300 <= st < 400
+            else "client-redirect" if stub else "robots" if path.endswith("/robots.txt") or path == "robots.txt"
+            else "near-empty" if n < 50 else None)
+    if rule: noise[rule] += 1; noisy.add(u)
+queue = {p for p in union if p[0] not in noisy and p[1] not in noisy}
+row("queue", queue)
+gone = union - queue
+both = {p for p in gone if p[0] in noisy and p[1] in noisy}
+print(f"queue drops {len(gone & true)} true / {len(gone - true)} false union pairs "
+      f"(both pages noise: {len(both & true)} true / {len(both - true)} false)")
+# The queue collapses byte-identical texts into one member ("×N captures"), never a pair a coder
+# judges: "queue≠text" scores the queue on the pairs of pages whose texts differ (gold and found).
+hash_of = dict(con.execute("SELECT url, text_hash FROM documents"))
+differ = lambda p: hash_of.get(p[0]) != hash_of.get(p[1])
+true_all = true
+true = {p for p in true_all if differ(p)}
+row("queue≠text", {p for p in queue if differ(p)})
+true = true_all
+print("triaged:", " ".join(f"{k} {v}" for k, v in sorted(noise.items())) or "none")
 row("minhash", pairs("minhash"))

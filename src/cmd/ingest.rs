@@ -875,6 +875,7 @@ fn prepare(
                 text_hash,
                 blocks: content::distinct_blocks(&x.visible_text),
                 structure: extract::structure::encode(&x.blocks),
+                redirect_stub: x.redirect_stub,
                 visible_text: x.visible_text,
                 main_text: x.main_text,
                 payload,

@@ -1,6 +1,7 @@
 //! Bytes of a page → UTF-8 (HTTP charset, then `<meta charset>`, then detection), the
 //! visible text with all markup, scripts and styles removed, the main-content text of a
-//! readability-style extractor, and the title. Hostile pages are capped in size and work,
+//! readability-style extractor, the title, and whether the page is a client-side redirect
+//! stub. Hostile pages are capped in size and work,
 //! and a panic in a parser becomes an error for that page, never a crash.
 //!
 //! The content text the detectors read by default (site-template blocks removed across a
@@ -14,6 +15,7 @@ pub mod charset;
 pub mod content;
 pub mod lines;
 pub mod main_content;
+pub mod redirect_stub;
 pub mod scan;
 pub mod structure;
 pub mod visible;
@@ -56,6 +58,8 @@ pub struct Extracted {
     pub encoding: &'static str,
     /// The structure signals of `visible_text`'s blocks ([`structure`]; empty when none).
     pub blocks: Vec<structure::BlockSignal>,
+    /// The page is a client-side redirect stub ([`redirect_stub`]): triaged as noise.
+    pub redirect_stub: bool,
 }
 
 /// Why a page could not be extracted.
@@ -113,8 +117,10 @@ pub fn extract(
     } else {
         visible.title
     };
+    let redirect_stub = redirect_stub::is_redirect_stub(&html, &visible.text);
     Ok(Extracted {
         title,
+        redirect_stub,
         visible_text: visible.text,
         main_text,
         encoding,
@@ -151,6 +157,7 @@ fn extract_plain_text(decoded: &str, encoding: &'static str) -> Extracted {
         visible_text: text,
         encoding,
         blocks: Vec::new(),
+        redirect_stub: false,
     }
 }
 

@@ -26,7 +26,7 @@ pub use agreement::{agreement_of, cohens_kappa, kappa_cell, Agreement, Progress}
 pub use decision::{touches_cluster, with_batch, Decision, PairRule, DECISION_ACTIONS};
 pub use entries::{
     agreement_label, build_entries, entries_from_pairs, merge_pairs, DetectorPairs, Entry,
-    EntryConfig, MergedPair, MAX_ENTRY_SIZE,
+    EntryConfig, MergedPair, MergedPairs, PairMerger, MAX_DETECTORS, MAX_ENTRY_SIZE,
 };
 pub use label::{normalized_groups, Label, LabelSet, LabelStatus, PairLabel};
 pub use log::{

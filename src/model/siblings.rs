@@ -133,6 +133,16 @@ pub fn sibling_share(a: &HashSet<&str>, b: &HashSet<&str>) -> f64 {
 /// instead of hash-set lookups; texts and pairs are spread over the cores. On the 113,065-page
 /// queue this rule was 37% of the queue build's CPU (BENCHMARKS.md, issue 15, session 5).
 pub fn template_siblings_among(texts: &[&str], pairs: &[(usize, usize)]) -> Vec<bool> {
+    template_siblings_of(texts, pairs.len(), |k| pairs[k])
+}
+
+/// [`template_siblings_among`] for `count` pairs named by `pair(k)` (indices into `texts`),
+/// so that a caller with many pairs need not list them.
+pub fn template_siblings_of(
+    texts: &[&str],
+    count: usize,
+    pair: impl Fn(usize) -> (usize, usize) + Sync,
+) -> Vec<bool> {
     use rayon::prelude::*;
     let token_lists: Vec<Vec<&str>> = texts
         .par_iter()
@@ -161,9 +171,12 @@ pub fn template_siblings_among(texts: &[&str], pairs: &[(usize, usize)]) -> Vec<
             ids
         })
         .collect();
-    pairs
-        .par_iter()
-        .map(|&(a, b)| sorted_sibling_share(&sorted[a], &sorted[b], &identifier) >= SIBLING_SHARE)
+    (0..count)
+        .into_par_iter()
+        .map(|k| {
+            let (a, b) = pair(k);
+            sorted_sibling_share(&sorted[a], &sorted[b], &identifier) >= SIBLING_SHARE
+        })
         .collect()
 }
 
@@ -310,6 +323,23 @@ pub fn title_tokens(title: &str) -> HashSet<String> {
     tokens(&lower).into_iter().map(str::to_owned).collect()
 }
 
+/// A page's name tokens, its title's and its URL file name's, made once for the many pairs
+/// a page is in ([`SiteTitles::named_apart_from`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageName {
+    title: HashSet<String>,
+    file: HashSet<String>,
+}
+
+impl PageName {
+    pub fn of(url: &str, title: &str) -> Self {
+        PageName {
+            title: title_tokens(title),
+            file: file_name_tokens(url),
+        }
+    }
+}
+
 impl SiteTitles {
     /// Counts every page's title tokens on its site (`(url, title)` of every stored page).
     pub fn new<'a>(pages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
@@ -325,6 +355,21 @@ impl SiteTitles {
             }
         }
         out
+    }
+
+    /// [`SiteTitles::named_apart`] with page `a`'s name tokens made beforehand (`a_url`:
+    /// its URL): the same answer.
+    pub fn named_apart_from(&self, a_url: &str, a: &PageName, b: (&str, &str)) -> bool {
+        let site = site_key(a_url);
+        if site != site_key(b.0) || same_place(a_url, b.0) {
+            return false;
+        }
+        let Some(counts) = self.sites.get(site) else {
+            return false;
+        };
+        let limit = PAGE_NAME_MAX_SHARE * f64::from(counts.pages);
+        SiteCounts::apart(limit, &counts.titles_with, &a.title, &title_tokens(b.1))
+            || SiteCounts::apart(limit, &counts.names_with, &a.file, &file_name_tokens(b.0))
     }
 
     /// Whether two pages are two pages of one site by their names: same site, and each title
@@ -494,6 +539,28 @@ mod tests {
             "List of All Members for QClass0 | Qt Core 5.15.8 Deprecated",
         );
         assert!(!titles.named_apart(page(0), deprecated));
+    }
+
+    #[test]
+    fn a_page_name_made_beforehand_gives_the_same_answers() {
+        let mut pages = member_lists(30);
+        pages.push(("wire.example/a".into(), "Storm hits coast | Wire".into()));
+        pages.push(("qt/5.15.8/index.html".into(), "Qt Core 5.15.8".into()));
+        pages.push((
+            "qt/5.15.2/class0-members.html".into(),
+            "List of All Members for QClass0 | Qt Core 5.15.2 Deprecated".into(),
+        ));
+        let titles = site_titles(&pages);
+        for a in &pages {
+            let name = PageName::of(&a.0, &a.1);
+            for b in &pages {
+                assert_eq!(
+                    titles.named_apart_from(&a.0, &name, p(b)),
+                    titles.named_apart(p(a), p(b)),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Noise triage: the rules (as data: name, test, help) that keep pages no coder should
-//! spend a key on out of the default queue (error responses, redirects, robots.txt,
-//! near-empty pages), and the collapse of byte-identical captures into one member. The
+//! spend a key on out of the default queue (error responses, redirects — HTTP ones and
+//! client-side redirect stubs —, robots.txt, near-empty pages), and the collapse of byte-identical captures into one member. The
 //! help text of `--help` and the README's table are generated from [`TRIAGE_RULES`].
 
 use serde::Serialize;
@@ -15,6 +15,8 @@ pub struct DocFacts {
     pub chars: i64,
     /// The smallest document id with byte-identical text (itself when it has no copy).
     pub dup_group: Option<i64>,
+    /// Ingest found the page to be a client-side redirect stub (`extract::redirect_stub`).
+    pub redirect_stub: bool,
 }
 
 impl DocFacts {
@@ -46,6 +48,11 @@ pub const TRIAGE_RULES: &[TriageRule] = &[
         name: "redirect",
         test: |d| d.http_status.is_some_and(|s| (300..400).contains(&s)),
         help: "redirects (HTTP status 300-399)",
+    },
+    TriageRule {
+        name: "client-redirect",
+        test: |d| d.redirect_stub,
+        help: "client-side redirect stubs (a meta refresh to a URL or a script that sets location, and at most 25 words besides)",
     },
     TriageRule {
         name: "robots",
@@ -125,9 +132,9 @@ impl TriageCounts {
 pub fn triage_help() -> String {
     let mut out = String::new();
     for r in TRIAGE_RULES {
-        out.push_str(&format!("  {:<11} {}\n", r.name, r.help));
+        out.push_str(&format!("  {:<15} {}\n", r.name, r.help));
     }
-    out.push_str(&format!("  {:<11} {}\n", "exact-copy", EXACT_COPIES_HELP));
+    out.push_str(&format!("  {:<15} {}\n", "exact-copy", EXACT_COPIES_HELP));
     out
 }
 
@@ -152,6 +159,7 @@ mod tests {
             http_status: status,
             chars,
             dup_group: Some(id),
+            redirect_stub: false,
         }
     }
 
@@ -171,6 +179,11 @@ mod tests {
             Some("near-empty")
         );
         assert_eq!(triage(&doc(1, "http://a/x", None, 500)), None);
+        let mut stub = doc(1, "http://a/x", Some(200), 60);
+        stub.redirect_stub = true;
+        assert_eq!(triage(&stub), Some("client-redirect"));
+        stub.chars = 10;
+        assert_eq!(triage(&stub), Some("client-redirect"));
         let mut copy = doc(2, "http://a/x", None, 500);
         copy.dup_group = Some(1);
         let c = TriageCounts::of(&[doc(1, "u", Some(500), 500), copy]);

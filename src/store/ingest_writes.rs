@@ -56,6 +56,8 @@ pub struct NewDocument {
     pub text_hash: String,
     pub visible_text: String,
     pub main_text: Option<String>,
+    /// The page is a client-side redirect stub (`extract::redirect_stub`).
+    pub redirect_stub: bool,
     /// The distinct block hashes of `visible_text` (`extract::content::distinct_blocks`),
     /// made in the parallel extraction so the content pass need not read the texts twice;
     /// not stored.
@@ -222,8 +224,9 @@ impl Store {
             let mut ins_doc = tx.prepare_cached(
                 "INSERT OR IGNORE INTO documents(source_id, record_offset, record_length,
                    compression, record_type, url, title, fetch_time, content_type, encoding,
-                   http_status, raw_hash, text_hash, visible_text, main_text, dup_group)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                   http_status, raw_hash, text_hash, visible_text, main_text, redirect_stub,
+                   dup_group)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,
                    (SELECT coalesce(min(id), (SELECT coalesce(max(id), 0) + 1 FROM documents))
                     FROM documents WHERE text_hash = ?13))",
             )?;
@@ -238,9 +241,10 @@ impl Store {
             let mut ins_copy = tx.prepare_cached(
                 "INSERT OR IGNORE INTO documents(source_id, record_offset, record_length,
                    compression, record_type, url, title, fetch_time, content_type, encoding,
-                   http_status, raw_hash, text_hash, visible_text, main_text, dup_group)
+                   http_status, raw_hash, text_hash, visible_text, main_text, redirect_stub,
+                   dup_group)
                  SELECT ?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, f.title), ?8, ?9, f.encoding, ?10,
-                   f.raw_hash, f.text_hash, f.visible_text, f.main_text,
+                   f.raw_hash, f.text_hash, f.visible_text, f.main_text, f.redirect_stub,
                    (SELECT coalesce(min(x.id), (SELECT coalesce(max(id), 0) + 1 FROM documents))
                     FROM documents x WHERE x.text_hash = f.text_hash)
                  FROM documents f WHERE f.id = ?11",
@@ -291,6 +295,7 @@ impl Store {
                             d.text_hash,
                             d.visible_text,
                             d.main_text,
+                            d.redirect_stub,
                         ])?;
                         if n > 0 {
                             added += 1;
@@ -481,11 +486,12 @@ impl Store {
             r#"
             INSERT OR IGNORE INTO documents(source_id, record_offset, record_length, compression,
                 record_type, url, title, fetch_time, content_type, encoding, http_status,
-                raw_hash, text_hash, visible_text, main_text, revisit_of, dup_group)
+                raw_hash, text_hash, visible_text, main_text, redirect_stub, revisit_of,
+                dup_group)
               SELECT r.source_id, r.record_offset, d.record_length, d.compression, 'revisit',
                      coalesce(r.url, d.url), d.title, r.date, d.content_type, d.encoding,
                      coalesce(r.http_status, d.http_status), d.raw_hash, d.text_hash,
-                     d.visible_text, d.main_text, d.id,
+                     d.visible_text, d.main_text, d.redirect_stub, d.id,
                      (SELECT min(x.id) FROM documents x WHERE x.text_hash = d.text_hash)
               FROM revisit_target t JOIN captures r ON r.id = t.revisit
                    JOIN captures o ON o.id = t.target JOIN documents d ON d.id = o.document_id;

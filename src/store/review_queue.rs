@@ -1,14 +1,15 @@
 //! The review queue on disk: the merged queue's entries (built by the model's
-//! [`crate::model::build_entries`] from the latest finished run of every detector, after noise triage
+//! [`crate::model::entries_from_pairs`] from the latest finished run of every detector, merged
+//! compactly by [`crate::model::PairMerger`], after noise triage
 //! with single-detector template siblings and pages of one site named apart left out:
 //! `model::siblings`),
 //! their members and merged pairs, numbered in each queue order so a page is an index walk,
 //! and the paged reads of it under a filter. Rebuilt when a run finishes or documents are
 //! added; the statuses are then recomputed from the labels (which name document sets).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use rusqlite::{params, Connection, OptionalExtension};
 use serde_json::json;
 
@@ -19,9 +20,9 @@ use super::Store;
 use crate::model::siblings;
 use crate::model::triage::NEAR_EMPTY_CHARS;
 use crate::model::{
-    agreement_label, entries_from_pairs, merge_pairs, queue_order, triage, DetectorPairs, DocFacts,
-    Entry, EntryConfig, LabelStatus, MergedPair, NoiseShown, QueueFilter, QueueKey, QueueRow,
-    QueueSort, TriageCounts, MERGED_QUEUE,
+    agreement_label, entries_from_pairs, queue_order, triage, DocFacts, Entry, EntryConfig,
+    LabelStatus, MergedPairs, NoiseShown, PairMerger, QueueFilter, QueueKey, QueueRow, QueueSort,
+    TriageCounts, MAX_DETECTORS, MERGED_QUEUE,
 };
 
 /// Bumped when the way entries are built changes, so the next refresh rebuilds them.
@@ -70,8 +71,17 @@ impl Store {
             return Ok(());
         }
         let tx = self.conn.transaction()?;
-        let (entries, counts) = build_queue(&tx, EntryConfig::default())?;
-        write_queue(&tx, &entries)?;
+        let mut trace = BuildTrace::new();
+        let (pairs, entries, methods, counts) =
+            build_queue(&tx, EntryConfig::default(), &mut trace)?;
+        write_queue(&tx, &entries, &pairs, &methods)?;
+        drop((pairs, entries));
+        trace.stage("written", 0);
+        tx.execute(
+            "INSERT INTO meta(key, value) VALUES ('review_queue_build', ?1)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            [trace.to_json()],
+        )?;
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_triage', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -376,6 +386,47 @@ impl Store {
     }
 }
 
+/// What each stage of the last queue build cost: seconds since the build started, the
+/// process's resident and peak memory (Linux's VmRSS and VmHWM, kB; 0 elsewhere) and how
+/// many merged pairs were held. Stored as meta `review_queue_build` (issue 16: at a million
+/// pages, which stage holds the memory).
+struct BuildTrace {
+    start: std::time::Instant,
+    stages: Vec<serde_json::Value>,
+}
+
+impl BuildTrace {
+    fn new() -> Self {
+        BuildTrace {
+            start: std::time::Instant::now(),
+            stages: Vec::new(),
+        }
+    }
+
+    fn stage(&mut self, what: &str, pairs: usize) {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let kb = |key: &str| -> u64 {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        self.stages.push(json!({
+            "stage": what,
+            "seconds": (self.start.elapsed().as_secs_f64() * 100.0).round() / 100.0,
+            "rss_kb": kb("VmRSS:"),
+            "peak_kb": kb("VmHWM:"),
+            "pairs": pairs,
+        }));
+    }
+
+    fn to_json(&self) -> String {
+        serde_json::Value::Array(self.stages.clone()).to_string()
+    }
+}
+
 /// The latest finished run of every detector (method, run), by method name.
 fn latest_runs(conn: &Connection) -> Result<Vec<(String, i64)>> {
     let mut st = conn.prepare(
@@ -396,7 +447,7 @@ fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
         "SELECT id, url, http_status,
            CASE WHEN octet_length(visible_text) < {short} THEN length(visible_text)
                 ELSE {short} END,
-           dup_group
+           dup_group, coalesce(redirect_stub, 0)
          FROM documents ORDER BY id"
     ))?;
     let rows = st.query_map([], |r| {
@@ -406,14 +457,26 @@ fn doc_facts(conn: &Connection) -> Result<Vec<DocFacts>> {
             http_status: r.get(2)?,
             chars: r.get(3)?,
             dup_group: r.get(4)?,
+            redirect_stub: r.get::<_, i64>(5)? != 0,
         })
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// The merged queue's entries and the triage counts, from the latest finished run of every
-/// detector and the stored documents.
-fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, TriageCounts)> {
+/// The merged queue's entries with the merged pairs they name, the detectors' names (the
+/// detector list the entries' scores are numbered by), and the triage counts, from the latest
+/// finished run of every detector and the stored documents.
+///
+/// Held compactly (issue 16: a run of 85 M pairs made the old nested maps 20 GB): each
+/// run's pairs are read as they are stored, into 16-byte records of document numbers
+/// ([`PairMerger`]), its clusters one at a time; the merge is 16 bytes a pair plus 8 a
+/// detector score.
+fn build_queue(
+    conn: &Connection,
+    config: EntryConfig,
+    trace: &mut BuildTrace,
+) -> Result<(MergedPairs, Vec<Entry>, Vec<String>, TriageCounts)> {
+    trace.stage("start", 0);
     let facts = doc_facts(conn)?;
     let counts = TriageCounts::of(&facts);
     let mut representative: HashMap<i64, i64> = HashMap::new();
@@ -426,50 +489,61 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
             noise.insert(d.id, rule);
         }
     }
+    let docs: Vec<i64> = facts.iter().map(|d| d.id).collect();
+    trace.stage("documents", 0);
     drop(facts);
-    let mut detectors = Vec::new();
+    let runs = latest_runs(conn)?;
+    if runs.len() > MAX_DETECTORS {
+        bail!(
+            "{} detectors have finished runs; the review queue merges at most {MAX_DETECTORS}",
+            runs.len()
+        );
+    }
+    let mut merger = PairMerger::new(docs, &representative, &noise);
     let mut pairs_st = conn.prepare("SELECT a, b, score FROM run_pairs WHERE run_id = ?1")?;
     let mut members_st = conn.prepare(
         "SELECT m.cluster, m.doc_id, c.min_score FROM run_cluster_members m
          JOIN run_clusters c ON c.run_id = m.run_id AND c.cluster = m.cluster
          WHERE m.run_id = ?1 AND c.size >= 2 ORDER BY m.cluster, m.doc_id",
     )?;
-    for (method, run) in latest_runs(conn)? {
-        let mut pairs: Vec<(i64, i64, f64)> = pairs_st
-            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        // A cluster with a member in none of the run's stored pairs (a run that stored
-        // clusters only, or a bucket too large to list its pairs) joins the graph as a
-        // chain of its members at the cluster's lowest score.
-        let paired: HashSet<i64> = pairs.iter().flat_map(|p| [p.0, p.1]).collect();
-        let mut clusters: BTreeMap<i64, (Vec<i64>, f64)> = BTreeMap::new();
-        for row in members_st.query_map([run], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, i64>(1)?,
-                r.get::<_, Option<f64>>(2)?,
-            ))
-        })? {
-            let (c, d, min) = row?;
-            let slot = clusters
-                .entry(c)
-                .or_insert((Vec::new(), min.unwrap_or(0.0)));
-            slot.0.push(d);
+    for (k, (_, run)) in runs.iter().enumerate() {
+        let mut rows = pairs_st.query([run])?;
+        while let Some(r) = rows.next()? {
+            merger.add_pair(k, r.get(0)?, r.get(1)?, r.get(2)?);
         }
-        for (members, min) in clusters.into_values() {
-            if members.iter().any(|d| !paired.contains(d)) {
-                pairs.extend(members.windows(2).map(|w| (w[0], w[1], min)));
+        // Clusters one at a time (the rows come by cluster): a cluster with a member in
+        // none of the run's pairs joins as a chain (`PairMerger::add_cluster`).
+        let mut cluster: Option<(i64, f64)> = None;
+        let mut members: Vec<i64> = Vec::new();
+        let mut rows = members_st.query([run])?;
+        while let Some(r) = rows.next()? {
+            let (c, d, min): (i64, i64, Option<f64>) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            if let Some((current, current_min)) = cluster {
+                if current != c {
+                    merger.add_cluster(k, &members, current_min);
+                    members.clear();
+                }
             }
+            if cluster.map(|x| x.0) != Some(c) {
+                cluster = Some((c, min.unwrap_or(0.0)));
+            }
+            members.push(d);
         }
-        detectors.push(DetectorPairs { method, pairs });
+        if let Some((_, min)) = cluster {
+            merger.add_cluster(k, &members, min);
+        }
     }
-    let mut pairs = merge_pairs(&detectors, &representative, &noise);
+    trace.stage("runs read", 0);
+    let mut pairs = merger.finish();
+    trace.stage("merged", pairs.len());
     drop_template_siblings(conn, &mut pairs)?;
+    trace.stage("template siblings", pairs.len());
     drop_named_apart(conn, &mut pairs)?;
-    Ok((
-        entries_from_pairs(pairs, &detectors, &representative, &noise, config),
-        counts,
-    ))
+    trace.stage("named apart", pairs.len());
+    let methods: Vec<String> = runs.into_iter().map(|(m, _)| m).collect();
+    let entries = entries_from_pairs(&pairs, &methods, &representative, &noise, config);
+    trace.stage("entries", pairs.len());
+    Ok((pairs, entries, methods, counts))
 }
 
 /// Removes the pairs only one detector found whose pages are template siblings (each names
@@ -479,95 +553,129 @@ fn build_queue(conn: &Connection, config: EntryConfig) -> Result<(Vec<Entry>, Tr
 /// one place of its site in two releases (`siblings::same_place`), whose identifiers change
 /// on both sides when the page's API does.
 ///
-/// The pairs are judged in batches of whole connected components of their pair graph, each
-/// batch's texts at most [`SIBLING_BATCH_BYTES`] (or one component): never every judged
-/// page's text at once (at 56,638 pages that was 700 MB, more than any detector's run;
-/// issue 16). Each page is in one component, so each text is still read and tokenized once,
-/// and a batch is judged on all cores at once (`siblings::template_siblings_among`: at
-/// 113,065 pages the pair-by-pair rule was 37% of the queue build's CPU; issue 15).
-fn drop_template_siblings(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
+/// The pairs are judged in batches whose texts reach at most [`SIBLING_BATCH_BYTES`] (plus
+/// one pair's): never every judged page's text at once (at 56,638 pages that was 700 MB, more
+/// than any detector's run; issue 16), nor a giant component's (417,283 pages at a million).
+/// The pairs come grouped by the connected components of their pair graph, so a page's text
+/// is read and tokenized once unless its component straddles two batches. A batch is judged
+/// on all cores at once (`siblings::template_siblings_of`: at 113,065 pages the pair-by-pair
+/// rule was 37% of the queue build's CPU; issue 15); a pair's answer is the same in any
+/// batch. Besides a batch's texts this holds 4 bytes a judged pair and a bit a pair.
+fn drop_template_siblings(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
     let mut text_st = conn.prepare_cached(
         "SELECT d.url,
                 coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
                          d.visible_text)
          FROM documents d WHERE d.id = ?1",
     )?;
-    let judged: Vec<usize> = (0..pairs.len())
-        .filter(|&i| pairs[i].scores.len() == 1)
-        .collect();
-    let mut drop = vec![false; pairs.len()];
-    let mut components = pair_components(pairs, &judged).into_iter().peekable();
-    while components.peek().is_some() {
-        // One batch: whole components until the texts reach the budget.
+    let order = single_detector_pairs_by_component(pairs);
+    let mut drop = vec![0u64; pairs.len().div_ceil(64)];
+    // text_at[document number]: its text's place in the batch (UNREAD: not read).
+    const UNREAD: u32 = u32::MAX;
+    let mut text_at = vec![UNREAD; pairs.docs()];
+    let mut at = 0usize;
+    while at < order.len() {
         let mut texts: Vec<String> = Vec::new();
         let mut urls: Vec<String> = Vec::new();
-        let mut index: HashMap<i64, usize> = HashMap::new();
-        let mut batch: Vec<usize> = Vec::new();
         let mut bytes = 0usize;
-        while bytes < SIBLING_BATCH_BYTES {
-            let Some(component) = components.next() else {
+        let first = at;
+        while at < order.len() && bytes < SIBLING_BATCH_BYTES {
+            let Some(p) = pairs.get(order[at] as usize) else {
                 break;
             };
-            for &i in &component {
-                for d in [pairs[i].a, pairs[i].b] {
-                    if let std::collections::hash_map::Entry::Vacant(slot) = index.entry(d) {
-                        let row: Option<(String, Option<String>)> = text_st
-                            .query_row([d], |r| Ok((r.get(0)?, r.get(1)?)))
-                            .optional()?;
-                        let (url, text) = row.unwrap_or_default();
-                        let text = text.unwrap_or_default();
-                        bytes += text.len();
-                        slot.insert(texts.len());
-                        texts.push(text);
-                        urls.push(url);
-                    }
+            for (d, n) in [(p.a, p.ia), (p.b, p.ib)] {
+                if text_at[n as usize] == UNREAD {
+                    let row: Option<(String, Option<String>)> = text_st
+                        .query_row([d], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()?;
+                    let (url, text) = row.unwrap_or_default();
+                    let text = text.unwrap_or_default();
+                    bytes += text.len();
+                    text_at[n as usize] = texts.len() as u32;
+                    texts.push(text);
+                    urls.push(url);
                 }
             }
-            batch.extend(component);
+            at += 1;
         }
+        let batch = &order[first..at];
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        // Both documents of every pair of the batch were given a text above.
+        // Both documents of every pair of the batch were given a text above (`order` names
+        // pairs below `pairs.len()`, the loop's `get` checked).
+        let judged = siblings::template_siblings_of(&refs, batch.len(), |k| {
+            pairs.get(batch[k] as usize).map_or((0, 0), |p| {
+                (
+                    text_at[p.ia as usize] as usize,
+                    text_at[p.ib as usize] as usize,
+                )
+            })
+        });
         let asked: Vec<(usize, usize)> = batch
             .iter()
-            .map(|&i| (index[&pairs[i].a], index[&pairs[i].b]))
+            .map(|&i| {
+                pairs.get(i as usize).map_or((0, 0), |p| {
+                    (
+                        text_at[p.ia as usize] as usize,
+                        text_at[p.ib as usize] as usize,
+                    )
+                })
+            })
             .collect();
-        for ((&i, &(a, b)), sibling) in batch
-            .iter()
-            .zip(&asked)
-            .zip(siblings::template_siblings_among(&refs, &asked))
-        {
-            drop[i] = sibling && !siblings::same_place(&urls[a], &urls[b]);
+        for &i in batch {
+            if let Some(p) = pairs.get(i as usize) {
+                text_at[p.ia as usize] = UNREAD;
+                text_at[p.ib as usize] = UNREAD;
+            }
+        }
+        for ((&i, sibling), (a, b)) in batch.iter().zip(judged).zip(asked) {
+            // One page at one place of its site in two releases is kept whatever its
+            // identifiers say (`siblings::same_place`).
+            if sibling && !siblings::same_place(&urls[a], &urls[b]) {
+                drop[i as usize / 64] |= 1 << (i % 64);
+            }
         }
     }
-    let mut flags = drop.into_iter();
-    pairs.retain(|_| !flags.next().unwrap_or(false));
+    let mut i = 0usize;
+    pairs.retain(|_| {
+        let keep = drop[i / 64] >> (i % 64) & 1 == 0;
+        i += 1;
+        keep
+    });
     Ok(())
 }
 
-/// The most text bytes one batch of [`drop_template_siblings`] reads before judging
-/// (whole components: a larger component is one batch of its own).
+/// The most text bytes one batch of [`drop_template_siblings`] reads before judging.
 const SIBLING_BATCH_BYTES: usize = 64 << 20;
 
-/// The pairs `which` (indices into `pairs`) grouped by the connected components of the
-/// graph they make on their documents, each group's indices ascending.
-fn pair_components(pairs: &[MergedPair], which: &[usize]) -> Vec<Vec<usize>> {
-    let mut slot: HashMap<i64, u32> = HashMap::new();
-    for &i in which {
-        for d in [pairs[i].a, pairs[i].b] {
-            let next = slot.len() as u32;
-            slot.entry(d).or_insert(next);
-        }
+/// The indices of the pairs only one detector found, grouped by the connected components of
+/// the graph they make on their documents (a counting sort by component: 4 bytes a pair and
+/// 8 a document), ascending within a component.
+fn single_detector_pairs_by_component(pairs: &MergedPairs) -> Vec<u32> {
+    let single = || {
+        pairs
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.detector_count() == 1)
+    };
+    let mut sets = crate::cluster::union_find::UnionFind::new(pairs.docs());
+    for (_, p) in single() {
+        sets.union(p.ia, p.ib);
     }
-    let mut sets = crate::cluster::union_find::UnionFind::new(slot.len());
-    for &i in which {
-        sets.union(slot[&pairs[i].a], slot[&pairs[i].b]);
+    // start[r]: where component r's pairs begin (components in the order of their root).
+    let mut start = vec![0u32; pairs.docs() + 1];
+    for (_, p) in single() {
+        start[sets.find(p.ia) as usize + 1] += 1;
     }
-    let mut groups: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-    for &i in which {
-        let root = sets.find(slot[&pairs[i].a]);
-        groups.entry(root).or_default().push(i);
+    for r in 0..pairs.docs() {
+        start[r + 1] += start[r];
     }
-    groups.into_values().collect()
+    let mut order = vec![0u32; start[pairs.docs()] as usize];
+    for (i, p) in single() {
+        let slot = &mut start[sets.find(p.ia) as usize];
+        order[*slot as usize] = i as u32;
+        *slot += 1;
+    }
+    order
 }
 
 /// Removes the pairs, whichever detectors found them, of two pages of one site whose titles,
@@ -575,7 +683,7 @@ fn pair_components(pairs: &[MergedPair], which: &[usize]) -> Vec<Vec<usize>> {
 /// two pages of the site, not two copies of one page (pages at one place of their site,
 /// `siblings::same_place`, are copies whatever their names). Every stored page's title and
 /// URL are counted, on its site.
-fn drop_named_apart(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()> {
+fn drop_named_apart(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
@@ -585,9 +693,17 @@ fn drop_named_apart(conn: &Connection, pairs: &mut Vec<MergedPair>) -> Result<()
         .collect::<rusqlite::Result<_>>()?;
     let titles = siblings::SiteTitles::new(pages.values().map(|(u, t)| (u.as_str(), t.as_str())));
     let named = |d: i64| pages.get(&d).map(|(u, t)| (u.as_str(), t.as_str()));
-    pairs.retain(|p| match (named(p.a), named(p.b)) {
-        (Some(a), Some(b)) => !titles.named_apart(a, b),
-        _ => true,
+    // Pairs come in (a, b) order: page a's name tokens are made once for all its pairs.
+    let mut first: Option<(i64, siblings::PageName)> = None;
+    pairs.retain(|p| {
+        let (Some(a), Some(b)) = (named(p.a), named(p.b)) else {
+            return true;
+        };
+        let name = match &first {
+            Some((d, name)) if *d == p.a => name,
+            _ => &first.insert((p.a, siblings::PageName::of(a.0, a.1))).1,
+        };
+        !titles.named_apart_from(a.0, name, b)
     });
     Ok(())
 }
@@ -604,11 +720,15 @@ fn entry_key(number: i64, e: &Entry, detectors_total: usize) -> QueueKey {
     }
 }
 
-/// Replaces the queue tables with `entries` (numbered from 1 in the order given),
-/// numbering them in each queue order.
-fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
-    // The detector list build_queue gave build_entries (the same query, the same order).
-    let methods: Vec<String> = latest_runs(conn)?.into_iter().map(|(m, _)| m).collect();
+/// Replaces the queue tables with `entries` (numbered from 1 in the order given; their
+/// pairs are in `pairs`, their detectors numbered in `methods`), numbering them in each
+/// queue order.
+fn write_queue(
+    conn: &Connection,
+    entries: &[Entry],
+    pairs: &MergedPairs,
+    methods: &[String],
+) -> Result<()> {
     let total = methods.len();
     let keys: Vec<QueueKey> = entries
         .iter()
@@ -686,11 +806,10 @@ fn write_queue(conn: &Connection, entries: &[Entry]) -> Result<()> {
         for (m, c) in e.members.iter().zip(&e.captures) {
             member_st.execute(params![k.cluster, m, c])?;
         }
-        for p in &e.pairs {
+        for p in e.pairs.iter().filter_map(|&i| pairs.get(i as usize)) {
             let by: serde_json::Map<String, serde_json::Value> = p
-                .scores
-                .iter()
-                .filter_map(|&(d, s)| methods.get(d).map(|m| (m.clone(), json!(s))))
+                .scores()
+                .filter_map(|(d, s)| methods.get(d).map(|m| (m.clone(), json!(s))))
                 .collect();
             pair_st.execute(params![
                 k.cluster,

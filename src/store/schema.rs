@@ -419,6 +419,13 @@ const MIGRATIONS: &[&str] = &[
     INSERT OR REPLACE INTO meta(key, value)
         SELECT 'block_signals_from', coalesce(max(id), 0) + 1 FROM documents;
     "#,
+    // Client-side redirect stubs (`extract::redirect_stub`), decided at ingest where the
+    // markup is at hand, for triage's `client-redirect` rule: 1 a stub, 0 not, NULL a
+    // document stored before this column (not known: never triaged by that rule; a fresh
+    // ingest marks them).
+    r#"
+    ALTER TABLE documents ADD COLUMN redirect_stub INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.

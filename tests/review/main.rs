@@ -232,6 +232,7 @@ struct Fact {
     status: Option<i64>,
     chars: i64,
     dup_group: Option<i64>,
+    redirect_stub: bool,
 }
 
 fn records(db: &std::path::Path) -> Vec<Fact> {
@@ -243,6 +244,16 @@ fn records(db: &std::path::Path) -> Vec<Fact> {
             Ok(())
         })
         .unwrap();
+    // The stub flag as ingest stored it, read from the table itself.
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT id FROM documents WHERE redirect_stub = 1")
+        .unwrap();
+    let stubs: HashSet<i64> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<rusqlite::Result<_>>()
+        .unwrap();
     out.into_iter()
         .map(|d| Fact {
             id: d.id,
@@ -250,12 +261,13 @@ fn records(db: &std::path::Path) -> Vec<Fact> {
             status: d.http_status,
             chars: d.chars as i64,
             dup_group: d.dup_group,
+            redirect_stub: stubs.contains(&d.id),
         })
         .collect()
 }
 
 /// The triage rules written out again (README's table): error ≥ 400, redirect 3xx,
-/// robots.txt, fewer than 50 characters.
+/// client-side redirect stubs (the flag ingest stored), robots.txt, fewer than 50 characters.
 fn first_rule(f: &Fact) -> Option<&'static str> {
     let path = f
         .url
@@ -267,6 +279,8 @@ fn first_rule(f: &Fact) -> Option<&'static str> {
         Some("error")
     } else if f.status.is_some_and(|s| (300..400).contains(&s)) {
         Some("redirect")
+    } else if f.redirect_stub {
+        Some("client-redirect")
     } else if path.ends_with("/robots.txt") || path == "robots.txt" {
         Some("robots")
     } else if f.chars < 50 {
@@ -669,5 +683,71 @@ fn a_release_copy_at_one_place_is_one_entry_though_its_identifiers_changed() {
             .iter()
             .any(|e| e.len() == 2 && e.iter().all(|u| u.ends_with(&format!("/api/io/{class}")))),
         "the two releases of {class} are no entry: {entries:?}"
+    );
+}
+
+/// Issue 14 (session 9), redirect stubs: rustdoc-style pages that only send the browser on
+/// (a meta refresh to a URL and a `location.replace` script, "Redirecting to …" besides), one
+/// for each moved page, beside the API manual above. Their texts differ only in the target, so
+/// detectors pair them (I-Match and Cooper here; main's queue showed them as an entry); triage's `client-redirect` rule keeps them out of the default queue
+/// (`queue --all` shows them as that rule's noise), and the manual's pages stay in it.
+#[test]
+fn redirect_stubs_are_noise_not_a_queue_entry() {
+    let fixture = api_manual_with_renamed_identifiers();
+    // One file name in six directories, as rustdoc's `btree_map/struct.Range.html`,
+    // `btree_set/struct.Range.html`…: neither the file names nor the titles name them apart.
+    for name in ["map", "set", "heap", "deque", "list", "queue"] {
+        let dir = fixture
+            .path()
+            .join(format!("html/widgetlib-doc/1.3.0/api/collections/{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let target = format!("../../../api/collections/old/{name}/struct.Iter.html");
+        let page = format!(
+            "<!DOCTYPE html><html lang=\"en\"><head>\
+             <meta http-equiv=\"refresh\" content=\"0;URL={target}\">\
+             <title>Redirection</title></head><body>\
+             <p>Redirecting to <a href=\"{target}\">{target}</a>...</p>\
+             <script>location.replace(\"{target}\" + location.search + location.hash);</script>\
+             </body></html>"
+        );
+        std::fs::write(dir.join("struct.Iter.html"), page).unwrap();
+    }
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let html = fixture.path().join("html");
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let is_stub = |u: &String| u.contains("/collections/");
+    let (all, _) = common::spotcheck_ok(&["queue", "--db", db, "--all"]);
+    let all = json_lines(&all);
+    let stub_entries: Vec<&Value> = all
+        .iter()
+        .filter(|e| member_urls(e).iter().any(is_stub))
+        .collect();
+    assert!(
+        !stub_entries.is_empty(),
+        "no detector pairs two stubs, so the test shows nothing: {all:?}"
+    );
+    for e in &stub_entries {
+        assert_eq!(e["noise"].as_str(), Some("client-redirect"), "{e}");
+        assert!(member_urls(e).iter().all(is_stub), "{e}");
+    }
+    let (shown, _) = common::spotcheck_ok(&["queue", "--db", db]);
+    let shown = json_lines(&shown);
+    assert!(!shown.is_empty(), "the manual's release copies are entries");
+    assert!(
+        shown.iter().all(|e| !member_urls(e).iter().any(is_stub)),
+        "a redirect stub in the default queue: {shown:?}"
+    );
+    // The status counts them under the rule.
+    let store = Store::open(&dbp).unwrap();
+    let session = Session::new(store, "ann", false).unwrap();
+    assert!(
+        session
+            .triage
+            .rules
+            .contains(&("client-redirect".to_string(), 6)),
+        "{:?}",
+        session.triage
     );
 }
