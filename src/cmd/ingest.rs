@@ -5,10 +5,12 @@
 //!    read once, for their hash and their record, and many of them travel as one group.
 //! 2. The calling thread extracts each batch (or group) in parallel (rayon), keeping the
 //!    order.
-//! 3. A writer thread owns the store and writes each batch in one transaction.
+//! 3. A writer thread owns the store and writes each batch in one transaction; a thread of
+//!    its own counts the written pages' blocks per site (for the content pass), so the
+//!    writer, the longest serial stage, only writes.
 //!
-//! Channels between the stages hold at most two batches, so memory stays bounded by a few
-//! batches however large the crawl. Record order, and so document ids, are deterministic.
+//! Channels between the stages hold at most a few batches (two read, [`WRITES_AHEAD`]
+//! extracted), so memory stays bounded by a few batches however large the crawl. Record order, and so document ids, are deterministic.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
@@ -38,6 +40,12 @@ const BATCH_RECORDS: usize = 256;
 const BATCH_BYTES: usize = 32 << 20;
 /// Writes per shared transaction in the writer.
 const BULK_WRITES: usize = 2048;
+/// Extracted batches waiting for the writer, at most: the writer is the longest serial
+/// stage, and while it commits or writes a batch of long texts the extraction goes on
+/// (extracted batches hold texts, smaller than the raw payloads before them).
+const WRITES_AHEAD: usize = 4;
+/// Batches of pages waiting to be counted per site, at most.
+const COUNTS_AHEAD: usize = 4;
 
 /// Options of one ingest run.
 #[derive(Debug, Clone, Default)]
@@ -282,7 +290,7 @@ pub fn ingest_inputs(
     let fresh = store.stats_documents()? == 0;
     let db_path = store.path().to_path_buf();
     let (raw_tx, raw_rx) = bounded::<Stage>(2);
-    let (out_tx, out_rx) = bounded::<Stage>(2);
+    let (out_tx, out_rx) = bounded::<Stage>(WRITES_AHEAD);
     let reader_opts = opts.reader.clone();
     let reader_bar = bar.clone();
     let inputs_owned = inputs.to_vec();
@@ -897,27 +905,57 @@ fn prepare(
     ops
 }
 
-/// Stage 3: writes batches; maps run-local source numbers to database ids.
+/// Stage 3: writes batches; maps run-local source numbers to database ids. The pages'
+/// blocks are counted per site on a thread of their own ([`count_stage`]): the writer is
+/// the pipeline's longest serial stage (about 45% of the first pass's CPU time on 164k
+/// documentation pages, BENCHMARKS.md issue 16 session 10), so it does nothing but write.
 fn write_stage(
     store: &mut Store,
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
 ) -> Result<(IngestSummary, HashMap<String, SiteBlocks>, CopiesToCount)> {
-    let mut writer = Writer {
-        store,
-        bar,
-        summary: IngestSummary::default(),
-        ids: BTreeMap::new(),
-        pending: 0,
-        sites: HashMap::new(),
-        copies: CopiesToCount::default(),
-    };
-    writer.store.begin_bulk()?;
-    for stage in rx {
-        writer.write(stage)?;
+    let (count_tx, count_rx) = bounded::<Vec<(String, Vec<u64>)>>(COUNTS_AHEAD);
+    std::thread::scope(|scope| {
+        let counter = scope.spawn(move || count_stage(&count_rx));
+        let mut writer = Writer {
+            store,
+            bar,
+            summary: IngestSummary::default(),
+            ids: BTreeMap::new(),
+            pending: 0,
+            counts: count_tx,
+            copies: CopiesToCount::default(),
+        };
+        let written = writer.write_all(rx);
+        let Writer {
+            summary,
+            copies,
+            counts,
+            ..
+        } = writer;
+        // The counter ends when it has counted every page sent.
+        drop(counts);
+        let sites = counter
+            .join()
+            .map_err(|_| anyhow!("the block-counting thread panicked"))?;
+        written?;
+        Ok((summary, sites, copies))
+    })
+}
+
+/// Counts each written page's distinct blocks for its site (in any order: the order pages
+/// are counted in changes no count), until the writer stops sending.
+fn count_stage(rx: &Receiver<Vec<(String, Vec<u64>)>>) -> HashMap<String, SiteBlocks> {
+    let mut sites: HashMap<String, SiteBlocks> = HashMap::new();
+    for pages in rx {
+        for (url, blocks) in pages {
+            sites
+                .entry(content::site_key(&url).to_string())
+                .or_default()
+                .add_page(&url, &blocks);
+        }
     }
-    writer.store.commit_bulk()?;
-    Ok((writer.summary, writer.sites, writer.copies))
+    sites
 }
 
 /// The pages the writer stored as copies ([`DocumentCopy`]), for their sites' block counts:
@@ -979,13 +1017,23 @@ struct Writer<'a> {
     ids: BTreeMap<usize, i64>,
     /// Writes in the open shared transaction.
     pending: usize,
-    /// The block counts of the pages written, per site (see `ingest_inputs`).
-    sites: HashMap<String, SiteBlocks>,
+    /// The written pages' (URL, distinct blocks), to [`count_stage`], which counts them
+    /// per site (see `ingest_inputs`).
+    counts: Sender<Vec<(String, Vec<u64>)>>,
     /// The pages stored as copies, counted at the end.
     copies: CopiesToCount,
 }
 
 impl Writer<'_> {
+    /// Writes every stage `rx` brings, in shared transactions.
+    fn write_all(&mut self, rx: &Receiver<Stage>) -> Result<()> {
+        self.store.begin_bulk()?;
+        for stage in rx {
+            self.write(stage)?;
+        }
+        self.store.commit_bulk()
+    }
+
     fn write(&mut self, stage: Stage) -> Result<()> {
         let stage = match stage {
             Stage::Group(members) => {
@@ -1029,6 +1077,7 @@ impl Writer<'_> {
                     .ids
                     .get(&seq)
                     .ok_or_else(|| anyhow!("records before their source"))?;
+                let mut pages = Vec::new();
                 for op in &mut ops {
                     match op {
                         WriteOp::Capture(c) => c.source_id = id,
@@ -1038,17 +1087,20 @@ impl Writer<'_> {
                     }
                     match op {
                         WriteOp::Error { .. } => self.summary.errors += 1,
-                        WriteOp::Document(d) => self
-                            .sites
-                            .entry(content::site_key(&d.url).to_string())
-                            .or_default()
-                            .add_page(&d.url, &std::mem::take(&mut d.blocks)),
+                        WriteOp::Document(d) => {
+                            pages.push((d.url.clone(), std::mem::take(&mut d.blocks)));
+                        }
                         WriteOp::Copy(c) => {
                             self.summary.payload_copies += 1;
                             self.copies.pages.push((c.url.clone(), c.payload));
                         }
                         WriteOp::Capture(_) => {}
                     }
+                }
+                if !pages.is_empty() {
+                    self.counts
+                        .send(pages)
+                        .map_err(|_| anyhow!("the block-counting thread stopped"))?;
                 }
                 self.summary.documents_added +=
                     self.store.write_batch(&ops, &mut self.copies.payloads)?;
