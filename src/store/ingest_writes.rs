@@ -550,6 +550,11 @@ pub struct ContentUpdate {
     pub compute_seconds: f64,
     /// Seconds writing the changed texts and committing.
     pub write_seconds: f64,
+    /// Of pass 2's time: seconds the calling thread read (and planned) the rows, and
+    /// seconds it waited for the worker's computed chunks (the rest is its writing). Pass
+    /// 2's wall time is about read + write + wait: the computing overlaps the first two.
+    pub read_seconds: f64,
+    pub wait_seconds: f64,
     /// Documents whose content text was computed.
     pub documents: u64,
     /// …with site-template blocks removed (sites with enough pages).
@@ -793,6 +798,8 @@ impl Store {
         };
         let started = std::time::Instant::now();
         let mut writing = std::time::Duration::ZERO;
+        let mut reading = std::time::Duration::ZERO;
+        let mut waiting = std::time::Duration::ZERO;
         // The reusable results of documents whose visible text a later one has.
         let mut reusable: HashMap<SameContent<'_>, Reusable> = HashMap::new();
         let key_of = |row: &PassRow| -> SameContent<'_> {
@@ -1001,12 +1008,17 @@ impl Store {
                 let stopped = || anyhow::anyhow!("content pass: the computing thread stopped");
                 let mut in_flight = 0usize;
                 loop {
+                    let read = std::time::Instant::now();
                     let (chunk, plan) = read_chunk()?;
+                    reading += read.elapsed();
                     if chunk.is_empty() {
                         break;
                     }
                     while in_flight >= CONTENT_IN_FLIGHT {
-                        write_chunk(done_rx.recv().map_err(|_| stopped())?)?;
+                        let wait = std::time::Instant::now();
+                        let computed = done_rx.recv().map_err(|_| stopped())?;
+                        waiting += wait.elapsed();
+                        write_chunk(computed)?;
                         in_flight -= 1;
                     }
                     job_tx.send((chunk, plan)).map_err(|_| stopped())?;
@@ -1017,7 +1029,10 @@ impl Store {
                     }
                 }
                 drop(job_tx);
-                for computed in done_rx {
+                loop {
+                    let wait = std::time::Instant::now();
+                    let Ok(computed) = done_rx.recv() else { break };
+                    waiting += wait.elapsed();
                     write_chunk(computed)?;
                 }
                 worker
@@ -1034,6 +1049,8 @@ impl Store {
         tx.commit()?;
         writing += commit.elapsed();
         done.write_seconds = writing.as_secs_f64();
+        done.read_seconds = reading.as_secs_f64();
+        done.wait_seconds = waiting.as_secs_f64();
         done.compute_seconds = started.elapsed().as_secs_f64() - done.write_seconds;
         Ok(done)
     }
