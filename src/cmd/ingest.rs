@@ -5,10 +5,12 @@
 //!    read once, for their hash and their record, and many of them travel as one group.
 //! 2. The calling thread extracts each batch (or group) in parallel (rayon), keeping the
 //!    order.
-//! 3. A writer thread owns the store and writes each batch in one transaction.
+//! 3. A writer thread owns the store and writes each batch in one transaction; a thread of
+//!    its own counts the written pages' blocks per site (for the content pass), so the
+//!    writer, the longest serial stage, only writes.
 //!
-//! Channels between the stages hold at most two batches, so memory stays bounded by a few
-//! batches however large the crawl. Record order, and so document ids, are deterministic.
+//! Channels between the stages hold at most a few batches (two read, [`WRITES_AHEAD`]
+//! extracted), so memory stays bounded by a few batches however large the crawl. Record order, and so document ids, are deterministic.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
@@ -38,6 +40,12 @@ const BATCH_RECORDS: usize = 256;
 const BATCH_BYTES: usize = 32 << 20;
 /// Writes per shared transaction in the writer.
 const BULK_WRITES: usize = 2048;
+/// Extracted batches waiting for the writer, at most: the writer is the longest serial
+/// stage, and while it commits or writes a batch of long texts the extraction goes on
+/// (extracted batches hold texts, smaller than the raw payloads before them).
+const WRITES_AHEAD: usize = 4;
+/// Batches of pages waiting to be counted per site, at most.
+const COUNTS_AHEAD: usize = 4;
 
 /// Options of one ingest run.
 #[derive(Debug, Clone, Default)]
@@ -78,6 +86,28 @@ pub struct IngestSummary {
     /// Errors found in this run (damaged records, pages that could not be extracted).
     pub errors: u64,
     pub seconds: f64,
+    /// Seconds each stage of the first pass worked (not waiting for the stage before or
+    /// after it): where its wall time goes.
+    pub stage_seconds: StageSeconds,
+}
+
+/// Seconds each stage of the first pass spent working, not waiting on a channel (a stage
+/// whose time is near the pass's wall time is the one the others wait for). Measured in
+/// wall time: on a loaded machine they include waiting for a core.
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+pub struct StageSeconds {
+    /// The first pass's wall time (read to last write committed).
+    pub pass: f64,
+    /// The reader: files read, decompressed, split into records.
+    pub read: f64,
+    /// The extraction, records to writes (its parallel part on the thread pool).
+    pub extract: f64,
+    /// The writer.
+    pub write: f64,
+    /// The site block counting beside the writer.
+    pub count: f64,
+    /// Revisits, duplicate groups and the copies' block counts, between the two passes.
+    pub settle: f64,
 }
 
 impl IngestSummary {
@@ -282,7 +312,7 @@ pub fn ingest_inputs(
     let fresh = store.stats_documents()? == 0;
     let db_path = store.path().to_path_buf();
     let (raw_tx, raw_rx) = bounded::<Stage>(2);
-    let (out_tx, out_rx) = bounded::<Stage>(2);
+    let (out_tx, out_rx) = bounded::<Stage>(WRITES_AHEAD);
     let reader_opts = opts.reader.clone();
     let reader_bar = bar.clone();
     let inputs_owned = inputs.to_vec();
@@ -293,12 +323,15 @@ pub fn ingest_inputs(
         let extractor = scope
             .spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract, !opts.each_on_its_own));
         let (mut summary, counts, copies) = write_stage(store, &out_rx, &bar)?;
-        let (skipped, bytes) = reader
+        let (skipped, bytes, reading) = reader
             .join()
             .map_err(|_| anyhow!("the reader thread panicked"))??;
-        extractor
+        summary.stage_seconds.extract = extractor
             .join()
             .map_err(|_| anyhow!("the extraction thread panicked"))?;
+        summary.stage_seconds.read = reading;
+        summary.stage_seconds.pass = started.elapsed().as_secs_f64();
+        let settling = Instant::now();
         summary.sources_skipped = skipped;
         summary.bytes_read = bytes;
         bar.set_message("resolving revisits and duplicate groups");
@@ -315,6 +348,7 @@ pub fn ingest_inputs(
         } else {
             None
         };
+        summary.stage_seconds.settle = settling.elapsed().as_secs_f64();
         if !opts.no_content {
             let rule = ContentRule::default();
             summary.content = if opts.each_on_its_own {
@@ -358,6 +392,8 @@ struct Outbox<'a> {
     group: Vec<Stage>,
     records: usize,
     bytes: usize,
+    /// Time spent waiting for the extractor to take a stage.
+    waited: std::time::Duration,
 }
 
 impl<'a> Outbox<'a> {
@@ -367,6 +403,7 @@ impl<'a> Outbox<'a> {
             group: Vec::new(),
             records: 0,
             bytes: 0,
+            waited: std::time::Duration::ZERO,
         }
     }
 
@@ -374,7 +411,7 @@ impl<'a> Outbox<'a> {
     fn send(&mut self, stage: Stage, small: bool) -> Result<()> {
         if !small {
             self.flush()?;
-            return self.tx.send(stage).map_err(|_| anyhow!("ingest stopped"));
+            return self.pass(stage);
         }
         if let Stage::Records(_, items) = &stage {
             self.records += items.len();
@@ -395,9 +432,15 @@ impl<'a> Outbox<'a> {
         self.records = 0;
         self.bytes = 0;
         let group = std::mem::take(&mut self.group);
-        self.tx
-            .send(Stage::Group(group))
-            .map_err(|_| anyhow!("ingest stopped"))
+        self.pass(Stage::Group(group))
+    }
+
+    /// Hands `stage` to the extractor, timing the wait.
+    fn pass(&mut self, stage: Stage) -> Result<()> {
+        let started = Instant::now();
+        let sent = self.tx.send(stage).map_err(|_| anyhow!("ingest stopped"));
+        self.waited += started.elapsed();
+        sent
     }
 }
 
@@ -409,14 +452,16 @@ fn item_bytes(item: &ReadItem) -> usize {
     }
 }
 
-/// Stage 1: reads inputs into batches. Returns (sources skipped, bytes read).
+/// Stage 1: reads inputs into batches. Returns (sources skipped, bytes read, seconds
+/// working).
 fn read_stage(
     db_path: &Path,
     inputs: &[InputFile],
     opts: &ReaderOptions,
     tx: &Sender<Stage>,
     bar: &ProgressBar,
-) -> Result<(u64, u64)> {
+) -> Result<(u64, u64, f64)> {
+    let started = Instant::now();
     // A second, read-only connection: WAL lets it read while the writer writes.
     let store = Store::open(db_path)?;
     let mut out = Outbox::new(tx);
@@ -524,7 +569,8 @@ fn read_stage(
         bar.set_position(done_bytes);
     }
     out.flush()?;
-    Ok((skipped, bytes))
+    let working = started.elapsed().saturating_sub(out.waited);
+    Ok((skipped, bytes, working.as_secs_f64()))
 }
 
 /// The inputs [`extract::extract`] reads of a record, which make its result: the payload
@@ -597,14 +643,22 @@ fn given_title(rec: &CrawlRecord) -> Option<String> {
     rec.given_title.clone().filter(|t| !t.is_empty())
 }
 
-/// Stage 2: extracts texts of each batch in parallel, in order.
-fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions, reuse: bool) {
+/// Stage 2: extracts texts of each batch in parallel, in order. Returns the seconds it
+/// worked.
+fn extract_stage(
+    rx: &Receiver<Stage>,
+    tx: &Sender<Stage>,
+    opts: &ExtractOptions,
+    reuse: bool,
+) -> f64 {
     let mut current: Option<InputFile> = None;
     let mut payloads = Payloads {
         reuse,
         ..Payloads::default()
     };
+    let mut working = std::time::Duration::ZERO;
     for stage in rx {
+        let started = Instant::now();
         let out = match stage {
             Stage::Group(members) => {
                 Stage::Group(extract_stages(members, &mut current, opts, &mut payloads))
@@ -614,10 +668,12 @@ fn extract_stage(rx: &Receiver<Stage>, tx: &Sender<Stage>, opts: &ExtractOptions
                 None => continue,
             },
         };
+        working += started.elapsed();
         if tx.send(out).is_err() {
-            return;
+            break;
         }
     }
+    working.as_secs_f64()
 }
 
 /// Turns the `Records` of `stages` into `Writes`, all records in one parallel pass, keeping
@@ -897,27 +953,66 @@ fn prepare(
     ops
 }
 
-/// Stage 3: writes batches; maps run-local source numbers to database ids.
+/// Stage 3: writes batches; maps run-local source numbers to database ids. The pages'
+/// blocks are counted per site on a thread of their own ([`count_stage`]): the writer is
+/// the pipeline's longest serial stage (about 45% of the first pass's CPU time on 164k
+/// documentation pages, BENCHMARKS.md issue 16 session 10), so it does nothing but write.
 fn write_stage(
     store: &mut Store,
     rx: &Receiver<Stage>,
     bar: &ProgressBar,
 ) -> Result<(IngestSummary, HashMap<String, SiteBlocks>, CopiesToCount)> {
-    let mut writer = Writer {
-        store,
-        bar,
-        summary: IngestSummary::default(),
-        ids: BTreeMap::new(),
-        pending: 0,
-        sites: HashMap::new(),
-        copies: CopiesToCount::default(),
-    };
-    writer.store.begin_bulk()?;
-    for stage in rx {
-        writer.write(stage)?;
+    let (count_tx, count_rx) = bounded::<Vec<(String, Vec<u64>)>>(COUNTS_AHEAD);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let counter = scope.spawn(move || count_stage(&count_rx));
+        let mut writer = Writer {
+            store,
+            bar,
+            summary: IngestSummary::default(),
+            ids: BTreeMap::new(),
+            pending: 0,
+            counts: count_tx,
+            copies: CopiesToCount::default(),
+            waited: std::time::Duration::ZERO,
+        };
+        let written = writer.write_all(rx);
+        let Writer {
+            mut summary,
+            copies,
+            counts,
+            waited,
+            ..
+        } = writer;
+        summary.stage_seconds.write = started.elapsed().saturating_sub(waited).as_secs_f64();
+        // The counter ends when it has counted every page sent.
+        drop(counts);
+        let (sites, counting) = counter
+            .join()
+            .map_err(|_| anyhow!("the block-counting thread panicked"))?;
+        summary.stage_seconds.count = counting;
+        written?;
+        Ok((summary, sites, copies))
+    })
+}
+
+/// Counts each written page's distinct blocks for its site (in any order: the order pages
+/// are counted in changes no count), until the writer stops sending. Returns the counts
+/// and the seconds it worked.
+fn count_stage(rx: &Receiver<Vec<(String, Vec<u64>)>>) -> (HashMap<String, SiteBlocks>, f64) {
+    let mut sites: HashMap<String, SiteBlocks> = HashMap::new();
+    let mut working = std::time::Duration::ZERO;
+    for pages in rx {
+        let started = Instant::now();
+        for (url, blocks) in pages {
+            sites
+                .entry(content::site_key(&url).to_string())
+                .or_default()
+                .add_page(&url, &blocks);
+        }
+        working += started.elapsed();
     }
-    writer.store.commit_bulk()?;
-    Ok((writer.summary, writer.sites, writer.copies))
+    (sites, working.as_secs_f64())
 }
 
 /// The pages the writer stored as copies ([`DocumentCopy`]), for their sites' block counts:
@@ -979,13 +1074,28 @@ struct Writer<'a> {
     ids: BTreeMap<usize, i64>,
     /// Writes in the open shared transaction.
     pending: usize,
-    /// The block counts of the pages written, per site (see `ingest_inputs`).
-    sites: HashMap<String, SiteBlocks>,
+    /// The written pages' (URL, distinct blocks), to [`count_stage`], which counts them
+    /// per site (see `ingest_inputs`).
+    counts: Sender<Vec<(String, Vec<u64>)>>,
     /// The pages stored as copies, counted at the end.
     copies: CopiesToCount,
+    /// Time spent waiting for the extractor's next stage.
+    waited: std::time::Duration,
 }
 
 impl Writer<'_> {
+    /// Writes every stage `rx` brings, in shared transactions.
+    fn write_all(&mut self, rx: &Receiver<Stage>) -> Result<()> {
+        self.store.begin_bulk()?;
+        loop {
+            let started = Instant::now();
+            let Ok(stage) = rx.recv() else { break };
+            self.waited += started.elapsed();
+            self.write(stage)?;
+        }
+        self.store.commit_bulk()
+    }
+
     fn write(&mut self, stage: Stage) -> Result<()> {
         let stage = match stage {
             Stage::Group(members) => {
@@ -1029,6 +1139,7 @@ impl Writer<'_> {
                     .ids
                     .get(&seq)
                     .ok_or_else(|| anyhow!("records before their source"))?;
+                let mut pages = Vec::new();
                 for op in &mut ops {
                     match op {
                         WriteOp::Capture(c) => c.source_id = id,
@@ -1038,17 +1149,20 @@ impl Writer<'_> {
                     }
                     match op {
                         WriteOp::Error { .. } => self.summary.errors += 1,
-                        WriteOp::Document(d) => self
-                            .sites
-                            .entry(content::site_key(&d.url).to_string())
-                            .or_default()
-                            .add_page(&d.url, &std::mem::take(&mut d.blocks)),
+                        WriteOp::Document(d) => {
+                            pages.push((d.url.clone(), std::mem::take(&mut d.blocks)));
+                        }
                         WriteOp::Copy(c) => {
                             self.summary.payload_copies += 1;
                             self.copies.pages.push((c.url.clone(), c.payload));
                         }
                         WriteOp::Capture(_) => {}
                     }
+                }
+                if !pages.is_empty() {
+                    self.counts
+                        .send(pages)
+                        .map_err(|_| anyhow!("the block-counting thread stopped"))?;
                 }
                 self.summary.documents_added +=
                     self.store.write_batch(&ops, &mut self.copies.payloads)?;

@@ -550,6 +550,11 @@ pub struct ContentUpdate {
     pub compute_seconds: f64,
     /// Seconds writing the changed texts and committing.
     pub write_seconds: f64,
+    /// Of pass 2's time: seconds the calling thread read (and planned) the rows, and
+    /// seconds it waited for the worker's computed chunks (the rest is its writing). Pass
+    /// 2's wall time is about read + write + wait: the computing overlaps the first two.
+    pub read_seconds: f64,
+    pub wait_seconds: f64,
     /// Documents whose content text was computed.
     pub documents: u64,
     /// …with site-template blocks removed (sites with enough pages).
@@ -649,6 +654,27 @@ impl Store {
 
 /// Documents read, computed and written per step of the content pass.
 const CONTENT_CHUNK: usize = 2048;
+/// Chunks of the content pass read and not yet written, at most (one being computed, one
+/// read ahead, one computed and waiting to be written): bounded memory.
+const CONTENT_IN_FLIGHT: usize = 3;
+
+/// A computed row of the content pass: its content text (`None`: the visible text), whether
+/// the stored one changes, the way it was made, and its language.
+type RowResult = (
+    Option<String>,
+    bool,
+    crate::extract::content::ContentWay,
+    &'static str,
+);
+/// A chunk of the content pass as read: its rows, and for each the earlier result it
+/// reuses, if any.
+type Chunk<'s> = (Vec<PassRow>, Vec<Option<SameContent<'s>>>);
+/// A chunk as computed: with the results of the rows that reuse none.
+type Computed<'s> = (
+    Vec<PassRow>,
+    Vec<Option<SameContent<'s>>>,
+    Vec<Option<RowResult>>,
+);
 
 /// What makes two documents' content texts (and so their languages) provably equal within
 /// one pass: the same visible text (the same `text_hash`) and either the same site, when
@@ -699,8 +725,10 @@ impl Store {
     /// follow another rule. Two streaming reads of the visible texts: the first counts each
     /// site's blocks (a hash per block, a count per site), the second computes the texts;
     /// both work in parallel a chunk at a time, and the changed texts are written in one
-    /// transaction (to `content_texts`, no row for a text equal to the visible one). The
-    /// cost is two reads of the database's visible texts, never a parse of a page.
+    /// transaction (to `content_texts`, no row for a text equal to the visible one). In the
+    /// second, reading (this thread), computing (a worker on the thread pool) and writing
+    /// (this thread) overlap, a chunk apart, so both cores stay busy. The cost is two
+    /// reads of the database's visible texts, never a parse of a page.
     ///
     /// An exact duplicate (a document whose visible text an earlier one has) whose result is
     /// provably the earlier one's ([`SameContent`]: same site, or same structure signals
@@ -770,6 +798,8 @@ impl Store {
         };
         let started = std::time::Instant::now();
         let mut writing = std::time::Duration::ZERO;
+        let mut reading = std::time::Duration::ZERO;
+        let mut waiting = std::time::Duration::ZERO;
         // The reusable results of documents whose visible text a later one has.
         let mut reusable: HashMap<SameContent<'_>, Reusable> = HashMap::new();
         let key_of = |row: &PassRow| -> SameContent<'_> {
@@ -820,62 +850,57 @@ impl Store {
                 "INSERT OR REPLACE INTO document_langs(doc_id, lang) VALUES (?1, ?2)",
             )?;
             let mut rows = st.query([reuse])?;
-            let mut chunk: Vec<PassRow> = Vec::with_capacity(CONTENT_CHUNK);
-            let mut flush = |chunk: &mut Vec<PassRow>, done: &mut ContentUpdate| -> Result<()> {
-                // Which rows reuse an earlier result (of an earlier chunk, or of a row
-                // before them in this one), in order.
-                let mut plan: Vec<Option<SameContent<'_>>> = Vec::with_capacity(chunk.len());
-                let mut claimed: std::collections::HashSet<SameContent<'_>> = Default::default();
-                for row in chunk.iter_mut() {
+            // The keys of the results kept for reuse (those of `reusable` once their chunks
+            // are written): which rows reuse an earlier result is decided when they are
+            // read, before the earlier chunks are written.
+            let mut planned: std::collections::HashSet<SameContent<'_>> = Default::default();
+            // Reads the next chunk (empty at the end) and plans it: which rows reuse an
+            // earlier result (of an earlier chunk, or of a row before them in this one).
+            let mut read_chunk = || -> Result<Chunk<'_>> {
+                let mut chunk: Vec<PassRow> = Vec::with_capacity(CONTENT_CHUNK);
+                let mut plan: Vec<Option<SameContent<'_>>> = Vec::with_capacity(CONTENT_CHUNK);
+                while chunk.len() < CONTENT_CHUNK {
+                    let Some(r) = rows.next()? else { break };
+                    let mut row = PassRow {
+                        id: r.get(0)?,
+                        url: r.get(1)?,
+                        text_hash: r.get(2)?,
+                        visible: r.get(3)?,
+                        later: r.get(4)?,
+                        stored: r.get(5)?,
+                        stored_lang: r.get(6)?,
+                        signals: r.get(7)?,
+                    };
                     if !reuse {
                         plan.push(None);
-                        continue;
-                    }
-                    let key = key_of(row);
-                    if row.visible.is_some() {
-                        // The first of its visible text.
-                        if row.later {
-                            claimed.insert(key);
-                        }
-                        plan.push(None);
-                    } else if reusable.contains_key(&key) || claimed.contains(&key) {
-                        plan.push(Some(key));
                     } else {
-                        // A duplicate on another site (or with other signals) than the
-                        // earlier ones: computed on its own.
-                        row.visible =
-                            Some(read_visible.query_row([row.id], |r| r.get::<_, String>(0))?);
-                        if row.later {
-                            claimed.insert(key);
+                        let key = key_of(&row);
+                        if row.visible.is_some() {
+                            // The first of its visible text.
+                            if row.later {
+                                planned.insert(key);
+                            }
+                            plan.push(None);
+                        } else if planned.contains(&key) {
+                            plan.push(Some(key));
+                        } else {
+                            // A duplicate on another site (or with other signals) than the
+                            // earlier ones: computed on its own.
+                            row.visible =
+                                Some(read_visible.query_row([row.id], |r| r.get::<_, String>(0))?);
+                            if row.later {
+                                planned.insert(key);
+                            }
+                            plan.push(None);
                         }
-                        plan.push(None);
                     }
+                    chunk.push(row);
                 }
-                type Computed = (Option<String>, bool, ContentWay, &'static str);
-                let computed: Vec<Option<Computed>> = chunk
-                    .par_iter()
-                    .zip(&plan)
-                    .map(|(row, reused)| {
-                        if reused.is_some() {
-                            return None;
-                        }
-                        let visible = row.visible.as_deref().unwrap_or_default();
-                        let site = sites.get(content::site_key(&row.url));
-                        let signals = row
-                            .signals
-                            .as_deref()
-                            .map(crate::extract::structure::decode)
-                            .unwrap_or_default();
-                        let (text, way) =
-                            content::content_text_with(visible, &signals, site, rule, stopwords);
-                        // The language of the text the detectors read, kept with it.
-                        let lang = crate::text::lang::identify(&text);
-                        // No row stands for "the visible text".
-                        let new = (text != visible).then_some(text);
-                        let changed = new != row.stored;
-                        Some((new, changed, way, lang))
-                    })
-                    .collect();
+                Ok((chunk, plan))
+            };
+            // Writes a computed chunk, in order: the results a later row reuses are kept
+            // as they are written.
+            let mut write_chunk = |(chunk, plan, computed): Computed<'_>| -> Result<()> {
                 for ((row, reused), computed) in chunk.iter().zip(plan).zip(computed) {
                     let (way, lang) = match (reused, computed) {
                         (None, Some((new, changed, way, lang))) => {
@@ -935,25 +960,85 @@ impl Store {
                         done.without_signals += 1;
                     }
                 }
-                chunk.clear();
                 Ok(())
             };
-            while let Some(r) = rows.next()? {
-                chunk.push(PassRow {
-                    id: r.get(0)?,
-                    url: r.get(1)?,
-                    text_hash: r.get(2)?,
-                    visible: r.get(3)?,
-                    later: r.get(4)?,
-                    stored: r.get(5)?,
-                    stored_lang: r.get(6)?,
-                    signals: r.get(7)?,
+            // The texts of a chunk's rows that reuse no earlier result, in parallel.
+            let compute = |chunk: &[PassRow], plan: &[Option<SameContent<'_>>]| {
+                chunk
+                    .par_iter()
+                    .zip(plan)
+                    .map(|(row, reused)| {
+                        if reused.is_some() {
+                            return None;
+                        }
+                        let visible = row.visible.as_deref().unwrap_or_default();
+                        let site = sites.get(content::site_key(&row.url));
+                        let signals = row
+                            .signals
+                            .as_deref()
+                            .map(crate::extract::structure::decode)
+                            .unwrap_or_default();
+                        let (text, way) =
+                            content::content_text_with(visible, &signals, site, rule, stopwords);
+                        // The language of the text the detectors read, kept with it.
+                        let lang = crate::text::lang::identify(&text);
+                        // No row stands for "the visible text".
+                        let new = (text != visible).then_some(text);
+                        let changed = new != row.stored;
+                        Some((new, changed, way, lang))
+                    })
+                    .collect::<Vec<Option<RowResult>>>()
+            };
+            // Three stages kept busy at once: this thread reads (and plans) the next chunks
+            // and writes the computed ones, in order, while a worker computes the chunk
+            // between them on the thread pool. At most CONTENT_IN_FLIGHT chunks are read
+            // and not yet written, so memory stays bounded.
+            std::thread::scope(|scope| -> Result<()> {
+                let (job_tx, job_rx) = crossbeam_channel::unbounded::<Chunk<'_>>();
+                let (done_tx, done_rx) = crossbeam_channel::unbounded::<Computed<'_>>();
+                let compute = &compute;
+                let worker = scope.spawn(move || {
+                    for (chunk, plan) in job_rx {
+                        let computed = compute(&chunk, &plan);
+                        if done_tx.send((chunk, plan, computed)).is_err() {
+                            return;
+                        }
+                    }
                 });
-                if chunk.len() >= CONTENT_CHUNK {
-                    flush(&mut chunk, &mut done)?;
+                let stopped = || anyhow::anyhow!("content pass: the computing thread stopped");
+                let mut in_flight = 0usize;
+                loop {
+                    let read = std::time::Instant::now();
+                    let (chunk, plan) = read_chunk()?;
+                    reading += read.elapsed();
+                    if chunk.is_empty() {
+                        break;
+                    }
+                    while in_flight >= CONTENT_IN_FLIGHT {
+                        let wait = std::time::Instant::now();
+                        let computed = done_rx.recv().map_err(|_| stopped())?;
+                        waiting += wait.elapsed();
+                        write_chunk(computed)?;
+                        in_flight -= 1;
+                    }
+                    job_tx.send((chunk, plan)).map_err(|_| stopped())?;
+                    in_flight += 1;
+                    while let Ok(computed) = done_rx.try_recv() {
+                        write_chunk(computed)?;
+                        in_flight -= 1;
+                    }
                 }
-            }
-            flush(&mut chunk, &mut done)?;
+                drop(job_tx);
+                loop {
+                    let wait = std::time::Instant::now();
+                    let Ok(computed) = done_rx.recv() else { break };
+                    waiting += wait.elapsed();
+                    write_chunk(computed)?;
+                }
+                worker
+                    .join()
+                    .map_err(|_| anyhow::anyhow!("content pass: the computing thread panicked"))
+            })?;
         }
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('content_rule', ?1)
@@ -964,6 +1049,8 @@ impl Store {
         tx.commit()?;
         writing += commit.elapsed();
         done.write_seconds = writing.as_secs_f64();
+        done.read_seconds = reading.as_secs_f64();
+        done.wait_seconds = waiting.as_secs_f64();
         done.compute_seconds = started.elapsed().as_secs_f64() - done.write_seconds;
         Ok(done)
     }
