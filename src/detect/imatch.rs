@@ -96,6 +96,11 @@ pub struct IMatchSettings {
     /// `IMatchParams::short_min_terms`).
     #[serde(default)]
     pub short_min_terms: usize,
+    /// Bag coordinates need the coverage scaled by the bag's size (see
+    /// `IMatchParams::scale_bag_coverage`); a run stored before this setting existed did not
+    /// scale (the field's own default, `false`, not the struct's).
+    #[serde(default)]
+    pub scale_bag_coverage: bool,
 }
 
 /// What a run stored before `bag_draws` existed drew: the bootstrap.
@@ -128,6 +133,7 @@ impl Default for IMatchSettings {
             min_overlap: DEFAULT_MIN_OVERLAP,
             overlap_idf_power: DEFAULT_OVERLAP_IDF_POWER,
             short_min_terms: DEFAULT_SHORT_MIN_TERMS,
+            scale_bag_coverage: true,
         }
     }
 }
@@ -312,6 +318,18 @@ static PARAMS: &[Param<S>] = &[
         unset: "",
         set: |s, v| s.short_min_terms = v.int() as usize,
     },
+    Param {
+        flag: "bag-coverage-full",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "The papers' long-document rule in every bag: a bag needs the whole \
+               --min-coverage (without it a bag needs --min-coverage times the fraction of the \
+               lexicon it keeps, 1 − e^−F of --bag-draws F).",
+        paper: Some("on"),
+        get: |s| Some(Value::Switch(!s.scale_bag_coverage)),
+        unset: "",
+        set: |s, v| s.scale_bag_coverage = !v.on(),
+    },
 ];
 
 impl IMatchSettings {
@@ -325,6 +343,7 @@ impl IMatchSettings {
             bag_max_idf: self.bag_max_idf,
             bag_draws: self.bag_draws,
             short_min_terms: self.short_min_terms,
+            scale_bag_coverage: self.scale_bag_coverage,
         }
     }
 }
