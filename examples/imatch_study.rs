@@ -12,6 +12,14 @@
 //!     [--min-overlap F] [--overlap-idf-power P] [--short-min-terms N] [--quiet]
 //! ```
 //!
+//! Every missed pair with signatures on both sides is first split by stage (session 10): `a
+//! coordinate collides, the pair rules reject it` (`--min-overlap`, `--min-agree`) or `no
+//! coordinate collides`. `IMATCH_STUDY_OVERLAP=1` writes, for every colliding pair of gold
+//! pages, `same-cluster<TAB>weighted Jaccard<TAB>weighted containment<TAB>|A|<TAB>|B|` to
+//! stderr; with `IMATCH_STUDY_TERMS=1` too, a `T` line of the normalized idfs of the pair's
+//! shared, A-only and B-only primary terms and then secondary terms, for sweeping overlap
+//! rules offline. `--bag-coverage-full true|false` sets that switch.
+//!
 //! Causes of a missed true pair (first that fits): `no signature` (one page has no signed
 //! coordinate: `few` = too few lexicon terms, `unreliable` = the long-document rule);
 //! `same terms, extension differs` (equal primary sets, but the coordinate differs through
@@ -61,6 +69,7 @@ fn main() -> Result<()> {
             "--min-overlap" => s.min_overlap = v.parse()?,
             "--short-min-terms" => s.short_min_terms = v.parse()?,
             "--overlap-idf-power" => s.overlap_idf_power = v.parse()?,
+            "--bag-coverage-full" => s.scale_bag_coverage = !v.parse::<bool>()?,
             "--lexicon-idf" => {
                 let (lo, hi) = v.split_once(',').context("MIN,MAX")?;
                 s.idf_min = lo.parse()?;
@@ -135,6 +144,75 @@ fn main() -> Result<()> {
                 e.1 |= *c == 0;
             }
         }
+    }
+    let collided: BTreeSet<(u32, u32)> = agree.keys().copied().collect();
+    let gold0: HashMap<String, String> = if std::env::var_os("IMATCH_STUDY_OVERLAP").is_some() {
+        read_gold_file(&gold_path)?.into_iter().collect()
+    } else {
+        HashMap::new()
+    };
+    for &(a, b) in &collided {
+        let (ga, gb) = (gold0.get(&urls[a as usize]), gold0.get(&urls[b as usize]));
+        let (Some(ga), Some(gb)) = (ga, gb) else {
+            continue;
+        };
+        let (ia, ib) = (&indices[a as usize], &indices[b as usize]);
+        if std::env::var_os("IMATCH_STUDY_TERMS").is_some() {
+            let (pa, pb) = (&primary[a as usize], &primary[b as usize]);
+            let f = |it: Vec<&&str>| {
+                it.iter()
+                    .map(|t| {
+                        format!(
+                            "{:.3}",
+                            normalized_idf(dfs.n_docs, dfs.get(t)).unwrap_or(0.0)
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let sec = |d: u32| -> BTreeSet<&str> {
+                uniques[d as usize]
+                    .iter()
+                    .filter(|t| {
+                        matches!(
+                            lexicon.class_of(t),
+                            Some(spotcheck::sig::lexicon::TermClass::Secondary(_))
+                        )
+                    })
+                    .map(String::as_str)
+                    .collect()
+            };
+            let (sa, sb) = (sec(a), sec(b));
+            eprintln!(
+                "T\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                u8::from(ga == gb),
+                f(pa.intersection(pb).collect()),
+                f(pa.difference(pb).collect()),
+                f(pb.difference(pa).collect()),
+                f(sa.intersection(&sb).collect()),
+                f(sa.difference(&sb).collect()),
+                f(sb.difference(&sa).collect()),
+                uniques[a as usize].len(),
+                uniques[b as usize].len()
+            );
+            continue;
+        }
+        let w = |v: &[u32]| v.iter().map(|&i| weights[i as usize]).sum::<f64>();
+        let sa: BTreeSet<u32> = ia.iter().copied().collect();
+        let shared: f64 = ib
+            .iter()
+            .filter(|i| sa.contains(i))
+            .map(|&i| weights[i as usize])
+            .sum();
+        let (wa, wb) = (w(ia), w(ib));
+        eprintln!(
+            "{}\t{:.4}\t{:.4}\t{}\t{}",
+            u8::from(ga == gb),
+            shared / (wa + wb - shared).max(1e-12),
+            shared / wa.min(wb).max(1e-12),
+            ia.len(),
+            ib.len()
+        );
     }
     let found: BTreeMap<(u32, u32), (usize, bool)> = agree
         .into_iter()
@@ -259,7 +337,7 @@ fn main() -> Result<()> {
             let rare = diff.iter().any(|t| idf(t));
             let jac = pa.intersection(pb).count() as f64 / pa.union(pb).count().max(1) as f64;
             let jb = if jac >= s.min_overlap && s.min_overlap > 0.0 {
-                "J>=min-overlap"
+                "plain J>=min-overlap"
             } else if jac >= 0.9 {
                 "J>=0.9"
             } else if jac >= 0.8 {
@@ -267,8 +345,13 @@ fn main() -> Result<()> {
             } else {
                 "J<0.8"
             };
+            let stage = if collided.contains(&(a, b)) {
+                "a coordinate collides, the pair rules reject it"
+            } else {
+                "no coordinate collides"
+            };
             format!(
-                "differ in {bucket} primary terms{}, {jb}",
+                "{stage}: differ in {bucket} primary terms{}, {jb}",
                 if rare {
                     ", a rare term differs (in every bag)"
                 } else {

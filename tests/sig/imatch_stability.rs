@@ -176,6 +176,7 @@ fn extended_signature_stability_matches_the_bagging_model() {
                             bag_max_idf: 1.0,
                             bag_draws: 1.0,
                             short_min_terms: 0,
+                            scale_bag_coverage: false,
                         },
                     )
                 })
