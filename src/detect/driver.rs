@@ -165,20 +165,41 @@ pub(crate) fn run_detector<D: Detector>(
         doc_sig,
         mut summary,
     } = found;
+    // Pairs across languages are no pairs (a translation is not a copy): dropped here, for
+    // every method, before anything is stored (`super::languages`).
+    let kept = super::languages::pairs_kept(store, &ids, &pairs)?;
+    let is_kept = |i: usize| kept.as_ref().is_none_or(|k| k[i]);
     store.write_run_pairs(
         run,
-        pairs.iter().enumerate().map(|(i, &(a, b, score))| {
-            (
-                ids[a as usize],
-                ids[b as usize],
-                score,
-                detail.as_ref().and_then(|d| d(i)),
-            )
-        }),
+        pairs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| is_kept(*i))
+            .map(|(i, &(a, b, score))| {
+                (
+                    ids[a as usize],
+                    ids[b as usize],
+                    score,
+                    detail.as_ref().and_then(|d| d(i)),
+                )
+            }),
     )?;
     // The details are stored: what a method kept for them (Cooper: 24 bytes a pair, more
     // than the pairs themselves) goes before the clustering's own arrays are made (issue 16).
     drop(detail);
+    let (pairs, clusters) = match kept {
+        // A method's own clusters may join two documents through a dropped pair: the
+        // clusters are then the components of the pairs kept.
+        Some(k) => {
+            let dropped = k.iter().filter(|&&keep| !keep).count();
+            merge(&mut summary, json!({ "across_languages": dropped }));
+            let mut k = k.into_iter();
+            let mut pairs = pairs;
+            pairs.retain(|_| k.next().unwrap_or(true));
+            (pairs, None)
+        }
+        None => (pairs, clusters),
+    };
     let clusters = clusters.unwrap_or_else(|| cluster_rows(&ids, &pairs));
     drop(pairs);
     merge(&mut summary, store_clusters(store, run, clusters)?);

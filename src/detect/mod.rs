@@ -18,6 +18,7 @@ pub mod cooper;
 pub mod driver;
 pub mod explain;
 pub mod imatch;
+pub mod languages;
 pub mod method;
 pub mod minhash;
 pub mod overlap;

@@ -91,6 +91,45 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Calls `f` with the stored language of every document in `wanted` (by document id),
+    /// one scan of `document_langs` (a million rows cost under a second; a query per
+    /// document would cost more when most documents are wanted).
+    pub fn for_each_doc_lang(
+        &self,
+        wanted: &rustc_hash::FxHashSet<i64>,
+        mut f: impl FnMut(i64, &str),
+    ) -> Result<()> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT doc_id, lang FROM document_langs")?;
+        let mut rows = st.query([])?;
+        while let Some(r) = rows.next()? {
+            let id: i64 = r.get(0)?;
+            if wanted.contains(&id) {
+                f(id, r.get_ref(1)?.as_str()?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The text each document's language was identified on (its content text, or its
+    /// visible text where it has none), for the documents `ids`, in that order (a document
+    /// that is not stored is left out).
+    pub fn language_texts(&self, ids: &[i64]) -> Result<Vec<(i64, String)>> {
+        use rusqlite::OptionalExtension;
+        let mut st = self.conn().prepare_cached(
+            "SELECT coalesce(c.text, d.visible_text)
+             FROM documents d LEFT JOIN content_texts c ON c.doc_id = d.id WHERE d.id = ?1",
+        )?;
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            if let Some(text) = st.query_row([id], |r| r.get(0)).optional()? {
+                out.push((id, text));
+            }
+        }
+        Ok(out)
+    }
+
     /// How many documents are in each language (documents not identified yet are not
     /// counted: call [`Store::fill_missing_langs`] first).
     pub fn lang_counts(&self) -> Result<BTreeMap<String, u64>> {

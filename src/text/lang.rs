@@ -10,7 +10,14 @@
 //! Latin script whose words are dense in English function words that no other Latin-script
 //! language uses (`the`, `and`, `which`…) is English at the cost of one pass over its first
 //! words ([`english_by_function_words`]; BENCHMARKS.md, "Issue 14: languages and ingest
-//! cost (session 3)").
+//! cost (session 3)"). A text whose CJK characters outnumber its other words is Chinese,
+//! Japanese or Korean by its characters ([`ScriptCounts`]), not by whatlang, which counts
+//! letters and took Japanese manuals with English commands for Latin text.
+//!
+//! Also the language profile of a text (its lines identified one by one, [`Profile`]) and
+//! the test whether two texts are in different languages through and through
+//! ([`across_languages`]: a translation is not a copy), which the run driver applies to
+//! every method's pairs (`detect::languages`).
 
 /// The code stored for a text whose language is unknown.
 pub const UNDETERMINED: &str = "und";
@@ -33,6 +40,9 @@ pub fn identify(text: &str) -> &'static str {
     }
     if english_by_function_words(head) {
         return "en";
+    }
+    if let Some(code) = by_cjk_script(head) {
+        return code;
     }
     by_trigrams(head)
 }
@@ -60,6 +70,87 @@ fn by_trigrams(head: &str) -> &'static str {
         Some(info) => short_code(info.lang()),
         None => UNDETERMINED,
     }
+}
+
+/// The letters of `head` by script, as [`by_cjk_script`] weighs them: CJK ideographs, kana
+/// and hangul one by one, every other script's letters by the words they make.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ScriptCounts {
+    /// CJK ideographs (Chinese hanzi, Japanese kanji).
+    pub han: usize,
+    /// Hiragana and katakana.
+    pub kana: usize,
+    /// Hangul syllables and jamo.
+    pub hangul: usize,
+    /// Words (runs of letters) of any other script: Latin, Cyrillic, Arabic…
+    pub other_words: usize,
+}
+
+impl ScriptCounts {
+    /// Counts the letters of `text` (see the type).
+    pub fn of(text: &str) -> ScriptCounts {
+        let mut n = ScriptCounts::default();
+        let mut in_word = false;
+        for c in text.chars() {
+            match c as u32 {
+                0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF => n.han += 1,
+                0x3041..=0x309F | 0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9D => {
+                    n.kana += 1
+                }
+                0xAC00..=0xD7AF | 0x1100..=0x11FF | 0x3130..=0x318F => n.hangul += 1,
+                _ if c.is_alphabetic() => {
+                    if !in_word {
+                        n.other_words += 1;
+                    }
+                    in_word = true;
+                    continue;
+                }
+                _ => {}
+            }
+            in_word = false;
+        }
+        n
+    }
+
+    /// CJK characters of all three kinds.
+    pub fn cjk(&self) -> usize {
+        self.han + self.kana + self.hangul
+    }
+
+    /// The CJK language these counts make when CJK characters are at least as many as the
+    /// other scripts' words (and at least [`MIN_LETTERS`]): `ko` when hangul is most of them,
+    /// `ja` when kana is at least [`KANA_PERCENT`] per cent of the ideographs and kana (whatlang's
+    /// own rule between Mandarin and Japanese), else `zh`. `None`: not a CJK text.
+    pub fn cjk_language(&self) -> Option<&'static str> {
+        let cjk = self.cjk();
+        if cjk < MIN_LETTERS || cjk < self.other_words {
+            return None;
+        }
+        Some(if self.hangul * 2 >= cjk {
+            "ko"
+        } else if self.kana * 100 >= KANA_PERCENT * (self.han + self.kana) {
+            "ja"
+        } else {
+            "zh"
+        })
+    }
+}
+
+/// Share (per cent) of kana among a text's ideographs and kana from which it is Japanese.
+/// Japanese prose writes half or more of its characters in kana; Chinese writes none.
+const KANA_PERCENT: usize = 5;
+
+/// A text whose CJK characters are at least as many as its words in other scripts is
+/// Chinese, Japanese or Korean by its characters ([`ScriptCounts::cjk_language`]). A CJK
+/// character carries about a word (a Chinese word is one or two characters, a Japanese one
+/// two or three with its particles), so this weighs the two scripts by what they say.
+/// whatlang instead picks the script with the most *characters*, and counts hiragana,
+/// katakana and ideographs as three scripts: a Japanese manual chapter of 2,800 kana and
+/// 1,000 ideographs beside 500 English command names (3,000 Latin letters) was Latin to it,
+/// and then English, French or Portuguese (debian-reference-ja on dd-lang: 22 of 45 pages
+/// `en`, 13 `ja`; BENCHMARKS.md, "Issue 14 (session 10): languages").
+fn by_cjk_script(head: &str) -> Option<&'static str> {
+    ScriptCounts::of(head).cjk_language()
 }
 
 /// Words read by [`english_by_function_words`]: enough for a stable share, a few KB.
@@ -157,6 +248,86 @@ fn english_only(w: &[u8]) -> bool {
             | b"not"
             | b"you"
     )
+}
+
+/// How much of a text is in each language: its blocks (lines) identified one by one, each
+/// counted in units (words, a CJK character one unit), summed per language code. Lines
+/// without a language (under [`MIN_LETTERS`] letters, symbols, `und`) count for none. Only
+/// the first [`PROFILE_BYTES`] of the text are read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Profile {
+    units: Vec<(&'static str, usize)>,
+}
+
+/// At most this many bytes of a text are read by [`Profile::of`]: a manual chapter's first
+/// 64 KB say which languages it holds; whatlang on every line of a 5 MB text would not.
+const PROFILE_BYTES: usize = 64 * 1024;
+
+impl Profile {
+    /// The profile of `text` (see the type).
+    pub fn of(text: &str) -> Profile {
+        let mut units: Vec<(&'static str, usize)> = Vec::new();
+        for line in prefix(text, PROFILE_BYTES).lines() {
+            let code = identify(line);
+            if code == UNDETERMINED {
+                continue;
+            }
+            let n = ScriptCounts::of(line);
+            let weight = n.cjk() + n.other_words;
+            match units.iter_mut().find(|(c, _)| *c == code) {
+                Some((_, u)) => *u += weight,
+                None => units.push((code, weight)),
+            }
+        }
+        Profile { units }
+    }
+
+    /// Every language of the text with its units, in the order first met.
+    pub fn languages(&self) -> &[(&'static str, usize)] {
+        &self.units
+    }
+
+    /// The units of language `code` in the text.
+    pub fn units(&self, code: &str) -> usize {
+        self.units
+            .iter()
+            .find(|(c, _)| *c == code)
+            .map_or(0, |(_, u)| *u)
+    }
+}
+
+/// A text holds its language "surely" when at least this many units of it are in lines of
+/// that language: a caption, a menu or a two-line stub says too little.
+pub const ACROSS_MIN_UNITS: usize = 50;
+
+/// A text "lacks" a language when it holds less than this share of the other text's units
+/// of that language.
+pub const ACROSS_SHARE: f64 = 0.5;
+
+/// Whether two texts identified in different languages (`a_lang`, `b_lang`; neither `und`)
+/// are in different languages through and through, so that neither is a copy of the other
+/// (a translation and its original, an edition's translated page and another edition's
+/// untranslated fallback): each holds its own language surely ([`ACROSS_MIN_UNITS`]) and
+/// lacks the other's ([`ACROSS_SHARE`]), and they share no language (no language both hold
+/// surely, each at least [`ACROSS_SHARE`] of the other's units of it). Texts that share a
+/// language are not across, however identified: an English wire story in a German site's
+/// template (identified `de` for its teasers) holds the English lines of its English copy,
+/// and of its copy in a Czech site's template (identified `cs`); a Chinese story in Yahoo's
+/// English template the Chinese lines of its Chinese copy. So are two editions' pages that
+/// left the same half untranslated. A short page says too little to part it.
+pub fn across_languages(a_lang: &str, a: &Profile, b_lang: &str, b: &Profile) -> bool {
+    if a_lang == b_lang || a_lang == UNDETERMINED || b_lang == UNDETERMINED {
+        return false;
+    }
+    let holds_only = |own: &str, this: &Profile, other: &Profile| {
+        let mine = this.units(own);
+        mine >= ACROSS_MIN_UNITS && (other.units(own) as f64) < ACROSS_SHARE * mine as f64
+    };
+    let share = a.languages().iter().any(|&(code, ua)| {
+        let ub = b.units(code);
+        ua.min(ub) >= ACROSS_MIN_UNITS && ua.min(ub) as f64 >= ACROSS_SHARE * ua.max(ub) as f64
+    });
+    holds_only(a_lang, a, b) && holds_only(b_lang, b, a) && !share
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
@@ -301,6 +472,93 @@ mod tests {
         )));
         // Too few words to say.
         assert!(!english_by_function_words("the and that this with from"));
+    }
+
+    /// A manual section's command lines and their output, left in English by every
+    /// translation (written for these tests).
+    const COMMANDS: &str = "# apt-get install openssh-server\n\
+        Reading package lists... Done\n\
+        Building dependency tree... Done\n\
+        The following additional packages will be installed: libwrap0 openssh-sftp-server ucf\n\
+        The following NEW packages will be installed: libwrap0 openssh-server ucf\n\
+        0 upgraded, 3 newly installed, 0 to remove and 3 not upgraded.\n\
+        Need to get 1,284 kB of archives.\n\
+        After this operation, 6,213 kB of additional disk space will be used.\n\
+        # apt-cache policy openssh-server\n\
+        openssh-server: Installed: (none) Candidate: 1:9.2p1-2 Version table:\n\
+        # dpkg -S /usr/sbin/sshd\n\
+        openssh-server: /usr/sbin/sshd\n\
+        # systemctl status ssh.service\n\
+        ssh.service - OpenBSD Secure Shell server, Loaded: loaded, Active: active (running)\n";
+
+    const JAPANESE: &str = "パッケージ管理システムは、システムにインストールされたすべてのパッケージと、\
+        各パッケージが所有するファイル、そしてそれらの間の依存関係を記録しています。\n\
+        パッケージをインストールすると、ツールはアーカイブからそれをダウンロードし、署名を確認してから展開します。\n";
+
+    const CHINESE: &str = "软件包管理系统记录系统上安装的每一个软件包、每个软件包拥有的文件以及它们之间的依赖关系。\n\
+        安装软件包时，工具会从仓库下载它，检查它的签名，然后解包。\n";
+
+    const ENGLISH: &str = "The package management system keeps track of every package installed \
+        on the system, of the files each package owns and of the dependencies between them.\n\
+        When you install a package, the tools download it from the archive, check its \
+        signature and unpack it. Most of the time you will use the high-level tools, which \
+        resolve dependencies for you and download what is needed.\n";
+
+    const CATALAN: &str = "El sistema de gestió de paquets registra tots els paquets instal·lats \
+        al sistema, els fitxers que pertanyen a cada paquet i les dependències entre ells.\n\
+        Quan instal·leu un paquet, les eines el descarreguen de l'arxiu, en comproven la \
+        signatura i el desempaqueten. La major part del temps fareu servir les eines d'alt \
+        nivell, que resolen les dependències per vosaltres i descarreguen tot el que cal.\n";
+
+    #[test]
+    fn a_japanese_or_chinese_page_with_english_command_lines_is_japanese_or_chinese() {
+        // A chapter whose prose is Japanese with the commands and their output in English.
+        let ja = format!("{JAPANESE}{COMMANDS}{JAPANESE}{COMMANDS}");
+        // whatlang alone counts letters, and hiragana, katakana and ideographs as three
+        // scripts: the English letters outnumber each, and the page is Latin to it.
+        assert_ne!(identify_by_trigrams(&ja), "ja");
+        assert_eq!(identify(&ja), "ja");
+        let zh = format!("{CHINESE}{COMMANDS}{CHINESE}{CHINESE}");
+        assert_eq!(identify(&zh), "zh");
+        // An English page quoting a few characters stays English.
+        let en = format!("{ENGLISH}{COMMANDS} The Japanese edition is called パッケージ管理.");
+        assert_eq!(identify(&en), "en");
+        let counts = ScriptCounts::of("日本語のテキスト and two words, 한국어");
+        assert_eq!(
+            (counts.han, counts.kana, counts.hangul, counts.other_words),
+            (3, 5, 3, 3)
+        );
+    }
+
+    #[test]
+    fn a_translation_and_its_original_are_across_languages_and_copies_in_templates_are_not() {
+        let en = Profile::of(&format!("{ENGLISH}{ENGLISH}{COMMANDS}"));
+        let ca = Profile::of(&format!("{CATALAN}{CATALAN}{COMMANDS}"));
+        let ja = Profile::of(&format!("{JAPANESE}{JAPANESE}{COMMANDS}"));
+        assert!(across_languages("ca", &ca, "en", &en));
+        assert!(across_languages("en", &en, "ca", &ca));
+        assert!(across_languages("ja", &ja, "en", &en));
+        // Two translations that left the same command output in English share those
+        // English lines: not parted (the rule keeps any pair that shares a language).
+        assert!(!across_languages("ja", &ja, "ca", &ca));
+        // The same language, or a language not known, is never across.
+        assert!(!across_languages("en", &en, "en", &en));
+        assert!(!across_languages("und", &ca, "en", &en));
+        // An English story in a Catalan site's template (identified `ca` for its long
+        // teasers) holds the English of its English copy: a copy, not a translation. So is
+        // its copy in a Japanese site's template.
+        let in_catalan_template = Profile::of(&format!("{CATALAN}{ENGLISH}{ENGLISH}"));
+        let in_japanese_template = Profile::of(&format!("{JAPANESE}{ENGLISH}{ENGLISH}"));
+        assert!(!across_languages("ca", &in_catalan_template, "en", &en));
+        assert!(!across_languages(
+            "ca",
+            &in_catalan_template,
+            "ja",
+            &in_japanese_template
+        ));
+        // A short page says too little to part it from anything.
+        let stub = Profile::of("El sistema de gestió de paquets registra tots els paquets.");
+        assert!(!across_languages("ca", &stub, "en", &en));
     }
 
     #[test]

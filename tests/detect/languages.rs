@@ -578,3 +578,129 @@ fn japanese_pages_of_one_site_template_are_paired_only_when_they_are_one_story()
         .collect();
     assert_eq!(spotsigs, kit_copy_pairs());
 }
+
+/// One manual section (written for this test): its prose in English, Catalan and Japanese,
+/// and the command output every translation leaves in English.
+const MANUAL_PROSE: [(&str, &str, [&str; 2]); 3] = [
+    (
+        "en",
+        "Package management",
+        [
+            "The package management system keeps track of every package installed on the \
+             system, of the files each package owns and of the dependencies between them. When \
+             you install a package, the tools download it from the archive, check its signature \
+             and unpack it.",
+            "Most of the time you will use the high-level tools, which resolve dependencies for \
+             you and download what is needed. The example below installs the secure shell \
+             server, shows where its version comes from, and removes it again with its \
+             configuration files.",
+        ],
+    ),
+    (
+        "ca",
+        "Gestió de paquets",
+        [
+            "El sistema de gestió de paquets registra tots els paquets instal·lats al sistema, \
+             els fitxers que pertanyen a cada paquet i les dependències entre ells. Quan \
+             instal·leu un paquet, les eines el descarreguen de l'arxiu, en comproven la \
+             signatura i el desempaqueten.",
+            "La major part del temps fareu servir les eines d'alt nivell, que resolen les \
+             dependències per vosaltres i descarreguen tot el que cal. L'exemple següent \
+             instal·la el servidor de shell segur, mostra d'on ve la seva versió i el torna a \
+             eliminar amb els seus fitxers de configuració.",
+        ],
+    ),
+    (
+        "ja",
+        "パッケージ管理",
+        [
+            "パッケージ管理システムは、システムにインストールされたすべてのパッケージと、各パッケージ\
+             が所有するファイル、そしてそれらの間の依存関係を記録しています。パッケージをインストール\
+             すると、ツールはアーカイブからそれをダウンロードし、署名を確認してから展開します。",
+            "ほとんどの場合、依存関係を自動的に解決し、必要なものをダウンロードしてくれる高レベルの\
+             ツールを使います。次の例では、セキュアシェルサーバーをインストールし、そのバージョンが\
+             どこから来るかを確認し、設定ファイルとともに再び削除します。",
+        ],
+    ),
+];
+
+/// Command lines and their output, untranslated in every edition.
+const MANUAL_COMMANDS: [&str; 8] = [
+    "# apt-get install openssh-server",
+    "The following NEW packages will be installed: libwrap0 openssh-server ucf",
+    "0 upgraded, 3 newly installed, 0 to remove and 3 not upgraded.",
+    "After this operation, 6,213 kB of additional disk space will be used.",
+    "# apt-cache policy openssh-server",
+    "openssh-server: Installed: (none) Candidate: 1:9.2p1-2 Version table:",
+    "# dpkg -S /usr/sbin/sshd",
+    "openssh-server: /usr/sbin/sshd",
+];
+
+/// The section in edition `lang` of release `version`.
+fn manual_page(lang: &str, version: &str) -> String {
+    let (_, title, prose) = MANUAL_PROSE
+        .iter()
+        .find(|(l, _, _)| *l == lang)
+        .expect("a language of MANUAL_PROSE");
+    let prose: String = prose.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let commands: String = MANUAL_COMMANDS
+        .iter()
+        .map(|c| format!("<p><code>{c}</code></p>"))
+        .collect();
+    format!(
+        "<html><head><title>{title}</title></head><body><div class='navheader'>Debian manual \
+         {version}</div><h1>{title}</h1>{prose}{commands}<div class='navfooter'>Debian manual \
+         {version}</div></body></html>"
+    )
+}
+
+#[test]
+fn a_translated_page_and_its_english_original_are_not_a_pair_and_japanese_is_japanese() {
+    let (dir, db) = common::temp_db();
+    let root = dir.path().join("crawl");
+    let pages = [
+        ("manual/1.0/en/apt.html", "en", "1.0"),
+        ("manual/1.1/en/apt.html", "en", "1.1"),
+        ("manual/1.1/ca/apt.html", "ca", "1.1"),
+        ("manual/1.1/ja/apt.html", "ja", "1.1"),
+    ];
+    for (path, lang, version) in pages {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, manual_page(lang, version)).unwrap();
+    }
+    let db_path = db.to_str().unwrap();
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db_path, root.to_str().unwrap()]);
+    let store = spotcheck::store::Store::open_existing(&db).unwrap();
+    let mut id_of = std::collections::HashMap::new();
+    store
+        .for_each_document(|d| {
+            // Each edition is identified in its own language, the Japanese one too, though
+            // its English command lines hold more letters than its kana or its ideographs.
+            let want = pages.iter().find(|p| p.0 == d.url).unwrap().1;
+            assert_eq!(d.lang.as_deref(), Some(want), "{}", d.url);
+            id_of.insert(d.url.clone(), d.id);
+            Ok(())
+        })
+        .unwrap();
+    let ids: Vec<i64> = pages.iter().map(|p| id_of[p.0]).collect();
+    // Every pair of the four, as a method would propose it: the two English releases are a
+    // pair, a translation is a pair with nothing.
+    let all: Vec<(u32, u32, f64)> = (0..4u32)
+        .flat_map(|a| (a + 1..4).map(move |b| (a, b, 1.0)))
+        .collect();
+    let kept = spotcheck::detect::languages::pairs_kept(&store, &ids, &all)
+        .unwrap()
+        .expect("some pairs are across languages");
+    let kept: Vec<(&str, &str)> = all
+        .iter()
+        .zip(&kept)
+        .filter(|(_, k)| **k)
+        .map(|(p, _)| (pages[p.0 as usize].0, pages[p.1 as usize].0))
+        .collect();
+    assert_eq!(
+        kept,
+        vec![("manual/1.0/en/apt.html", "manual/1.1/en/apt.html")],
+        "pairs kept"
+    );
+}

@@ -1,0 +1,100 @@
+//! Pairs across languages: a pair whose two documents are in different languages through
+//! and through is no near-duplicate, whatever method matched it (a translation is not a
+//! copy of its original). The run driver drops such pairs from every method's pairs
+//! before they are stored ([`pairs_kept`]); the test is [`crate::text::lang::across_languages`]
+//! on the two documents' language profiles.
+//!
+//! Only the pairs whose stored languages differ (neither `und`) are looked at further:
+//! their documents' texts are read again and profiled line by line, so the cost is that of
+//! the cross-language pairs, not of the collection. A translated manual section matched on
+//! the English command names left in it (dd-lang: 181 of SpotSigs' 505 false pairs across
+//! editions) is dropped; an English wire story in a German site's template is kept beside
+//! its English copies, since both hold the story's English lines (BENCHMARKS.md, "Issue 14
+//! (session 10): languages").
+
+use anyhow::Result;
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::store::Store;
+use crate::text::lang::{self, Profile};
+
+/// Documents whose texts are read and profiled at a time.
+const CHUNK: usize = 1024;
+
+/// Which of `pairs` (indices into `ids`) are kept: `None` when all are, else one flag per
+/// pair, `false` for a pair across languages.
+pub fn pairs_kept(
+    store: &Store,
+    ids: &[i64],
+    pairs: &[(u32, u32, f64)],
+) -> Result<Option<Vec<bool>>> {
+    if pairs.is_empty() {
+        return Ok(None);
+    }
+    let in_pairs: FxHashSet<i64> = pairs
+        .iter()
+        .flat_map(|&(a, b, _)| [ids[a as usize], ids[b as usize]])
+        .collect();
+    // Each document's stored language, as an index into `codes` (a few dozen codes).
+    let mut codes: Vec<String> = Vec::new();
+    let mut code_of: FxHashMap<i64, u16> = FxHashMap::default();
+    store.for_each_doc_lang(&in_pairs, |id, code| {
+        let i = match codes.iter().position(|c| c == code) {
+            Some(i) => i,
+            None => {
+                codes.push(code.to_string());
+                codes.len() - 1
+            }
+        };
+        code_of.insert(id, i as u16);
+    })?;
+    drop(in_pairs);
+    let code = |i: u32| -> Option<&str> {
+        let c = codes.get(*code_of.get(&ids[i as usize])? as usize)?;
+        (c != lang::UNDETERMINED).then_some(c.as_str())
+    };
+    let differ = |&(a, b, _): &(u32, u32, f64)| match (code(a), code(b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
+    };
+    let mut wanted: Vec<i64> = pairs
+        .iter()
+        .filter(|p| differ(p))
+        .flat_map(|&(a, b, _)| [ids[a as usize], ids[b as usize]])
+        .collect();
+    if wanted.is_empty() {
+        return Ok(None);
+    }
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut profiles: FxHashMap<i64, Profile> = FxHashMap::default();
+    for chunk in wanted.chunks(CHUNK) {
+        let texts = store.language_texts(chunk)?;
+        let made: Vec<(i64, Profile)> = texts
+            .par_iter()
+            .map(|(id, text)| (*id, Profile::of(text)))
+            .collect();
+        profiles.extend(made);
+    }
+    let keep: Vec<bool> = pairs
+        .iter()
+        .map(|p| {
+            if !differ(p) {
+                return true;
+            }
+            let (a, b) = (p.0, p.1);
+            let (Some(la), Some(lb)) = (code(a), code(b)) else {
+                return true;
+            };
+            match (
+                profiles.get(&ids[a as usize]),
+                profiles.get(&ids[b as usize]),
+            ) {
+                (Some(pa), Some(pb)) => !lang::across_languages(la, pa, lb, pb),
+                _ => true,
+            }
+        })
+        .collect();
+    Ok(keep.contains(&false).then_some(keep))
+}
