@@ -372,7 +372,7 @@ impl Session {
         }
         if self.mode() != Mode::Chart {
             // The chart screen's work is of no use any more: its results are dropped.
-            self.charts = None;
+            self.discard_charts();
             let charts = self.jobs.charts.take();
             let what_if = self.jobs.what_if.take().map(|(id, _)| id);
             for id in charts.into_iter().chain(what_if) {
@@ -381,6 +381,13 @@ impl Session {
         }
         if self.mode() != Mode::Adjudicate && !self.stack.contains(&Mode::Adjudicate) {
             self.adjudication = None;
+        }
+    }
+
+    /// Closes the chart screen's figures; the worker frees them (every run's pairs).
+    fn discard_charts(&mut self) {
+        if let Some(v) = self.charts.take() {
+            self.background.worker.submit(Job::Discard(Box::new(v)));
         }
     }
 
