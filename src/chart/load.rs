@@ -78,7 +78,8 @@ impl RunFigure {
 #[derive(Debug, Clone)]
 pub struct Figures {
     pub runs: Vec<RunFigure>,
-    pub labels: Vec<LabeledPair>,
+    /// Shared, so the what-if of a run can be computed off the UI thread without a copy.
+    pub labels: Arc<Vec<LabeledPair>>,
     /// What the sizes describe: "merged queue" or "spotsigs run 3".
     pub sizes_of: String,
     pub sizes: Vec<SizeBin>,
@@ -115,7 +116,7 @@ pub fn load_figures(store: &Store, req: &FigureRequest) -> Result<Figures> {
             pairs: Arc::new(pairs),
         });
     }
-    let labels = agreed_labels(store.pair_label_rows(req.coder.as_deref())?);
+    let labels = Arc::new(agreed_labels(store.pair_label_rows(req.coder.as_deref())?));
     let (sizes_of, sizes) = match runs.first().filter(|_| req.method.is_some()) {
         Some(run) => {
             let sizes: Vec<usize> = store

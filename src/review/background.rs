@@ -72,12 +72,16 @@ pub enum Job {
     BuildQueue,
     /// The chart screen of `coder`: every run's figures read, the first run's what-if.
     Charts { coder: String },
+    /// A chart screen the coder left, freed here: its figures hold every run's pairs
+    /// (millions at a million pages), and giving their memory back takes the UI thread
+    /// tens of milliseconds.
+    Discard(Box<ChartView>),
     /// The what-if points of run `run` (an index into the chart screen's runs) at
     /// `thresholds`.
     WhatIf {
         run: usize,
         pairs: Arc<Vec<(i64, i64, f64)>>,
-        labels: Vec<LabeledPair>,
+        labels: Arc<Vec<LabeledPair>>,
         thresholds: Vec<f64>,
     },
 }
@@ -128,6 +132,8 @@ pub enum Output {
         run: usize,
         points: Vec<WhatIfPoint>,
     },
+    /// A [`Job::Discard`] done.
+    Discarded,
 }
 
 /// A result: the job's number and what it produced (or why it failed).
@@ -320,6 +326,10 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 },
             )?;
             Ok(Output::Charts(Box::new(ChartView::new(figures))))
+        }
+        Job::Discard(view) => {
+            drop(view);
+            Ok(Output::Discarded)
         }
         Job::WhatIf {
             run,

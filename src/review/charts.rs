@@ -25,6 +25,10 @@ pub struct ChartView {
     pub start: usize,
     /// Each run's what-if points and start point, once computed.
     computed: HashMap<usize, (Vec<WhatIfPoint>, usize)>,
+    /// Each run's own threshold (`RunFigure::start_threshold`: a pass over the run's pairs
+    /// when it names none), found once where the view is made — the background worker —
+    /// so that switching runs (`m`) reads no pairs on the UI thread.
+    starts: Vec<f64>,
 }
 
 /// The what-if of a run still to compute: its thresholds (lowest first).
@@ -36,8 +40,10 @@ pub struct PendingWhatIf {
 
 impl ChartView {
     pub fn new(figures: Figures) -> ChartView {
+        let starts = figures.runs.iter().map(|r| r.start_threshold()).collect();
         let mut v = ChartView {
             figures,
+            starts,
             run: 0,
             points: Vec::new(),
             at: 0,
@@ -90,10 +96,9 @@ impl ChartView {
     /// Takes the what-if `points` of run `run` at `thresholds` (as [`ChartView::select_run`]
     /// asked); shown if that run is still the one on screen.
     pub fn set_points(&mut self, run: usize, thresholds: &[f64], points: Vec<WhatIfPoint>) {
-        let Some(r) = self.figures.runs.get(run) else {
+        let Some(&start) = self.starts.get(run) else {
             return;
         };
-        let start = r.start_threshold();
         let start = thresholds
             .iter()
             .position(|t| (t - start).abs() < 1e-9)
@@ -113,7 +118,7 @@ impl ChartView {
         };
         let lo = r.histogram.bins.first().map_or(0.0, |b| b.lo);
         let hi = r.histogram.bins.last().map_or(1.0, |b| b.hi);
-        let start = r.start_threshold();
+        let start = self.starts.get(run).copied().unwrap_or(lo);
         let steps = ((hi - lo) / WHAT_IF_STEP).round().max(1.0) as usize;
         let mut thresholds: Vec<f64> = (0..=steps)
             .map(|k| lo + (hi - lo) * k as f64 / steps as f64)
@@ -186,6 +191,7 @@ mod tests {
     use super::*;
     use crate::chart::load::RunFigure;
     use crate::chart::{score_bins, LabeledPair, Period, ScoreHistogram};
+    use std::sync::Arc;
 
     #[test]
     fn the_threshold_starts_at_the_runs_own_and_moves_by_steps() {
@@ -202,11 +208,11 @@ mod tests {
                 },
                 pairs: std::sync::Arc::new(pairs),
             }],
-            labels: vec![LabeledPair {
+            labels: Arc::new(vec![LabeledPair {
                 a: 4,
                 b: 5,
                 same: true,
-            }],
+            }]),
             sizes_of: "merged queue".into(),
             sizes: Vec::new(),
             progress: Vec::new(),
@@ -233,6 +239,40 @@ mod tests {
     }
 
     #[test]
+    fn a_run_without_a_threshold_starts_at_its_lowest_score() {
+        let pairs = vec![(1, 2, 0.92), (2, 3, 0.61), (4, 5, 0.47)];
+        let scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+        let run = |id: i64| RunFigure {
+            histogram: ScoreHistogram {
+                method: "imatch".into(),
+                run: id,
+                bins: score_bins(&scores, 20),
+                threshold: None,
+                pairs: 3,
+            },
+            pairs: Arc::new(pairs.clone()),
+        };
+        let figures = Figures {
+            runs: vec![run(1), run(2)],
+            labels: Arc::new(Vec::new()),
+            sizes_of: "merged queue".into(),
+            sizes: Vec::new(),
+            progress: Vec::new(),
+            period: Period::Day,
+        };
+        let mut v = ChartView::new(figures);
+        assert_eq!(v.starts, vec![0.47, 0.47]);
+        assert!((v.current().unwrap().threshold - 0.47).abs() < 1e-9);
+        assert_eq!(v.current().unwrap().pairs, 3);
+        // The next run's thresholds start from the start found when the view was made.
+        let asked = v.select_run(1).unwrap();
+        assert!(asked.thresholds.iter().any(|t| (t - 0.47).abs() < 1e-9));
+        let points = what_if(&pairs, &[], &asked.thresholds);
+        v.set_points(asked.run, &asked.thresholds, points);
+        assert!((v.current().unwrap().threshold - 0.47).abs() < 1e-9);
+    }
+
+    #[test]
     fn a_run_selected_waits_for_its_points_and_keeps_them() {
         let run = |id: i64, pairs: Vec<(i64, i64, f64)>| {
             let scores: Vec<f64> = pairs.iter().map(|p| p.2).collect();
@@ -252,7 +292,7 @@ mod tests {
                 run(1, vec![(1, 2, 0.9)]),
                 run(2, vec![(1, 2, 0.9), (3, 4, 0.7)]),
             ],
-            labels: Vec::new(),
+            labels: Arc::new(Vec::new()),
             sizes_of: "merged queue".into(),
             sizes: Vec::new(),
             progress: Vec::new(),

@@ -266,6 +266,9 @@ fn every_document_gets_a_language_in_docs_and_stats_even_in_an_older_database() 
     {
         let conn = rusqlite::Connection::open(&db_path).unwrap();
         conn.execute("DELETE FROM document_langs", []).unwrap();
+        // …nor the mark that every document had one (`Store::fill_missing_langs_for`).
+        conn.execute("DELETE FROM meta WHERE key = 'langs_complete'", [])
+            .unwrap();
     }
     check();
 }

@@ -583,6 +583,29 @@ fn real_first_frame_and_key_latency() {
     );
 }
 
+/// The two cold starts of `merged_queue_first_frame_and_key_latency`: the queue built on the
+/// UI thread (`Session::new`, what `review` did before) and by the worker (`Session::start`,
+/// what `review` does), each after `forget_queue`.
+fn cold_starts(d: &mut Driver, db: &Path, forget_queue: impl Fn()) {
+    // The queue built on the UI thread (`Session::new`, what `review` did before).
+    forget_queue();
+    let c0 = cpu_time();
+    let (_, sync_first) = d.start(db);
+    let sync_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    eprintln!("first frame, queue built on the UI thread (Session::new) {sync_first:?} (CPU {sync_cpu:?})");
+    // The queue built by the worker (`Session::start`, what `review` does).
+    forget_queue();
+    let (t, c0) = (Instant::now(), cpu_time());
+    let mut cold = Session::start(Store::open(db).unwrap(), "bench", false).unwrap();
+    render(&mut d.term, &mut cold, &d.keys).unwrap();
+    let first = t.elapsed();
+    let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+    let built = d.settle(&mut cold) + first;
+    assert!(cold.queue_len > 0, "{}", cold.message);
+    drop(cold);
+    eprintln!("first frame, queue built off the UI thread (Session::start) {first:?} (CPU {first_cpu:?}); the queue shown {built:?}");
+}
+
 /// Issue 15's benchmark: a copy of a database of 100,000+ real pages after `detect` with
 /// defaults. Times the first frame with the merged queue built by the session (cold: the
 /// test drops the queue's fingerprint first, so `Session::new` rebuilds it) and on restart
@@ -614,23 +637,11 @@ fn merged_queue_first_frame_and_key_latency() {
         .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
         .unwrap();
     let mut d = Driver::new();
-    // The queue built on the UI thread (`Session::new`, what `review` did before).
-    forget_queue();
-    let c0 = cpu_time();
-    let (_, sync_first) = d.start(&db);
-    let sync_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
-    eprintln!("first frame, queue built on the UI thread (Session::new) {sync_first:?} (CPU {sync_cpu:?})");
-    // The queue built by the worker (`Session::start`, what `review` does).
-    forget_queue();
-    let (t, c0) = (Instant::now(), cpu_time());
-    let mut cold = Session::start(Store::open(&db).unwrap(), "bench", false).unwrap();
-    render(&mut d.term, &mut cold, &d.keys).unwrap();
-    let first = t.elapsed();
-    let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
-    let built = d.settle(&mut cold) + first;
-    assert!(cold.queue_len > 0, "{}", cold.message);
-    drop(cold);
-    eprintln!("first frame, queue built off the UI thread (Session::start) {first:?} (CPU {first_cpu:?}); the queue shown {built:?}");
+    // SPOTCHECK_BENCH_WARM=1: only the restart and the keys (the queue as built before).
+    let warm = std::env::var_os("SPOTCHECK_BENCH_WARM").is_some();
+    if !warm {
+        cold_starts(&mut d, &db, forget_queue);
+    }
     let c0 = cpu_time();
     let (mut s, restart) = d.start(&db);
     let restart_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
@@ -745,20 +756,27 @@ fn merged_queue_first_frame_and_key_latency() {
         d.cpu_p99()
     );
     // The chart screen: opened ten times (key to its frame, and to the figures), its keys.
-    let (mut charts, mut charts_ready) = (Vec::new(), Vec::new());
-    d.cpu.clear();
+    let (mut charts, mut charts_ready, mut closes) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut open_cpu, mut close_cpu) = (Vec::new(), Vec::new());
     for _ in 0..10 {
+        d.cpu.clear();
         let key = d.press(&mut s, "p");
+        open_cpu.append(&mut d.cpu);
         charts.push(key);
         charts_ready.push(key + d.settle(&mut s));
         assert_eq!(s.mode(), spotcheck::review::Mode::Chart, "{}", s.message);
-        d.press(&mut s, "Esc");
+        d.cpu.clear();
+        closes.push(d.press(&mut s, "Esc"));
+        close_cpu.append(&mut d.cpu);
     }
+    d.cpu = open_cpu;
     eprintln!(
         "chart screen (p): key to frame {}; to the figures {}",
         d.report(charts),
         stats(charts_ready)
     );
+    d.cpu = close_cpu;
+    eprintln!("chart screen closed (Esc) {}", d.report(closes));
     d.press(&mut s, "p");
     d.settle(&mut s);
     eprintln!(

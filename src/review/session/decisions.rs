@@ -133,12 +133,15 @@ impl Session {
     /// change. Sets [`Session::pending`] and says so; false when the verdict can go ahead.
     fn ask_first(&mut self, decision: &Decision, target: &[i64]) -> Result<bool> {
         let new = decision.pair_labels(target);
+        // Looked up, not searched: an entry of 100 members has 4,950 pairs, and as many
+        // stored labels when it was decided before (a search each: 12 M comparisons).
+        let mut by_pair: std::collections::HashMap<(i64, i64), &str> = Default::default();
+        for (a, b, l) in &new {
+            by_pair.entry((*a, *b)).or_insert(l.as_str());
+        }
         let mut overrides: std::collections::BTreeMap<String, u64> = Default::default();
         for (old, label) in self.store.pair_labels_within(&self.coder, target)? {
-            let now = new
-                .iter()
-                .find(|(a, b, _)| (*a, *b) == (old.0, old.1))
-                .map(|(_, _, l)| l.as_str());
+            let now = by_pair.get(&old).copied();
             if now.is_some_and(|n| n != label) {
                 *overrides.entry(label).or_default() += 1;
             }

@@ -247,12 +247,15 @@ impl Session {
     ) -> Result<Session> {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
-        let build_off_thread = build_off_thread && !store.review_queue_is_current()?;
-        if !build_off_thread {
+        // The documents are counted once for both checks below (a scan of an index).
+        let docs = store.documents_fingerprint()?;
+        let current = store.review_queue_is_current_for(&docs)?;
+        let build_off_thread = build_off_thread && !current;
+        if !build_off_thread && !current {
             store.refresh_review_queue()?;
         }
         // Documents stored before languages were kept get theirs (the pane headers show it).
-        store.fill_missing_langs()?;
+        store.fill_missing_langs_for(&docs)?;
         // The label writer's commits copy the log back; a key's never does.
         store.set_wal_autocheckpoint(0)?;
         let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
@@ -369,7 +372,7 @@ impl Session {
         }
         if self.mode() != Mode::Chart {
             // The chart screen's work is of no use any more: its results are dropped.
-            self.charts = None;
+            self.discard_charts();
             let charts = self.jobs.charts.take();
             let what_if = self.jobs.what_if.take().map(|(id, _)| id);
             for id in charts.into_iter().chain(what_if) {
@@ -378,6 +381,13 @@ impl Session {
         }
         if self.mode() != Mode::Adjudicate && !self.stack.contains(&Mode::Adjudicate) {
             self.adjudication = None;
+        }
+    }
+
+    /// Closes the chart screen's figures; the worker frees them (every run's pairs).
+    fn discard_charts(&mut self) {
+        if let Some(v) = self.charts.take() {
+            self.background.worker.submit(Job::Discard(Box::new(v)));
         }
     }
 

@@ -80,6 +80,9 @@ impl Session {
     /// Applies one result if it belongs to the open pair view (a result for a pair the
     /// coder has left is dropped). Returns whether it was applied.
     pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
+        if matches!(result, Ok(Output::Discarded)) {
+            return false;
+        }
         if self.jobs.queue == Some(id) {
             self.jobs.queue = None;
             let shown = match result {
@@ -99,6 +102,7 @@ impl Session {
             match result {
                 Ok(Output::Charts(view)) => {
                     self.message = view.summary();
+                    self.discard_charts();
                     self.charts = Some(*view);
                 }
                 Ok(_) => {}
@@ -186,7 +190,7 @@ impl Session {
     /// pairs, the coder's labels, the what-if of the first run); the screen says
     /// "computing…" until they arrive.
     pub fn open_charts(&mut self) -> Result<()> {
-        self.charts = None;
+        self.discard_charts();
         self.jobs.what_if = None;
         self.jobs.charts = Some(self.background.worker.submit(Job::Charts {
             coder: self.coder.clone(),
