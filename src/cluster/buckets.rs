@@ -14,6 +14,7 @@
 //!
 //! Output is deterministic: pairs sorted by `(a, b)`, clusters by their first member.
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::hash::Hash;
 
@@ -87,17 +88,104 @@ pub struct BucketResult {
 }
 
 /// Buckets of one coordinate: groups of 2+ documents with the same present signature, each
-/// ascending, the groups ordered by first member.
-fn coordinate_buckets<S: Hash + Eq>(sigs: &[Vec<Option<S>>], coordinate: usize) -> Vec<Vec<u32>> {
-    let mut map: FxHashMap<&S, Vec<u32>> = FxHashMap::default();
+/// ascending, the groups ordered by first member; flat: the members of every bucket one after
+/// another, and each bucket's size. One hash look-up per document numbers the signatures in
+/// order of first appearance (so by first member), then a counting sort places the members:
+/// no list per signature (a `Vec` per distinct signature was most of the memory of I-Match's
+/// matching at a million pages; issue 16).
+fn coordinate_buckets<S: Hash + Eq>(sigs: &[Vec<Option<S>>], coordinate: usize) -> CoordBuckets {
+    let mut number: FxHashMap<&S, u32> = FxHashMap::default();
+    let mut count: Vec<u32> = Vec::new();
+    let mut present: Vec<(u32, u32)> = Vec::new();
     for (d, doc) in sigs.iter().enumerate() {
         if let Some(Some(s)) = doc.get(coordinate) {
-            map.entry(s).or_default().push(d as u32);
+            let next = count.len() as u32;
+            let g = *number.entry(s).or_insert(next);
+            if g == next {
+                count.push(0);
+            }
+            count[g as usize] += 1;
+            present.push((d as u32, g));
         }
     }
-    let mut buckets: Vec<Vec<u32>> = map.into_values().filter(|b| b.len() > 1).collect();
-    buckets.sort_unstable_by_key(|b| b[0]);
-    buckets
+    drop(number);
+    // Signatures of one document are alone: no bucket. The others numbered in order.
+    let mut slot = vec![u32::MAX; count.len()];
+    let mut sizes: Vec<u32> = Vec::new();
+    for (g, &n) in count.iter().enumerate() {
+        if n > 1 {
+            slot[g] = sizes.len() as u32;
+            sizes.push(n);
+        }
+    }
+    drop(count);
+    let mut next: Vec<usize> = Vec::with_capacity(sizes.len());
+    let mut total = 0usize;
+    for &n in &sizes {
+        next.push(total);
+        total += n as usize;
+    }
+    let mut members = vec![0u32; total];
+    for (d, g) in present {
+        let k = slot[g as usize];
+        if k != u32::MAX {
+            members[next[k as usize]] = d;
+            next[k as usize] += 1;
+        }
+    }
+    CoordBuckets { members, sizes }
+}
+
+/// The buckets of one coordinate, flat (see [`coordinate_buckets`]).
+struct CoordBuckets {
+    members: Vec<u32>,
+    sizes: Vec<u32>,
+}
+
+impl CoordBuckets {
+    fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        let mut at = 0usize;
+        self.sizes.iter().map(move |&n| {
+            let b = &self.members[at..at + n as usize];
+            at += n as usize;
+            b
+        })
+    }
+}
+
+/// Each document's bucket size per coordinate (1 when alone), flat.
+struct BucketSizes {
+    size: Vec<u32>,
+    coordinates: usize,
+}
+
+impl BucketSizes {
+    /// Document `d`'s bucket sizes, by coordinate.
+    fn of(&self, d: u32) -> &[u32] {
+        let at = d as usize * self.coordinates;
+        &self.size[at..at + self.coordinates]
+    }
+}
+
+/// Every coordinate's buckets (made in parallel, one coordinate a task) and each document's
+/// bucket size per coordinate.
+fn all_buckets<S: Hash + Eq + Sync>(
+    sigs: &[Vec<Option<S>>],
+    coordinates: usize,
+) -> (Vec<CoordBuckets>, BucketSizes) {
+    let all: Vec<CoordBuckets> = (0..coordinates)
+        .into_par_iter()
+        .map(|c| coordinate_buckets(sigs, c))
+        .collect();
+    let mut size = vec![1u32; sigs.len() * coordinates];
+    for (c, buckets) in all.iter().enumerate() {
+        for bucket in buckets.iter() {
+            for &d in bucket {
+                size[d as usize * coordinates + c] = bucket.len() as u32;
+            }
+        }
+    }
+    (all, BucketSizes { size, coordinates })
 }
 
 fn coordinates_of<S>(sigs: &[Vec<Option<S>>]) -> usize {
@@ -122,83 +210,114 @@ fn first_listable_collision<S: Eq>(
         .find(|&c| a[c].is_some() && a[c] == b[c] && size_a[c] as usize <= max_bucket)
 }
 
-/// Streams every pair of documents sharing a signature in some coordinate exactly once,
-/// in a deterministic order (by coordinate, then bucket, then position). A pair is emitted
-/// at the first coordinate where it collides in a bucket of at most `max_bucket`
-/// documents; pairs that collide only in larger buckets are not emitted. Calls `oversized`
-/// for each bucket above the cap.
-pub fn visit_pairs<S: Hash + Eq>(
+/// The pairs of coordinate `c`'s listable buckets that collide first there, in bucket
+/// order; calls `oversized` for each bucket above the cap.
+fn coordinate_pairs<S: Eq>(
     sigs: &[Vec<Option<S>>],
+    c: usize,
+    buckets: &CoordBuckets,
+    sizes: &BucketSizes,
     max_bucket: usize,
     mut pair: impl FnMut(BucketPair),
     mut oversized: impl FnMut(OversizedBucket),
 ) {
-    let coordinates = coordinates_of(sigs);
-    let all: Vec<Vec<Vec<u32>>> = (0..coordinates)
-        .map(|c| coordinate_buckets(sigs, c))
-        .collect();
-    // bucket_size[d][c]: size of document d's bucket in coordinate c (1 when alone).
-    let mut bucket_size = vec![vec![1u32; coordinates]; sigs.len()];
-    for (c, buckets) in all.iter().enumerate() {
-        for bucket in buckets {
-            for &d in bucket {
-                bucket_size[d as usize][c] = bucket.len() as u32;
-            }
+    for bucket in buckets.iter() {
+        if bucket.len() > max_bucket {
+            oversized(OversizedBucket {
+                coordinate: c,
+                first: bucket[0],
+                size: bucket.len(),
+            });
+            continue;
         }
-    }
-    for (c, buckets) in all.iter().enumerate() {
-        for bucket in buckets {
-            if bucket.len() > max_bucket {
-                oversized(OversizedBucket {
-                    coordinate: c,
-                    first: bucket[0],
-                    size: bucket.len(),
-                });
-                continue;
-            }
-            for (i, &a) in bucket.iter().enumerate() {
-                for &b in &bucket[i + 1..] {
-                    let (da, db) = (&sigs[a as usize], &sigs[b as usize]);
-                    let first =
-                        first_listable_collision(da, db, &bucket_size[a as usize], max_bucket);
-                    if first == Some(c) {
-                        pair(BucketPair {
-                            a,
-                            b,
-                            agreeing: agreeing(da, db),
-                        });
-                    }
+        for (i, &a) in bucket.iter().enumerate() {
+            let size_a = sizes.of(a);
+            for &b in &bucket[i + 1..] {
+                let (da, db) = (&sigs[a as usize], &sigs[b as usize]);
+                if first_listable_collision(da, db, size_a, max_bucket) == Some(c) {
+                    pair(BucketPair {
+                        a,
+                        b,
+                        agreeing: agreeing(da, db),
+                    });
                 }
             }
         }
     }
 }
 
+/// Streams every pair of documents sharing a signature in some coordinate exactly once,
+/// in a deterministic order (by coordinate, then bucket, then position). A pair is emitted
+/// at the first coordinate where it collides in a bucket of at most `max_bucket`
+/// documents; pairs that collide only in larger buckets are not emitted. Calls `oversized`
+/// for each bucket above the cap.
+pub fn visit_pairs<S: Hash + Eq + Sync>(
+    sigs: &[Vec<Option<S>>],
+    max_bucket: usize,
+    mut pair: impl FnMut(BucketPair),
+    mut oversized: impl FnMut(OversizedBucket),
+) {
+    let (all, sizes) = all_buckets(sigs, coordinates_of(sigs));
+    for (c, buckets) in all.iter().enumerate() {
+        coordinate_pairs(
+            sigs,
+            c,
+            buckets,
+            &sizes,
+            max_bucket,
+            &mut pair,
+            &mut oversized,
+        );
+    }
+}
+
 /// Pairs and clusters of documents given their extended signatures (`sigs[d][c]` is the
 /// signature of document `d` in coordinate `c`, `None` when it has none; documents without
-/// any signature are never clustered).
-pub fn cluster_signatures<S: Hash + Eq>(
+/// any signature are never clustered). The coordinates' buckets are made once and in
+/// parallel, and each coordinate's pairs are listed in parallel; the result is the same as
+/// a sequential visit's (the pairs are sorted, each listed once).
+pub fn cluster_signatures<S: Hash + Eq + Sync>(
     sigs: &[Vec<Option<S>>],
     opts: &BucketOptions,
 ) -> BucketResult {
     let coordinates = coordinates_of(sigs);
+    let (all, sizes) = all_buckets(sigs, coordinates);
     let mut uf = UnionFind::new(sigs.len());
-    for c in 0..coordinates {
-        for bucket in coordinate_buckets(sigs, c) {
+    for buckets in &all {
+        for bucket in buckets.iter() {
             for &d in &bucket[1..] {
                 uf.union(bucket[0], d);
             }
         }
     }
-    let mut pairs = Vec::new();
+    let parts: Vec<(Vec<BucketPair>, Vec<OversizedBucket>)> = all
+        .par_iter()
+        .enumerate()
+        .map(|(c, buckets)| {
+            let (mut pairs, mut oversized) = (Vec::new(), Vec::new());
+            coordinate_pairs(
+                sigs,
+                c,
+                buckets,
+                &sizes,
+                opts.max_pair_bucket,
+                |p| pairs.push(p),
+                |o| oversized.push(o),
+            );
+            (pairs, oversized)
+        })
+        .collect();
+    drop(all);
+    drop(sizes);
+    // Each part freed as soon as it is moved: the pairs are held about once, not twice.
+    let mut pairs = Vec::with_capacity(parts.iter().map(|p| p.0.len()).sum());
     let mut oversized = Vec::new();
-    visit_pairs(
-        sigs,
-        opts.max_pair_bucket,
-        |p| pairs.push(p),
-        |o| oversized.push(o),
-    );
-    pairs.sort_unstable();
+    for (p, o) in parts {
+        pairs.extend(p);
+        oversized.extend(o);
+    }
+    // Every pair is listed once, so the order is total: as a sequential sort's.
+    pairs.par_sort_unstable();
 
     let mut by_root: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for d in 0..sigs.len() as u32 {
@@ -246,6 +365,199 @@ pub fn cluster_signatures<S: Hash + Eq>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The sequential implementation before issue 16's parallel one (a list per signature,
+    /// every coordinate's buckets made twice), kept as the reference the parallel one must
+    /// equal.
+    mod reference {
+        use super::super::*;
+
+        /// Buckets of one coordinate: groups of 2+ documents with the same present signature, each
+        /// ascending, the groups ordered by first member.
+        fn coordinate_buckets<S: Hash + Eq>(
+            sigs: &[Vec<Option<S>>],
+            coordinate: usize,
+        ) -> Vec<Vec<u32>> {
+            let mut map: FxHashMap<&S, Vec<u32>> = FxHashMap::default();
+            for (d, doc) in sigs.iter().enumerate() {
+                if let Some(Some(s)) = doc.get(coordinate) {
+                    map.entry(s).or_default().push(d as u32);
+                }
+            }
+            let mut buckets: Vec<Vec<u32>> = map.into_values().filter(|b| b.len() > 1).collect();
+            buckets.sort_unstable_by_key(|b| b[0]);
+            buckets
+        }
+
+        fn coordinates_of<S>(sigs: &[Vec<Option<S>>]) -> usize {
+            sigs.iter().map(Vec::len).max().unwrap_or(0)
+        }
+
+        fn agreeing<S: Eq>(a: &[Option<S>], b: &[Option<S>]) -> u32 {
+            a.iter()
+                .zip(b)
+                .filter(|(x, y)| x.is_some() && x == y)
+                .count() as u32
+        }
+
+        /// The first coordinate where `a` and `b` collide in a bucket small enough to list.
+        fn first_listable_collision<S: Eq>(
+            a: &[Option<S>],
+            b: &[Option<S>],
+            size_a: &[u32],
+            max_bucket: usize,
+        ) -> Option<usize> {
+            (0..a.len().min(b.len()))
+                .find(|&c| a[c].is_some() && a[c] == b[c] && size_a[c] as usize <= max_bucket)
+        }
+
+        /// Streams every pair of documents sharing a signature in some coordinate exactly once,
+        /// in a deterministic order (by coordinate, then bucket, then position). A pair is emitted
+        /// at the first coordinate where it collides in a bucket of at most `max_bucket`
+        /// documents; pairs that collide only in larger buckets are not emitted. Calls `oversized`
+        /// for each bucket above the cap.
+        pub fn visit_pairs<S: Hash + Eq>(
+            sigs: &[Vec<Option<S>>],
+            max_bucket: usize,
+            mut pair: impl FnMut(BucketPair),
+            mut oversized: impl FnMut(OversizedBucket),
+        ) {
+            let coordinates = coordinates_of(sigs);
+            let all: Vec<Vec<Vec<u32>>> = (0..coordinates)
+                .map(|c| coordinate_buckets(sigs, c))
+                .collect();
+            // bucket_size[d][c]: size of document d's bucket in coordinate c (1 when alone).
+            let mut bucket_size = vec![vec![1u32; coordinates]; sigs.len()];
+            for (c, buckets) in all.iter().enumerate() {
+                for bucket in buckets {
+                    for &d in bucket {
+                        bucket_size[d as usize][c] = bucket.len() as u32;
+                    }
+                }
+            }
+            for (c, buckets) in all.iter().enumerate() {
+                for bucket in buckets {
+                    if bucket.len() > max_bucket {
+                        oversized(OversizedBucket {
+                            coordinate: c,
+                            first: bucket[0],
+                            size: bucket.len(),
+                        });
+                        continue;
+                    }
+                    for (i, &a) in bucket.iter().enumerate() {
+                        for &b in &bucket[i + 1..] {
+                            let (da, db) = (&sigs[a as usize], &sigs[b as usize]);
+                            let first = first_listable_collision(
+                                da,
+                                db,
+                                &bucket_size[a as usize],
+                                max_bucket,
+                            );
+                            if first == Some(c) {
+                                pair(BucketPair {
+                                    a,
+                                    b,
+                                    agreeing: agreeing(da, db),
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Pairs and clusters of documents given their extended signatures (`sigs[d][c]` is the
+        /// signature of document `d` in coordinate `c`, `None` when it has none; documents without
+        /// any signature are never clustered).
+        pub fn cluster_signatures<S: Hash + Eq>(
+            sigs: &[Vec<Option<S>>],
+            opts: &BucketOptions,
+        ) -> BucketResult {
+            let coordinates = coordinates_of(sigs);
+            let mut uf = UnionFind::new(sigs.len());
+            for c in 0..coordinates {
+                for bucket in coordinate_buckets(sigs, c) {
+                    for &d in &bucket[1..] {
+                        uf.union(bucket[0], d);
+                    }
+                }
+            }
+            let mut pairs = Vec::new();
+            let mut oversized = Vec::new();
+            visit_pairs(
+                sigs,
+                opts.max_pair_bucket,
+                |p| pairs.push(p),
+                |o| oversized.push(o),
+            );
+            pairs.sort_unstable();
+
+            let mut by_root: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+            for d in 0..sigs.len() as u32 {
+                by_root.entry(uf.find(d)).or_default().push(d);
+            }
+            let mut clusters: Vec<BucketCluster> = by_root
+                .into_values()
+                .filter(|m| m.len() > 1)
+                .map(|members| BucketCluster {
+                    members,
+                    min_agreeing: None,
+                    max_agreeing: None,
+                    complete: true,
+                })
+                .collect();
+            clusters.sort_unstable_by_key(|c| c.members[0]);
+            // Members are ascending and the union keeps the smallest index as root, so a
+            // document's root is its cluster's first member.
+            let slot: FxHashMap<u32, usize> = clusters
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (c.members[0], i))
+                .collect();
+            for p in &pairs {
+                if let Some(&i) = slot.get(&uf.find(p.a)) {
+                    let c = &mut clusters[i];
+                    c.min_agreeing = Some(c.min_agreeing.map_or(p.agreeing, |m| m.min(p.agreeing)));
+                    c.max_agreeing = Some(c.max_agreeing.map_or(p.agreeing, |m| m.max(p.agreeing)));
+                }
+            }
+            for o in &oversized {
+                if let Some(&i) = slot.get(&uf.find(o.first)) {
+                    clusters[i].complete = false;
+                }
+            }
+            BucketResult {
+                coordinates,
+                pairs,
+                clusters,
+                oversized,
+            }
+        }
+    }
+
+    proptest! {
+        /// The parallel pairs, clusters and oversized buckets equal the sequential
+        /// reference's, with caps small enough to make oversized buckets, documents of
+        /// fewer coordinates than others, and documents without signatures.
+        #[test]
+        fn the_parallel_buckets_equal_the_sequential_reference(
+            docs in proptest::collection::vec(
+                proptest::collection::vec(proptest::option::of(0u8..5), 0..6), 0..80),
+            cap in 1usize..12,
+        ) {
+            let opts = BucketOptions { max_pair_bucket: cap };
+            prop_assert_eq!(cluster_signatures(&docs, &opts), reference::cluster_signatures(&docs, &opts));
+            let mut streamed = Vec::new();
+            let mut streamed_over = Vec::new();
+            visit_pairs(&docs, cap, |p| streamed.push(p), |o| streamed_over.push(o));
+            let mut want = Vec::new();
+            let mut want_over = Vec::new();
+            reference::visit_pairs(&docs, cap, |p| want.push(p), |o| want_over.push(o));
+            prop_assert_eq!(streamed, want);
+            prop_assert_eq!(streamed_over, want_over);
+        }
+    }
 
     fn sig(v: &[Option<u8>]) -> Vec<Option<u8>> {
         v.to_vec()

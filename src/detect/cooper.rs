@@ -418,8 +418,9 @@ impl Detector for Cooper {
     fn find_pairs(p: Prepared, signed: Vec<(u64, Salient)>, ctx: &RunContext) -> Result<Found> {
         let (sites, salient): (Vec<u64>, Vec<Salient>) = signed.into_iter().unzip();
         // What the stored document signatures need, taken before the sets are consumed.
+        // On both cores (a hash of every salient term's text), in document order.
         let sums: Vec<(u64, usize)> = salient
-            .iter()
+            .par_iter()
             .map(|s| (s.sum_signature(), s.len()))
             .collect();
         drop(p.dfs);

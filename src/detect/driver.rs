@@ -13,10 +13,11 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::method::{validate, Detector, Found, RunContext};
+use super::pipeline::ordered_par_batches;
 use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
 use crate::sig::termsets::PackedTerms;
-use crate::store::{ClusterRow, Store, TextKind, NO_MAIN_TEXT};
+use crate::store::{encode_run_sig, ClusterRow, Store, StoredDocSig, TextKind, NO_MAIN_TEXT};
 use crate::text::Words;
 
 /// Documents per chunk streamed from the store and signed in parallel.
@@ -102,7 +103,7 @@ pub(crate) fn run_detector<D: Detector>(
         // The counting passes later runs read, made on this stream: each text is read and
         // tokenized once for them and for this run's signer.
         let mut along = shared.counting_along(D::reads(&prepared));
-        store.for_each_text_chunk(D::reads(&prepared), CHUNK, |chunk| {
+        store.for_each_text_chunk_read_ahead(D::reads(&prepared), CHUNK, |chunk| {
             let (mut signed, terms): (Vec<D::Sig>, Vec<Vec<PackedTerms>>) = if along.is_empty() {
                 (chunk.par_iter().map(&sign).collect(), Vec::new())
             } else {
@@ -133,21 +134,39 @@ pub(crate) fn run_detector<D: Detector>(
         shared.finish_along(along);
     }
     shared.release_unread();
-    // The signatures `query` reads instead of signing the collection again, serialized one
-    // at a time as they are written (collected first, they were a second copy of every
-    // signature in memory). A method keeps none when it serializes none; one that failed
-    // midway leaves fewer rows than documents, which `query` takes as no index.
+    let mut stages = Stages::new(started);
+    stages.mark("sign");
+    // The signatures `query` reads instead of signing the collection again, serialized and
+    // compressed a batch at a time on both cores while the batch before is written (all
+    // collected first, they were a second copy of every signature in memory). A method keeps
+    // none when it serializes none; one that failed midway leaves fewer rows than
+    // documents, which `query` takes as no index.
     if sigs
         .first()
         .is_some_and(|s| D::sig_bytes(&prepared, s).is_some())
     {
-        store.write_run_signatures(
-            run,
-            ids.iter()
-                .zip(&sigs)
-                .filter_map(|(&id, s)| D::sig_bytes(&prepared, s).map(|b| (id, b))),
+        let (prepared, sigs) = (&prepared, &sigs);
+        ordered_par_batches(
+            sigs.len(),
+            STORE_BATCH,
+            |i| match D::sig_bytes(prepared, &sigs[i]).map(encode_run_sig) {
+                Some(Ok(b)) => Ok(Some((ids[i], b))),
+                Some(Err(e)) => Err(e),
+                None => Ok(None),
+            },
+            |rows| -> Result<()> {
+                // An encoding error stops the rows there; it is reported after the write.
+                let mut failed = None;
+                store.write_run_signatures(
+                    run,
+                    rows.map_while(|r| r.map_err(|e| failed = Some(e)).ok())
+                        .flatten(),
+                )?;
+                failed.map_or(Ok(()), Err)
+            },
         )?;
     }
+    stages.mark("store_signatures");
     progress(Progress::Matching);
     let found = D::find_pairs(
         prepared,
@@ -158,6 +177,7 @@ pub(crate) fn run_detector<D: Detector>(
             started,
         },
     )?;
+    stages.mark("find_pairs");
     let Found {
         pairs,
         detail,
@@ -168,50 +188,88 @@ pub(crate) fn run_detector<D: Detector>(
     // Pairs across languages are no pairs (a translation is not a copy): dropped here, for
     // every method, before anything is stored (`super::languages`).
     let kept = super::languages::pairs_kept(store, &ids, &pairs)?;
-    let is_kept = |i: usize| kept.as_ref().is_none_or(|k| k[i]);
-    store.write_run_pairs(
-        run,
-        pairs
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| is_kept(*i))
-            .map(|(i, &(a, b, score))| {
-                (
-                    ids[a as usize],
-                    ids[b as usize],
-                    score,
-                    detail.as_ref().and_then(|d| d(i)),
-                )
-            }),
-    )?;
-    // The details are stored: what a method kept for them (Cooper: 24 bytes a pair, more
-    // than the pairs themselves) goes before the clustering's own arrays are made (issue 16).
-    drop(detail);
-    let (pairs, clusters) = match kept {
+    // The pairs kept, with their indices in `pairs` (a method's details are by index).
+    let write_pairs = |store: &mut Store| {
+        store.write_run_pairs(
+            run,
+            pairs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| kept.as_ref().is_none_or(|k| k[*i]))
+                .map(|(i, &(a, b, score))| {
+                    (
+                        ids[a as usize],
+                        ids[b as usize],
+                        score,
+                        detail.as_ref().and_then(|d| d(i)),
+                    )
+                }),
+        )
+    };
+    let (pairs, clusters) = match (kept.as_ref(), clusters) {
         // A method's own clusters may join two documents through a dropped pair: the
-        // clusters are then the components of the pairs kept.
-        Some(k) => {
+        // clusters are then the components of the pairs kept (a rare case: stored first,
+        // then clustered, as below for many pairs with details).
+        (Some(k), _) => {
+            write_pairs(store)?;
+            drop(detail);
             let dropped = k.iter().filter(|&&keep| !keep).count();
             merge(&mut summary, json!({ "across_languages": dropped }));
-            let mut k = k.into_iter();
+            let mut keep = k.iter();
             let mut pairs = pairs;
-            pairs.retain(|_| k.next().unwrap_or(true));
-            (pairs, None)
+            pairs.retain(|_| keep.next().copied().unwrap_or(true));
+            let clusters = cluster_rows(&ids, &pairs);
+            (pairs, clusters)
         }
-        None => (pairs, clusters),
+        (None, Some(c)) => {
+            write_pairs(store)?;
+            (pairs, c)
+        }
+        // The clustering on both cores while this thread stores the pairs, unless the
+        // method's details are kept for many pairs: the clustering's arrays (33 bytes a
+        // pair) beside what the details hold (Cooper: 24 bytes a pair) would raise the
+        // run's peak at a million pages, so those wait for the details to be stored.
+        (None, None) if detail.is_none() || pairs.len() <= OVERLAP_CLUSTERING_MAX_PAIRS => {
+            let clusters = std::thread::scope(|scope| -> Result<Vec<ClusterRow>> {
+                let clustering = scope.spawn(|| cluster_rows(&ids, &pairs));
+                let written = write_pairs(store);
+                let clusters = match clustering.join() {
+                    Ok(c) => c,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                };
+                written?;
+                Ok(clusters)
+            })?;
+            (pairs, clusters)
+        }
+        (None, None) => {
+            write_pairs(store)?;
+            // The details are stored: what a method kept for them (Cooper: 24 bytes a pair,
+            // more than the pairs themselves) goes before the clustering's own arrays are
+            // made (issue 16).
+            drop(detail);
+            let clusters = cluster_rows(&ids, &pairs);
+            (pairs, clusters)
+        }
     };
-    let clusters = clusters.unwrap_or_else(|| cluster_rows(&ids, &pairs));
     drop(pairs);
+    stages.mark("store_pairs_and_cluster");
     merge(&mut summary, store_clusters(store, run, clusters)?);
-    store.write_run_doc_sigs(
-        run,
-        ids.iter()
-            .enumerate()
-            .filter_map(|(i, &id)| doc_sig(i).map(|s| (id, s))),
+    stages.mark("store_clusters");
+    // Each document's signature made and encoded on both cores a batch ahead of the writes.
+    ordered_par_batches(
+        ids.len(),
+        STORE_BATCH,
+        |i| doc_sig(i).map(|s| StoredDocSig::encode(&s).map(|e| (ids[i], e))),
+        |rows| store.write_run_doc_sigs_encoded(run, rows.flatten()),
     )?;
+    stages.mark("store_document_signatures");
     merge(
         &mut summary,
-        json!({"seconds": started.elapsed().as_secs_f64()}),
+        json!({
+            "seconds": started.elapsed().as_secs_f64(),
+            "stages": stages.seconds,
+        }),
     );
     if let Some(note) = text_note {
         merge(&mut summary, json!({ "note": note }));
@@ -223,6 +281,52 @@ pub(crate) fn run_detector<D: Detector>(
         method: D::NAME.into(),
         summary,
     })
+}
+
+/// Rows made ahead of the store's writes per batch ([`ordered_par_batches`]).
+const STORE_BATCH: usize = 4096;
+
+/// Up to this many pairs, a method's pairs are clustered while they are stored even when
+/// the method keeps a detail per pair (see the driver; 33 bytes a pair, ~260 MB here).
+const OVERLAP_CLUSTERING_MAX_PAIRS: usize = 8_000_000;
+
+/// Where a run's time and memory go, as its summary's `stages`: per stage its wall seconds
+/// and the process's resident and peak memory when it ended (Linux's VmRSS and VmHWM in MB;
+/// 0 elsewhere): at a million pages, which stage raises the peak (issue 16). `sign`
+/// includes `prepare` and reading the texts.
+struct Stages {
+    last: Instant,
+    seconds: Vec<serde_json::Value>,
+}
+
+impl Stages {
+    fn new(started: Instant) -> Self {
+        Stages {
+            last: started,
+            seconds: Vec::new(),
+        }
+    }
+
+    /// Ends stage `name` now.
+    fn mark(&mut self, name: &str) {
+        let now = Instant::now();
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let mb = |key: &str| -> u64 {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse::<u64>().ok())
+                .map_or(0, |kb| kb / 1024)
+        };
+        self.seconds.push(json!({
+            "stage": name,
+            "seconds": ((now - self.last).as_secs_f64() * 1000.0).round() / 1000.0,
+            "rss_mb": mb("VmRSS:"),
+            "peak_mb": mb("VmHWM:"),
+        }));
+        self.last = now;
+    }
 }
 
 /// Adds the fields of object `b` to object `a`.

@@ -151,6 +151,9 @@ pub struct IMatchSig {
     pub terms: Option<Vec<u32>>,
 }
 
+/// A document's extended signature: one SHA-1 per coordinate, `None` where unsigned.
+type ExtendedSig = Vec<Option<[u8; 20]>>;
+
 impl IMatchSig {
     /// Signs one document given its lexicon terms with their class, its number of unique
     /// terms, and (called only for the short-document rule) all its unique terms.
@@ -473,11 +476,13 @@ impl Detector for IMatch {
         let s = &p.settings;
         let ids = ctx.ids;
         let rules = count_rules(signed.iter().map(|d| d.outcomes.as_slice()));
-        let sigs: Vec<Vec<Option<[u8; 20]>>> = signed
-            .iter()
-            .map(|d| extended_signature(&d.outcomes))
-            .collect();
-        let terms: Vec<Option<Vec<u32>>> = signed.into_iter().map(|d| d.terms).collect();
+        // Each document's outcomes (31 coordinates of 48 bytes) are freed as its extended
+        // signature (31 of 21 bytes) is made: made beside all of them, the signatures were
+        // the largest part of the run's peak at a million pages (issue 16).
+        let (sigs, terms): (Vec<ExtendedSig>, Vec<Option<Vec<u32>>>) = signed
+            .into_iter()
+            .map(|d| (extended_signature(&d.outcomes), d.terms))
+            .unzip();
         let signed_at = ctx.started.elapsed().as_secs_f64();
         let result = cluster_signatures(
             &sigs,
@@ -494,23 +499,31 @@ impl Detector for IMatch {
             (Some(x), Some(y)) => sorted_overlap_holds(x, y, s.min_overlap, weight),
             _ => true,
         };
-        let agreeing_enough: Vec<_> = result
+        let below_min_agree = result
             .pairs
             .iter()
-            .filter(|q| q.agreeing as usize >= s.min_agree)
-            .collect();
-        let below_min_agree = result.pairs.len() - agreeing_enough.len();
-        let kept: Vec<_> = agreeing_enough
-            .into_iter()
-            .filter(|q| overlaps(q.a, q.b))
-            .collect();
-        let below_min_overlap = result.pairs.len() - below_min_agree - kept.len();
-        let pairs: Vec<(u32, u32, f64)> = kept.iter().map(|q| (q.a, q.b, q.score(k1))).collect();
-        let agreeing: Vec<u32> = kept.iter().map(|q| q.agreeing).collect();
+            .filter(|q| (q.agreeing as usize) < s.min_agree)
+            .count();
+        // The overlap check on both cores (a merge of two term lists per pair; tens of
+        // millions of pairs at a million pages); the kept pairs in their order, as a
+        // sequential filter keeps them.
+        let (pairs, agreeing): (Vec<(u32, u32, f64)>, Vec<u32>) = result
+            .pairs
+            .par_iter()
+            .filter(|q| q.agreeing as usize >= s.min_agree && overlaps(q.a, q.b))
+            .map(|q| ((q.a, q.b, q.score(k1)), q.agreeing))
+            .unzip();
+        // The term lists were for the check only; the bucket pairs are now `pairs`.
+        drop(terms);
+        let below_min_overlap = result.pairs.len() - below_min_agree - pairs.len();
+        let crate::cluster::buckets::BucketResult {
+            clusters: bucket_clusters,
+            oversized,
+            ..
+        } = result;
         let clusters = if s.min_agree <= 1 && below_min_overlap == 0 {
             // Union-find over every coordinate collision, oversized buckets included.
-            result
-                .clusters
+            bucket_clusters
                 .iter()
                 .map(|c| ClusterRow {
                     members: c.members.iter().map(|&m| ids[m as usize]).collect(),
@@ -537,8 +550,8 @@ impl Detector for IMatch {
             "full_lexicon_rules": rules.first().map(|r| json!({
                 "signed": r.signed, "extended_by_secondary": r.extended,
                 "too_few_terms": r.too_few_terms, "unreliable": r.unreliable})),
-            "pairs": kept.len(),
-            "oversized_buckets": result.oversized.len(),
+            "pairs": pairs.len(),
+            "oversized_buckets": oversized.len(),
             "sign_seconds": signed_at,
         });
         Ok(Found {

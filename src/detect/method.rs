@@ -36,7 +36,7 @@ pub trait Detector: Sync + Send + 'static {
     /// document frequencies, a model), shared by the signing threads.
     type Prepared: Sync;
     /// One document's signature, as `find_pairs` needs it.
-    type Sig: Send;
+    type Sig: Send + Sync;
 
     /// The name in `--method`, in the store and in `pairs --method`.
     const NAME: &'static str;
@@ -151,7 +151,7 @@ pub struct RunContext<'a> {
 /// A pair's stored detail, made when the pair is written (`i` indexes `Found::pairs`).
 pub type DetailFn = Box<dyn Fn(usize) -> Option<String> + Send>;
 /// A document's stored signature, made when it is written (`i` indexes the documents).
-pub type DocSigFn = Box<dyn Fn(usize) -> Option<serde_json::Value> + Send>;
+pub type DocSigFn = Box<dyn Fn(usize) -> Option<serde_json::Value> + Send + Sync>;
 
 /// What a method found.
 pub struct Found {

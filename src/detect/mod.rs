@@ -23,6 +23,7 @@ pub mod method;
 pub mod minhash;
 pub mod overlap;
 pub mod params;
+pub mod pipeline;
 pub mod query;
 pub mod shared;
 pub mod spotsigs;

@@ -43,6 +43,19 @@ pub struct DocText {
     pub dup_group: Option<i64>,
 }
 
+/// A document's signature in the stored form of `run_doc_sigs` ([`encode_doc_sig`]), made
+/// where the caller likes (another thread) and written by
+/// [`Store::write_run_doc_sigs_encoded`].
+#[derive(Debug, Clone)]
+pub struct StoredDocSig(rusqlite::types::Value);
+
+impl StoredDocSig {
+    /// `v` in its stored form: JSON text, compressed from [`COMPRESS_DOC_SIG_FROM`] bytes.
+    pub fn encode(v: &serde_json::Value) -> Result<Self> {
+        encode_doc_sig(v).map(StoredDocSig)
+    }
+}
+
 /// A document's signature in a run's index: (document id, the method's bytes).
 pub type SignatureRow = (i64, Vec<u8>);
 
@@ -217,6 +230,28 @@ impl Store {
                 for m in &c.members {
                     mem.execute(params![run, no, m])?;
                 }
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Stores the signatures each document was matched on, already in their stored form
+    /// ([`StoredDocSig::encode`], made off this thread: the run driver encodes the next
+    /// batch while this one is written), in one transaction.
+    pub fn write_run_doc_sigs_encoded(
+        &mut self,
+        run: i64,
+        sigs: impl IntoIterator<Item = Result<(i64, StoredDocSig)>>,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT OR REPLACE INTO run_doc_sigs(run_id, doc_id, sigs) VALUES (?1, ?2, ?3)",
+            )?;
+            for row in sigs {
+                let (doc, StoredDocSig(e)) = row?;
+                st.execute(params![run, doc, e])?;
             }
         }
         tx.commit()?;
@@ -437,6 +472,73 @@ impl Store {
     /// (so a caller can sign each chunk in parallel without holding every text). Documents
     /// without a main-content (or content) text are given their visible text when `Main` (or
     /// `Content`) is asked for.
+    /// [`Store::for_each_text_chunk`] with the reading overlapped: a helper thread reads the
+    /// next chunk on a second, query-only connection to the same file while `f` works on
+    /// this one (the run driver signs a chunk on both cores while the next is read; reading
+    /// rows is serial, and at a million pages it left a core idle; issue 16). The same
+    /// documents in the same order: the run's own connection writes nothing to `documents`
+    /// meanwhile, and the reader sees what was committed when it starts. Falls back to
+    /// reading on this thread when a second connection cannot be opened.
+    pub fn for_each_text_chunk_read_ahead(
+        &self,
+        kind: TextKind,
+        chunk: usize,
+        mut f: impl FnMut(Vec<DocText>) -> Result<()>,
+    ) -> Result<()> {
+        let reader = match rusqlite::Connection::open(&self.path) {
+            Ok(c)
+                if c.execute_batch("PRAGMA query_only = ON;").is_ok()
+                    && c.busy_timeout(std::time::Duration::from_secs(30)).is_ok() =>
+            {
+                c
+            }
+            _ => return self.for_each_text_chunk(kind, chunk, f),
+        };
+        let chunk = chunk.max(1);
+        std::thread::scope(|scope| {
+            // One chunk waits while `f` works on another and the reader fills a third.
+            let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<DocText>>(1);
+            let read = scope.spawn(move || -> Result<()> {
+                let col = text_column(kind);
+                let mut st = reader.prepare(&format!(
+                    "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"
+                ))?;
+                let mut rows = st.query([])?;
+                let mut buf = Vec::with_capacity(chunk);
+                while let Some(r) = rows.next()? {
+                    buf.push(DocText {
+                        id: r.get(0)?,
+                        url: r.get(1)?,
+                        text: r.get(2)?,
+                        dup_group: r.get(3)?,
+                    });
+                    if buf.len() >= chunk && tx.send(std::mem::take(&mut buf)).is_err() {
+                        // `f` failed and stopped taking chunks.
+                        return Ok(());
+                    }
+                }
+                if !buf.is_empty() {
+                    // An error here means `f` stopped; its error is the one reported.
+                    let _ = tx.send(buf);
+                }
+                Ok(())
+            });
+            let mut done = Ok(());
+            for c in rx.iter() {
+                done = f(c);
+                if done.is_err() {
+                    break;
+                }
+            }
+            drop(rx);
+            let read = match read.join() {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            done.and(read)
+        })
+    }
+
     pub fn for_each_text_chunk(
         &self,
         kind: TextKind,
