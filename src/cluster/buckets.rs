@@ -319,8 +319,21 @@ pub fn cluster_signatures<S: Hash + Eq + Sync>(
     // Every pair is listed once, so the order is total: as a sequential sort's.
     pairs.par_sort_unstable();
 
+    assemble(coordinates, &mut uf, pairs, oversized)
+}
+
+/// The result from the union of every bucket's documents and the sorted pairs: clusters are
+/// the union's components of more than one document, with the agreement range of their
+/// listed pairs, incomplete where an oversized bucket listed none. Shared with the tests'
+/// sequential reference, which differs only in how it finds the pairs.
+fn assemble(
+    coordinates: usize,
+    uf: &mut UnionFind,
+    pairs: Vec<BucketPair>,
+    oversized: Vec<OversizedBucket>,
+) -> BucketResult {
     let mut by_root: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for d in 0..sigs.len() as u32 {
+    for d in 0..uf.len() as u32 {
         by_root.entry(uf.find(d)).or_default().push(d);
     }
     let mut clusters: Vec<BucketCluster> = by_root
@@ -493,46 +506,7 @@ mod tests {
             );
             pairs.sort_unstable();
 
-            let mut by_root: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-            for d in 0..sigs.len() as u32 {
-                by_root.entry(uf.find(d)).or_default().push(d);
-            }
-            let mut clusters: Vec<BucketCluster> = by_root
-                .into_values()
-                .filter(|m| m.len() > 1)
-                .map(|members| BucketCluster {
-                    members,
-                    min_agreeing: None,
-                    max_agreeing: None,
-                    complete: true,
-                })
-                .collect();
-            clusters.sort_unstable_by_key(|c| c.members[0]);
-            // Members are ascending and the union keeps the smallest index as root, so a
-            // document's root is its cluster's first member.
-            let slot: FxHashMap<u32, usize> = clusters
-                .iter()
-                .enumerate()
-                .map(|(i, c)| (c.members[0], i))
-                .collect();
-            for p in &pairs {
-                if let Some(&i) = slot.get(&uf.find(p.a)) {
-                    let c = &mut clusters[i];
-                    c.min_agreeing = Some(c.min_agreeing.map_or(p.agreeing, |m| m.min(p.agreeing)));
-                    c.max_agreeing = Some(c.max_agreeing.map_or(p.agreeing, |m| m.max(p.agreeing)));
-                }
-            }
-            for o in &oversized {
-                if let Some(&i) = slot.get(&uf.find(o.first)) {
-                    clusters[i].complete = false;
-                }
-            }
-            BucketResult {
-                coordinates,
-                pairs,
-                clusters,
-                oversized,
-            }
+            super::super::assemble(coordinates, &mut uf, pairs, oversized)
         }
     }
 

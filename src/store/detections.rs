@@ -499,19 +499,11 @@ impl Store {
             // One chunk waits while `f` works on another and the reader fills a third.
             let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<DocText>>(1);
             let read = scope.spawn(move || -> Result<()> {
-                let col = text_column(kind);
-                let mut st = reader.prepare(&format!(
-                    "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"
-                ))?;
+                let mut st = reader.prepare(&doc_texts_sql(kind))?;
                 let mut rows = st.query([])?;
                 let mut buf = Vec::with_capacity(chunk);
                 while let Some(r) = rows.next()? {
-                    buf.push(DocText {
-                        id: r.get(0)?,
-                        url: r.get(1)?,
-                        text: r.get(2)?,
-                        dup_group: r.get(3)?,
-                    });
+                    buf.push(doc_text(r)?);
                     if buf.len() >= chunk && tx.send(std::mem::take(&mut buf)).is_err() {
                         // `f` failed and stopped taking chunks.
                         return Ok(());
@@ -545,19 +537,11 @@ impl Store {
         chunk: usize,
         mut f: impl FnMut(Vec<DocText>) -> Result<()>,
     ) -> Result<()> {
-        let col = text_column(kind);
-        let mut st = self.conn().prepare(&format!(
-            "SELECT id, url, {col}, dup_group FROM documents ORDER BY id"
-        ))?;
+        let mut st = self.conn().prepare(&doc_texts_sql(kind))?;
         let mut rows = st.query([])?;
         let mut buf = Vec::with_capacity(chunk);
         while let Some(r) = rows.next()? {
-            buf.push(DocText {
-                id: r.get(0)?,
-                url: r.get(1)?,
-                text: r.get(2)?,
-                dup_group: r.get(3)?,
-            });
+            buf.push(doc_text(r)?);
             if buf.len() >= chunk.max(1) {
                 f(std::mem::take(&mut buf))?;
             }
@@ -698,6 +682,22 @@ impl Store {
         }
         Ok(out)
     }
+}
+
+/// Every document's text of one kind, in id order: what [`doc_text`] reads a row of.
+fn doc_texts_sql(kind: TextKind) -> String {
+    let col = text_column(kind);
+    format!("SELECT id, url, {col}, dup_group FROM documents ORDER BY id")
+}
+
+/// One row of [`doc_texts_sql`].
+fn doc_text(r: &rusqlite::Row<'_>) -> rusqlite::Result<DocText> {
+    Ok(DocText {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        text: r.get(2)?,
+        dup_group: r.get(3)?,
+    })
 }
 
 #[cfg(test)]
