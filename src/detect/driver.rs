@@ -187,7 +187,12 @@ pub(crate) fn run_detector<D: Detector>(
     } = found;
     // Pairs across languages are no pairs (a translation is not a copy): dropped here, for
     // every method, before anything is stored (`super::languages`).
-    let kept = super::languages::pairs_kept(store, &ids, &pairs)?;
+    let kept = super::languages::pairs_kept_with(
+        store,
+        &ids,
+        &pairs,
+        &mut shared.language_profiles.borrow_mut(),
+    )?;
     // The pairs kept, with their indices in `pairs` (a method's details are by index).
     let write_pairs = |store: &mut Store| {
         store.write_run_pairs(

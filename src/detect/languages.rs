@@ -29,6 +29,19 @@ pub fn pairs_kept(
     ids: &[i64],
     pairs: &[(u32, u32, f64)],
 ) -> Result<Option<Vec<bool>>> {
+    pairs_kept_with(store, ids, pairs, &mut FxHashMap::default())
+}
+
+/// [`pairs_kept`] with the language profiles already made (by document id), which it
+/// extends: one `detect` makes each document's profile once for all its methods
+/// (`Shared::language_profiles`; at a million pages three methods profiled the same
+/// documents again).
+pub fn pairs_kept_with(
+    store: &Store,
+    ids: &[i64],
+    pairs: &[(u32, u32, f64)],
+    profiles: &mut FxHashMap<i64, Profile>,
+) -> Result<Option<Vec<bool>>> {
     if pairs.is_empty() {
         return Ok(None);
     }
@@ -68,7 +81,7 @@ pub fn pairs_kept(
     }
     wanted.sort_unstable();
     wanted.dedup();
-    let mut profiles: FxHashMap<i64, Profile> = FxHashMap::default();
+    wanted.retain(|id| !profiles.contains_key(id));
     for chunk in wanted.chunks(CHUNK) {
         let texts = store.language_texts(chunk)?;
         let made: Vec<(i64, Profile)> = texts

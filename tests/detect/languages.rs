@@ -695,6 +695,18 @@ fn a_translated_page_and_its_english_original_are_not_a_pair_and_japanese_is_jap
     let kept = spotcheck::detect::languages::pairs_kept(&store, &ids, &all)
         .unwrap()
         .expect("some pairs are across languages");
+    // The profiles one `detect` keeps for its next methods give the same verdicts: made by
+    // a first call, then only read by a second.
+    let mut profiles = Default::default();
+    let first =
+        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles).unwrap();
+    assert!(!profiles.is_empty(), "the first call keeps its profiles");
+    let made = profiles.len();
+    let again =
+        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles).unwrap();
+    assert_eq!(profiles.len(), made, "the second call makes none");
+    assert_eq!(first.as_ref(), Some(&kept));
+    assert_eq!(again.as_ref(), Some(&kept));
     let kept: Vec<(&str, &str)> = all
         .iter()
         .zip(&kept)
