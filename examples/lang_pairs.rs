@@ -11,6 +11,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use spotcheck::review::sanitize::sanitize_line;
 use spotcheck::store::Store;
 use spotcheck::text::lang::{across_languages, Profile};
 
@@ -52,8 +53,9 @@ fn main() -> anyhow::Result<()> {
             across_languages(&da.1, &pa, &db.1, &pb),
             show(&pa),
             show(&pb),
-            a,
-            b
+            // URLs are crawled text: no control byte reaches the terminal.
+            sanitize_line(a),
+            sanitize_line(b)
         );
     }
     Ok(())

@@ -402,28 +402,6 @@ mod tests {
             buckets
         }
 
-        fn coordinates_of<S>(sigs: &[Vec<Option<S>>]) -> usize {
-            sigs.iter().map(Vec::len).max().unwrap_or(0)
-        }
-
-        fn agreeing<S: Eq>(a: &[Option<S>], b: &[Option<S>]) -> u32 {
-            a.iter()
-                .zip(b)
-                .filter(|(x, y)| x.is_some() && x == y)
-                .count() as u32
-        }
-
-        /// The first coordinate where `a` and `b` collide in a bucket small enough to list.
-        fn first_listable_collision<S: Eq>(
-            a: &[Option<S>],
-            b: &[Option<S>],
-            size_a: &[u32],
-            max_bucket: usize,
-        ) -> Option<usize> {
-            (0..a.len().min(b.len()))
-                .find(|&c| a[c].is_some() && a[c] == b[c] && size_a[c] as usize <= max_bucket)
-        }
-
         /// Streams every pair of documents sharing a signature in some coordinate exactly once,
         /// in a deterministic order (by coordinate, then bucket, then position). A pair is emitted
         /// at the first coordinate where it collides in a bucket of at most `max_bucket`
