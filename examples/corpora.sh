@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Builds every corpus BENCHMARKS.md measures on, into $HOME/.cache/spotcheck (or
+# $SPOTCHECK_CACHE), skipping the ones already there. A fresh machine has none; this is what
+# each session did by hand first (about 20 minutes on 2 cores, mostly downloads).
+#
+#   examples/corpora.sh [NAME...]      # default: all of them, in the order below
+#
+# Names: news-v2 news-v3 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc.
+# The news corpora are made by `make_news_corpus` (built here in release) from
+# ../shared/corpus/news; the doc corpora by ../shared/corpus/debian-docs.sh, with the two
+# provenance-gold fixes BENCHMARKS.md describes (dd-held3: libxml2's moved manual; dd-lang:
+# debian-reference's moved directory). Nothing from ../shared is copied into the project.
+# The million-page corpus has its own script (examples/million/build.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+shared=${SPOTCHECK_SHARED:-$repo/../shared/corpus}
+cache=${SPOTCHECK_CACHE:-$HOME/.cache/spotcheck}
+dd="$shared/debian-docs.sh"
+mkdir -p "$cache"
+
+news_builder() {
+  local bin=${CARGO_TARGET_DIR:-$repo/target}/release/examples/make_news_corpus
+  if [[ ! -x $bin ]]; then
+    (cd "$repo" && cargo build --release --example make_news_corpus >&2)
+  fi
+  echo "$bin"
+}
+
+# debian-docs.sh OUT PACKAGE... [flags], unless OUT/gold.tsv is there.
+docs() {
+  local name=$1; shift
+  if [[ -s $cache/$name/gold.tsv ]]; then echo "== $name: there"; return; fi
+  echo "== $name: debian-docs.sh $*"
+  bash "$dd" "$cache/$name" "$@" > "$cache/.$name.log" 2>&1 \
+    || { echo "$name failed: see $cache/.$name.log" >&2; return 1; }
+}
+
+build() {
+  case $1 in
+    news-v2)
+      [[ -s $cache/news-v2/whole/gold.tsv ]] && { echo "== news-v2: there"; return; }
+      echo "== news-v2: make_news_corpus"
+      "$(news_builder)" "$shared/news" "$cache/news-v2" ;;
+    news-v3)
+      [[ -s $cache/news-v3/whole/gold.tsv ]] && { echo "== news-v3: there"; return; }
+      echo "== news-v3: make_news_corpus --seed 2026 --cross"
+      "$(news_builder)" "$shared/news" "$cache/news-v3" --seed 2026 --cross ;;
+    ci-dd) docs ci-dd linux-doc-6.1 qtbase5-doc-html sqlite3-doc --max-pages 400 ;;
+    cc-held) docs cc-held libgtk-3-doc python3.11-doc --max-pages 400 ;;
+    dd-held3)
+      if [[ ! -s $cache/dd-held3/gold.orig.tsv ]]; then
+        docs dd-held3 libcairomm-1.0-doc libpangomm-1.4-doc libxml2-doc
+        python3 "$here/dd_held3_gold.py" "$cache/dd-held3"
+      else echo "== dd-held3: there"; fi ;;
+    dd-held4) docs dd-held4 libatkmm-1.6-doc libxml++2.6-doc libsoup2.4-doc ;;
+    dd-held5) docs dd-held5 libcommons-lang3-java-doc libcommons-io-java-doc rust-doc octave-doc --max-pages 250 ;;
+    dd-held6) docs dd-held6 python-django-doc mkdocs-doc gettext-doc r-doc-html --max-pages 300 ;;
+    dd-lang)
+      if [[ ! -s $cache/dd-lang/gold.orig.tsv ]]; then
+        docs dd-lang debian-handbook developers-reference-de debian-reference-ja debian-reference-zh-cn maint-guide-ja --max-pages 300
+        # debian-reference 2.127 moved its pages (same file names) to another directory.
+        cp "$cache/dd-lang/gold.tsv" "$cache/dd-lang/gold.orig.tsv"
+        sed -E 's#\t(debian-reference-[a-z-]+):usr/share/doc/debian-reference-common/docs/#\t\1:usr/share/debian-reference/#' \
+          "$cache/dd-lang/gold.orig.tsv" > "$cache/dd-lang/gold.tsv"
+      else echo "== dd-lang: there"; fi ;;
+    dd6k) docs dd6k linux-doc-6.1 ;;
+    ddwarc)
+      [[ -s $cache/ddwarc/crawl.warc.gz ]] && { echo "== ddwarc: there"; return; }
+      docs ddwarc linux-doc-5.10 linux-doc-6.12 --warc ;;
+    *) echo "unknown corpus: $1" >&2; return 2 ;;
+  esac
+}
+
+names=("$@")
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc)
+for n in "${names[@]}"; do build "$n"; done
