@@ -310,6 +310,8 @@ pub fn ingest_inputs(
     // Into an empty database, the writer's block counts of this run's pages are all the
     // counts the content pass needs.
     let fresh = store.stats_documents()? == 0;
+    store.ensure_load_indexes()?;
+    let late_indexes = store.drop_load_indexes_if_empty()?;
     let db_path = store.path().to_path_buf();
     let (raw_tx, raw_rx) = bounded::<Stage>(2);
     let (out_tx, out_rx) = bounded::<Stage>(WRITES_AHEAD);
@@ -323,6 +325,9 @@ pub fn ingest_inputs(
         let extractor = scope
             .spawn(move || extract_stage(&raw_rx, &out_tx, &opts.extract, !opts.each_on_its_own));
         let (mut summary, counts, copies) = write_stage(store, &out_rx, &bar)?;
+        if late_indexes {
+            store.ensure_load_indexes()?;
+        }
         let (skipped, bytes, reading) = reader
             .join()
             .map_err(|_| anyhow!("the reader thread panicked"))??;

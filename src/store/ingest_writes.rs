@@ -434,6 +434,39 @@ impl Store {
         Ok(())
     }
 
+    /// Drops the secondary indexes the first pass of an ingest never reads
+    /// ([`LOAD_LATE_INDEXES`]), when the database has no capture yet: rebuilt once from the
+    /// loaded rows by [`Store::ensure_load_indexes`], a sort instead of one random B-tree
+    /// insert per row and index, whose pages every commit wrote to the log again (about a
+    /// third of the writer's work on a 120 MB WARC; BENCHMARKS.md, issue 16 session 11).
+    /// Returns whether it dropped them.
+    pub fn drop_load_indexes_if_empty(&self) -> Result<bool> {
+        let empty: bool =
+            self.conn()
+                .query_row("SELECT NOT EXISTS (SELECT 1 FROM captures)", [], |r| {
+                    r.get(0)
+                })?;
+        if empty {
+            for (name, _) in LOAD_LATE_INDEXES {
+                self.conn()
+                    .execute_batch(&format!("DROP INDEX IF EXISTS {name}"))?;
+            }
+        }
+        Ok(empty)
+    }
+
+    /// Creates the indexes [`Store::drop_load_indexes_if_empty`] dropped, if they are
+    /// missing: after the first pass, and at the start of every ingest (an ingest killed
+    /// between the two leaves them out until the next one).
+    pub fn ensure_load_indexes(&self) -> Result<()> {
+        for (name, on) in LOAD_LATE_INDEXES {
+            self.conn()
+                .execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on}"))
+                .with_context(|| format!("cannot create index {name}"))?;
+        }
+        Ok(())
+    }
+
     /// Turns revisit records into exact duplicates of the pages they point at: by
     /// WARC-Refers-To record id, then payload digest, then WARC-Refers-To-Target-URI and
     /// date, then the same URL's latest earlier capture. Runs over the whole database, so
@@ -651,6 +684,16 @@ impl Store {
         Ok(out)
     }
 }
+
+/// The secondary indexes (name, what they index) an ingest into an empty database builds
+/// after its first pass: only revisit resolution, `docs`, the review and the URL look-ups
+/// read them. Exactly the schema's v1 definitions, so the rebuilt schema is the same.
+const LOAD_LATE_INDEXES: [(&str, &str); 4] = [
+    ("captures_digest", "captures(payload_digest)"),
+    ("captures_record_id", "captures(record_id)"),
+    ("captures_url", "captures(url, date)"),
+    ("documents_url", "documents(url)"),
+];
 
 /// Documents read, computed and written per step of the content pass.
 const CONTENT_CHUNK: usize = 2048;

@@ -157,3 +157,68 @@ fn identical_pages_under_two_urls_are_two_documents_in_one_duplicate_group() {
     let again = ingest_paths(&db, &[site], &IngestOptions::default()).unwrap();
     assert_eq!((again.documents_added, again.sources_skipped), (0, 2));
 }
+
+/// The tables and indexes of a database, as SQLite stores their definitions.
+fn schema(db: &std::path::Path) -> Vec<(String, String, Option<String>)> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut st = conn
+        .prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+fn page_size(db: &std::path::Path) -> i64 {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    conn.query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap()
+}
+
+/// A WARC with two pages and a revisit of the first, written to `path`.
+fn write_warc(path: &std::path::Path, site: &str) {
+    use spotcheck::ingest::warc_write::WarcWriter;
+    let mut w = WarcWriter::new(std::fs::File::create(path).unwrap(), true);
+    let date = "2024-01-01T00:00:00Z";
+    w.warcinfo(date, "software: test").unwrap();
+    let a = format!("https://{site}/a");
+    let (id, digest) = w
+        .response(&a, date, "text/html", b"<html><title>A</title><p>first page text</p>")
+        .unwrap();
+    w.response(
+        &format!("https://{site}/b"),
+        date,
+        "text/html",
+        b"<html><title>B</title><p>second page text</p>",
+    )
+    .unwrap();
+    w.revisit(&a, "2024-02-01T00:00:00Z", &id, &a, date, &digest)
+        .unwrap();
+    w.into_inner().flush().unwrap();
+}
+
+/// An ingest into an empty database builds its secondary indexes after loading
+/// (`Store::drop_load_indexes_if_empty`): the schema it leaves is the migrations' own, and
+/// revisits (which read those indexes) resolve; a second ingest into the now non-empty
+/// database keeps them. A new database has 16 KiB pages.
+#[test]
+fn an_ingest_into_an_empty_database_leaves_the_migrations_schema() {
+    let (dir, db) = common::temp_db();
+    let migrated = dir.path().join("migrated.db");
+    drop(Store::open(&migrated).unwrap());
+    let first = dir.path().join("first.warc.gz");
+    write_warc(&first, "one.example");
+    let summary = ingest_paths(&db, &[first], &IngestOptions::default()).unwrap();
+    assert_eq!(summary.documents_added, 3, "{summary:?}");
+    assert_eq!(summary.revisits.resolved, 1, "{summary:?}");
+    assert_eq!(schema(&db), schema(&migrated));
+    assert_eq!(page_size(&db), 16384);
+    let second = dir.path().join("second.warc.gz");
+    write_warc(&second, "two.example");
+    let summary = ingest_paths(&db, &[second], &IngestOptions::default()).unwrap();
+    assert_eq!(summary.documents_added, 3, "{summary:?}");
+    // Counted over the whole database: the first file's and this one's.
+    assert_eq!(summary.revisits.resolved, 2, "{summary:?}");
+    assert_eq!(schema(&db), schema(&migrated));
+}
