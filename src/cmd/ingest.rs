@@ -969,10 +969,28 @@ fn write_stage(
 ) -> Result<(IngestSummary, HashMap<String, SiteBlocks>, CopiesToCount)> {
     let (count_tx, count_rx) = bounded::<Vec<(String, Vec<u64>)>>(COUNTS_AHEAD);
     let started = Instant::now();
-    std::thread::scope(|scope| {
+    // The log is copied back into the database by a thread of its own, after each commit,
+    // instead of by the writer inside every commit that finds the log over 1,000 pages:
+    // the writer is the first pass's longest serial stage. A passive checkpoint never
+    // blocks the writer; one that fails or falls behind leaves the log to the next (or to
+    // SQLite's own at the content pass's commit): nothing is lost either way.
+    let (checkpoint_tx, checkpoint_rx) = bounded::<()>(1);
+    let db_path = store.path().to_path_buf();
+    store.set_wal_autocheckpoint(0)?;
+    let written = std::thread::scope(|scope| {
         let counter = scope.spawn(move || count_stage(&count_rx));
+        let checkpointer = scope.spawn(move || {
+            let Ok(log) = Store::open_for_session_thread(&db_path) else {
+                return;
+            };
+            for () in checkpoint_rx {
+                if log.checkpoint_passive().is_err() {
+                    return;
+                }
+            }
+        });
         let mut writer = Writer {
-            store,
+            store: &mut *store,
             bar,
             summary: IngestSummary::default(),
             ids: BTreeMap::new(),
@@ -980,6 +998,7 @@ fn write_stage(
             counts: count_tx,
             copies: CopiesToCount::default(),
             waited: std::time::Duration::ZERO,
+            checkpoints: checkpoint_tx,
         };
         let written = writer.write_all(rx);
         let Writer {
@@ -987,9 +1006,14 @@ fn write_stage(
             copies,
             counts,
             waited,
+            checkpoints,
             ..
         } = writer;
         summary.stage_seconds.write = started.elapsed().saturating_sub(waited).as_secs_f64();
+        drop(checkpoints);
+        checkpointer
+            .join()
+            .map_err(|_| anyhow!("the checkpoint thread panicked"))?;
         // The counter ends when it has counted every page sent.
         drop(counts);
         let (sites, counting) = counter
@@ -998,7 +1022,10 @@ fn write_stage(
         summary.stage_seconds.count = counting;
         written?;
         Ok((summary, sites, copies))
-    })
+    });
+    // SQLite's own checkpoints again for the content pass's one transaction.
+    store.set_wal_autocheckpoint(1000)?;
+    written
 }
 
 /// Counts each written page's distinct blocks for its site (in any order: the order pages
@@ -1086,9 +1113,19 @@ struct Writer<'a> {
     copies: CopiesToCount,
     /// Time spent waiting for the extractor's next stage.
     waited: std::time::Duration,
+    /// Wakes the checkpoint thread after a commit (see [`write_stage`]).
+    checkpoints: Sender<()>,
 }
 
 impl Writer<'_> {
+    /// Commits the shared transaction and asks for a checkpoint. A full channel means one
+    /// is asked for already and will copy this commit too.
+    fn commit(&mut self) -> Result<()> {
+        self.store.commit_bulk()?;
+        let _ = self.checkpoints.try_send(());
+        Ok(())
+    }
+
     /// Writes every stage `rx` brings, in shared transactions.
     fn write_all(&mut self, rx: &Receiver<Stage>) -> Result<()> {
         self.store.begin_bulk()?;
@@ -1098,7 +1135,7 @@ impl Writer<'_> {
             self.waited += started.elapsed();
             self.write(stage)?;
         }
-        self.store.commit_bulk()
+        self.commit()
     }
 
     fn write(&mut self, stage: Stage) -> Result<()> {
@@ -1114,7 +1151,7 @@ impl Writer<'_> {
         // Many small sources (a folder of pages) are written in shared transactions of about
         // BULK_WRITES writes; a kill loses at most the open one, which a rerun redoes.
         if self.pending >= BULK_WRITES {
-            self.store.commit_bulk()?;
+            self.commit()?;
             self.store.begin_bulk()?;
             self.pending = 0;
         }
