@@ -76,7 +76,7 @@ pub fn run(a: &ExportConfig) -> Result<ExitCode> {
     if matches!(a.format, ExportFormat::Parquet | ExportFormat::Csv) {
         // The docs table's language column: a database from before languages were stored
         // gets them now, as `docs` does.
-        store.fill_missing_langs()?;
+        store.fill_missing_langs_or_warn()?;
     }
     let text = a.text.unwrap_or(TextKind::Visible);
     let summary = match a.format {

@@ -36,7 +36,7 @@ pub fn in_date_range(date: Option<&str>, since: Option<&str>, until: Option<&str
 
 pub fn docs(a: &ListConfig) -> Result<ExitCode> {
     let mut store = Store::open_existing(&a.db)?;
-    store.fill_missing_langs()?;
+    store.fill_missing_langs_or_warn()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if a.format == ListFormat::Tsv {
         writeln!(out, "url\ttitle\tchars\tdup_group\tsource\tlang\tdate")?;

@@ -20,7 +20,7 @@ pub struct StatsConfig {
 
 pub fn run(a: &StatsConfig) -> Result<ExitCode> {
     let mut store = Store::open_existing(&a.db)?;
-    store.fill_missing_langs()?;
+    store.fill_missing_langs_or_warn()?;
     let stats = store.stats()?;
     let sources = if a.sources {
         Some(store.source_summaries()?)

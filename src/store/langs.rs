@@ -29,6 +29,25 @@ impl Store {
         self.fill_missing_langs_for(&docs)
     }
 
+    /// [`Store::fill_missing_langs`] for a listing (`stats`, `docs`, the tables' export):
+    /// when the languages cannot be written because the disk is full or the file is read-only,
+    /// says so on standard error and lists without them — a listing is how a coder looks at
+    /// a database an ingest left on a full disk, and must still work there.
+    pub fn fill_missing_langs_or_warn(&mut self) -> Result<()> {
+        match self.fill_missing_langs() {
+            Ok(_) => Ok(()),
+            Err(e) if is_out_of_room(&e) => {
+                eprintln!(
+                    "spotcheck: warning: {}: cannot store the languages of documents without \
+                     one ({e:#}); listed without them",
+                    self.path().display()
+                );
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// [`Store::fill_missing_langs`] with the documents' fingerprint the caller read
     /// ([`Store::documents_fingerprint`]): when every document had a language at that
     /// fingerprint (and schema version) nothing is read — the review's start, which reads
@@ -165,6 +184,18 @@ impl Store {
         let rows = st.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+}
+
+/// Whether `e` is SQLite refusing a write for want of room or permission (a full disk, a
+/// read-only file), rather than a fault of the database itself.
+fn is_out_of_room(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<rusqlite::Error>(),
+            Some(rusqlite::Error::SqliteFailure(f, _))
+                if matches!(f.code, rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::ReadOnly)
+        )
+    })
 }
 
 #[cfg(test)]

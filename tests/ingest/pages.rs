@@ -184,7 +184,12 @@ fn write_warc(path: &std::path::Path, site: &str) {
     w.warcinfo(date, "software: test").unwrap();
     let a = format!("https://{site}/a");
     let (id, digest) = w
-        .response(&a, date, "text/html", b"<html><title>A</title><p>first page text</p>")
+        .response(
+            &a,
+            date,
+            "text/html",
+            b"<html><title>A</title><p>first page text</p>",
+        )
         .unwrap();
     w.response(
         &format!("https://{site}/b"),
