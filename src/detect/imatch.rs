@@ -267,8 +267,8 @@ impl IMatchSig {
                 .collect()
         });
         // A page with no cross-site coordinate signed (fewer lexicon terms than a small bag
-        // needs: most doc pages) keeps none, not K zeros: at a million pages the coordinates
-        // are 8 bytes × K a page until the pairs are made.
+        // needs; how many pages that is was not counted) keeps none, not K zeros: at a
+        // million pages the coordinates are 8 bytes × K a page until the pairs are made.
         if across.iter().all(|&x| x == 0) {
             across = Vec::new();
         }
