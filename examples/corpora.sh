@@ -5,7 +5,7 @@
 #
 #   examples/corpora.sh [NAME...]      # default: all of them, in the order below
 #
-# Names: news-v2 news-v3 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc.
+# Names: news-v2 news-v3 news-v4 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc.
 # The news corpora are made by `make_news_corpus` (built here in release) from
 # ../shared/corpus/news; the doc corpora by ../shared/corpus/debian-docs.sh, with the two
 # provenance-gold fixes BENCHMARKS.md describes (dd-held3: libxml2's moved manual; dd-lang:
@@ -46,6 +46,12 @@ build() {
       [[ -s $cache/news-v3/whole/gold.tsv ]] && { echo "== news-v3: there"; return; }
       echo "== news-v3: make_news_corpus --seed 2026 --cross"
       "$(news_builder)" "$shared/news" "$cache/news-v3" --seed 2026 --cross ;;
+    news-v4)
+      # Session 11's held-out news: another seed and eight copies a story (more pages of
+      # one site in the whole layout, more copies of a story in the single one).
+      [[ -s $cache/news-v4/whole/gold.tsv ]] && { echo "== news-v4: there"; return; }
+      echo "== news-v4: make_news_corpus --seed 4242 --copies 8 --stories 120"
+      "$(news_builder)" "$shared/news" "$cache/news-v4" --seed 4242 --copies 8 --stories 120 ;;
     ci-dd) docs ci-dd linux-doc-6.1 qtbase5-doc-html sqlite3-doc --max-pages 400 ;;
     cc-held) docs cc-held libgtk-3-doc python3.11-doc --max-pages 400 ;;
     dd-held3)
@@ -73,5 +79,5 @@ build() {
 }
 
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc)
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc)
 for n in "${names[@]}"; do build "$n"; done

@@ -254,6 +254,14 @@ def spotsigs(spark, docs, s):
 
 
 def imatch(spark, docs, s):
+    # The cross-site bags (`--across-bags`; issue 14 session 11) are not in this job: refuse
+    # rather than make other pairs than `detect`. `--across-min-overlap` judges only the pairs
+    # those bags find, so with `--across-bags 0` it changes nothing and is not looked at.
+    if s.get("across_bags", 0) > 0:
+        raise SystemExit(
+            "imatch: the cross-site bags are not in the Spark job; run the single-process "
+            "match stage, or sign with --across-bags 0"
+        )
     n = docs.count()
     k1 = docs.select(F.max(F.size("imatch_sigs")).alias("k")).collect()[0]["k"] or 0
     k1 = max(k1, 1)

@@ -374,6 +374,68 @@ fn assemble(
     }
 }
 
+/// The pairs of documents on two different sites that share a signature in a coordinate of
+/// `sigs` (`sigs[d][c]`, 0 = document `d` has no signature in coordinate `c`), with how many
+/// coordinates they share, sorted by `(a, b)`, `a < b`. A bucket (one coordinate, one
+/// signature) of more than `max_pair_bucket` documents lists no pairs, as in
+/// [`cluster_signatures`]. Pairs within one site are never listed, and a bucket whose
+/// documents are all on one site is skipped without a pair visited: I-Match's cross-site
+/// bags (`--across-bags`) count a collision only between two sites, so the template pages of
+/// one site that collide in a small bag cost nothing here.
+///
+/// Memory: one coordinate's occurrences (20 bytes a signed document) per thread, and the
+/// cross-site pairs; nothing per document beyond `sigs`.
+pub fn cross_site_pairs(
+    sigs: &[Vec<u64>],
+    sites: &[u64],
+    max_pair_bucket: usize,
+) -> Vec<BucketPair> {
+    let coordinates = sigs.iter().map(Vec::len).max().unwrap_or(0);
+    let site = |d: usize| sites.get(d).copied().unwrap_or(0);
+    let per: Vec<Vec<(u32, u32)>> = (0..coordinates)
+        .into_par_iter()
+        .map(|c| {
+            let mut occ: Vec<(u64, u64, u32)> = sigs
+                .iter()
+                .enumerate()
+                .filter_map(|(d, s)| {
+                    let x = s.get(c).copied().unwrap_or(0);
+                    (x != 0).then(|| (x, site(d), d as u32))
+                })
+                .collect();
+            occ.sort_unstable();
+            let mut out = Vec::new();
+            for run in occ.chunk_by(|x, y| x.0 == y.0) {
+                // Sorted by site within a signature: one site when the ends agree.
+                let one_site = run.first().map(|x| x.1) == run.last().map(|x| x.1);
+                if run.len() < 2 || run.len() > max_pair_bucket || one_site {
+                    continue;
+                }
+                for (i, x) in run.iter().enumerate() {
+                    for y in &run[i + 1..] {
+                        if x.1 != y.1 {
+                            out.push((x.2.min(y.2), x.2.max(y.2)));
+                        }
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+    let mut all: Vec<(u32, u32)> = Vec::with_capacity(per.iter().map(Vec::len).sum());
+    for p in per {
+        all.extend(p);
+    }
+    all.par_sort_unstable();
+    all.chunk_by(|x, y| x == y)
+        .map(|run| BucketPair {
+            a: run[0].0,
+            b: run[0].1,
+            agreeing: run.len() as u32,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -488,7 +550,68 @@ mod tests {
         }
     }
 
+    /// Every pair of documents on two sites, with the coordinates whose signature they share
+    /// in a bucket of at most `cap` documents: what [`cross_site_pairs`] must list.
+    fn cross_site_reference(sigs: &[Vec<u64>], sites: &[u64], cap: usize) -> Vec<BucketPair> {
+        let at = |d: usize, c: usize| sigs[d].get(c).copied().unwrap_or(0);
+        let k = sigs.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = Vec::new();
+        for a in 0..sigs.len() {
+            for b in a + 1..sigs.len() {
+                if sites[a] == sites[b] {
+                    continue;
+                }
+                let agreeing = (0..k)
+                    .filter(|&c| {
+                        let x = at(a, c);
+                        x != 0
+                            && x == at(b, c)
+                            && (0..sigs.len()).filter(|&d| at(d, c) == x).count() <= cap
+                    })
+                    .count();
+                if agreeing > 0 {
+                    out.push(BucketPair {
+                        a: a as u32,
+                        b: b as u32,
+                        agreeing: agreeing as u32,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn cross_site_pairs_skip_one_site_and_oversized_buckets() {
+        // Coordinate 0: docs 0, 1 (site 7) and 2 (site 8) share 5; coordinate 1: docs 0 and 1
+        // share 6 on one site; doc 3 shares nothing.
+        let sigs = vec![vec![5, 6], vec![5, 6], vec![5, 0], vec![9, 0]];
+        let sites = [7, 7, 8, 8];
+        let pair = |a, b| BucketPair { a, b, agreeing: 1 };
+        assert_eq!(
+            cross_site_pairs(&sigs, &sites, 10),
+            vec![pair(0, 2), pair(1, 2)]
+        );
+        // A bucket of three is over a cap of two: no pairs.
+        assert!(cross_site_pairs(&sigs, &sites, 2).is_empty());
+    }
+
     proptest! {
+        /// The cross-site pairs equal the all-pairs reference, whatever the sites, caps and
+        /// missing coordinates.
+        #[test]
+        fn cross_site_pairs_equal_the_all_pairs_reference(
+            docs in proptest::collection::vec(
+                (proptest::collection::vec(0u64..4, 0..5), 0u64..3), 0..40),
+            cap in 1usize..8,
+        ) {
+            let (sigs, sites): (Vec<Vec<u64>>, Vec<u64>) = docs.into_iter().unzip();
+            prop_assert_eq!(
+                cross_site_pairs(&sigs, &sites, cap),
+                cross_site_reference(&sigs, &sites, cap)
+            );
+        }
+
         /// The parallel pairs, clusters and oversized buckets equal the sequential
         /// reference's, with caps small enough to make oversized buckets, documents of
         /// fewer coordinates than others, and documents without signatures.

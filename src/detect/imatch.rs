@@ -15,7 +15,7 @@ use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
-use crate::cluster::buckets::{cluster_signatures, BucketOptions};
+use crate::cluster::buckets::{cluster_signatures, cross_site_pairs, BucketOptions};
 use crate::columnar::Column;
 use crate::sig::imatch::{
     count_rules, extended_signature, overlap_weights, primary_indices, shared_terms_with,
@@ -55,6 +55,40 @@ pub const DEFAULT_OVERLAP_IDF_POWER: f64 = 2.0;
 /// at least 5 unique terms is signed by all of them (ci-dd: 104 of 566 missed true pairs
 /// were such pages; 3 finds more but lowers dd-held3/4 precision).
 pub const DEFAULT_SHORT_MIN_TERMS: usize = 5;
+
+/// Default of `--across-bags`: extra small bags whose collisions count only between two
+/// pages on two sites (0 = off, the papers' rule). Syndicated news copies are on different
+/// sites and differ in ≥ 10 lexicon terms (only small bags survive that); the doc families'
+/// false collisions in small bags are template pages of one manual, one site. Measured
+/// (BENCHMARKS.md, issue 14 session 11, with `--across-min-terms 14`): news-v2 whole F1
+/// .136 → .469 (30 bags), .487 (40), .495 (50); no doc corpus moves. 40: most of 50's gain
+/// at 8 bytes a bag for each page a cross-site bag signs.
+pub const DEFAULT_ACROSS_BAGS: usize = 40;
+
+/// Default of `--across-bag-draws`: bags of about 1 − e^−0.1 ≈ 9.5% of the lexicon (session
+/// 10: small bags of 0.1 draws are the ones syndicated copies collide in; 0.15 and 0.2 with
+/// the fewest terms scaled found fewer: news-v2 whole .420, .389).
+pub const DEFAULT_ACROSS_BAG_DRAWS: f64 = 0.1;
+
+/// Default of `--across-min-terms`: a cross-site bag coordinate is signed only from at least
+/// this many lexicon terms, so two pages of a few words each (an index page, a stub) cannot
+/// meet across sites on the two or three terms a small bag keeps of them: at a million pages
+/// such tiny signatures would collide by the thousand. Measured (30 bags): 8 finds the most
+/// news (news-v2 whole .537) but pairs doxygen's legend page of two manuals of dd-held3
+/// (held out; I-Match .751 → .750); 12 still does; 14 (.469) is the smallest that does not.
+pub const DEFAULT_ACROSS_MIN_TERMS: usize = 14;
+
+/// Default of `--across-min-overlap`: the overlap check of a pair only the cross-site bags
+/// found (the main coordinates' pairs keep `--min-overlap`, on one site or two). News
+/// copies have an idf²-weighted Jaccard of 0.5–0.97; measured on news-v2 whole (40 bags,
+/// 14 terms): 0.3 and 0.5 .487, 0.7 .481 (at 8 terms and 30 bags, 0.95 .309 and 0.97 .220
+/// against 0.5's .537); dd-held3 and dd-held4 do not move at 0.3 or 0.7. 0.5 guards at
+/// scale at no measured cost.
+pub const DEFAULT_ACROSS_MIN_OVERLAP: f64 = 0.5;
+
+/// Mixed into `--seed` for the cross-site bags, so they are not a prefix of the main bags'
+/// sample streams.
+const ACROSS_SEED_SALT: u64 = 0xC055_5173_0000_0000;
 
 /// Default of `--bags` (the papers: 10). Measured on the content text (BENCHMARKS.md,
 /// issue 14 session 3): on ci-dd K = 30 recovers 103 more true pairs than K = 10 at the same
@@ -102,6 +136,18 @@ pub struct IMatchSettings {
     /// scale (the field's own default, `false`, not the struct's).
     #[serde(default)]
     pub scale_bag_coverage: bool,
+    /// Extra small bags whose collisions count only for two pages on two sites (0 = off; a
+    /// run stored before this setting existed had none, the field's own default).
+    #[serde(default)]
+    pub across_bags: usize,
+    /// Draws per lexicon term of a cross-site bag (see `bag_draws`).
+    pub across_bag_draws: f64,
+    /// Fewest lexicon terms a cross-site bag coordinate is signed from.
+    pub across_min_terms: usize,
+    /// The overlap check of a pair only the cross-site bags found; `None`: `min_overlap` (a
+    /// run stored before this setting existed, which had no such pairs).
+    #[serde(default)]
+    pub across_min_overlap: Option<f64>,
 }
 
 /// What a run stored before `bag_draws` existed drew: the bootstrap.
@@ -135,13 +181,18 @@ impl Default for IMatchSettings {
             overlap_idf_power: DEFAULT_OVERLAP_IDF_POWER,
             short_min_terms: DEFAULT_SHORT_MIN_TERMS,
             scale_bag_coverage: true,
+            across_bags: DEFAULT_ACROSS_BAGS,
+            across_bag_draws: DEFAULT_ACROSS_BAG_DRAWS,
+            across_min_terms: DEFAULT_ACROSS_MIN_TERMS,
+            across_min_overlap: Some(DEFAULT_ACROSS_MIN_OVERLAP),
         }
     }
 }
 
 /// One document's I-Match signature: its K + 1 coordinates and, when the run checks the
 /// overlap of a pair's lexicon terms (`--min-overlap`), its primary lexicon terms as indices
-/// into the run's lexicon.
+/// into the run's lexicon; with the cross-site rules on, its site and its cross-site bags'
+/// coordinates.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct IMatchSig {
     pub outcomes: Vec<SigOutcome>,
@@ -149,6 +200,47 @@ pub struct IMatchSig {
     /// existed); a pair with such a side is not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terms: Option<Vec<u32>>,
+    /// The page's site (`cooper::site_hash` of its URL) when a cross-site rule is on; a pair
+    /// with a side of no site is judged as a pair within one site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site: Option<u64>,
+    /// The cross-site bags' coordinates (`--across-bags`), each the first 8 bytes of its
+    /// SHA-1 (0 = not signed; empty when none is): eight bytes a coordinate, not an
+    /// outcome's 48, since at a million pages every document holds them until the pairs are
+    /// made. Two 64-bit hashes
+    /// of different term sets agree by chance with probability 2^−64 a pair, and such a
+    /// pair still has to pass the overlap check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub across: Vec<u64>,
+}
+
+/// A signed coordinate as the cross-site bags keep it: the first 8 bytes of its SHA-1, never
+/// 0 (0 = not signed).
+fn short_signature(o: &SigOutcome) -> u64 {
+    o.signature().map_or(0, |s| {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&s[..8]);
+        u64::from_le_bytes(b).max(1)
+    })
+}
+
+/// What signs a document: the main bags and, with `--across-bags`, the cross-site ones.
+struct Signers<'a> {
+    main: BaggedLexicon<'a>,
+    across: Option<BaggedLexicon<'a>>,
+    check_overlap: bool,
+    with_site: bool,
+}
+
+impl<'a> Signers<'a> {
+    fn new(lexicon: &'a Lexicon, s: &IMatchSettings) -> Self {
+        Signers {
+            main: BaggedLexicon::new(lexicon, s.signing()),
+            across: s.across_signing().map(|p| BaggedLexicon::new(lexicon, p)),
+            check_overlap: s.checks_overlap(),
+            with_site: s.site_rules(),
+        }
+    }
 }
 
 /// A document's extended signature: one SHA-1 per coordinate, `None` where unsigned.
@@ -158,17 +250,33 @@ impl IMatchSig {
     /// Signs one document given its lexicon terms with their class, its number of unique
     /// terms, and (called only for the short-document rule) all its unique terms.
     fn sign<'t>(
-        bagged: &BaggedLexicon<'_>,
-        check_overlap: bool,
+        signers: &Signers<'_>,
+        site: impl FnOnce() -> u64,
         classes: &[(&str, TermClass)],
         unique_len: usize,
         all_terms: impl FnOnce() -> Vec<&'t str>,
     ) -> IMatchSig {
-        let mut outcomes = bagged.sign_classes(classes, unique_len);
-        bagged.sign_short(&mut outcomes, unique_len, all_terms);
+        let mut outcomes = signers.main.sign_classes(classes, unique_len);
+        signers
+            .main
+            .sign_short(&mut outcomes, unique_len, all_terms);
+        let mut across: Vec<u64> = signers.across.as_ref().map_or_else(Vec::new, |b| {
+            b.sign_coordinates(classes, unique_len, false)
+                .iter()
+                .map(short_signature)
+                .collect()
+        });
+        // A page with no cross-site coordinate signed (fewer lexicon terms than a small bag
+        // needs; how many pages that is was not counted) keeps none, not K zeros: at a
+        // million pages the coordinates are 8 bytes × K a page until the pairs are made.
+        if across.iter().all(|&x| x == 0) {
+            across = Vec::new();
+        }
         IMatchSig {
             outcomes,
-            terms: check_overlap.then(|| primary_indices(classes)),
+            terms: signers.check_overlap.then(|| primary_indices(classes)),
+            site: signers.with_site.then(site),
+            across,
         }
     }
 }
@@ -334,6 +442,55 @@ static PARAMS: &[Param<S>] = &[
         unset: "",
         set: |s, v| s.scale_bag_coverage = !v.on(),
     },
+    Param {
+        flag: "across-bags",
+        value_name: "K",
+        kind: Kind::Int {
+            min: 0,
+            max: MAX_BAGS,
+        },
+        help: "Extra small bags (see --across-bag-draws) whose collisions count only for two \
+               pages on two sites (a URL's host; a folder's first directory): syndicated \
+               copies differ in too many terms for the main bags, template pages of one site \
+               collide in small ones; 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(s.across_bags as u64)),
+        unset: "",
+        set: |s, v| s.across_bags = v.int() as usize,
+    },
+    Param {
+        flag: "across-bag-draws",
+        value_name: "F",
+        kind: Kind::closed(0.01, 1.0),
+        help: "Draws per lexicon term of a cross-site bag (as --bag-draws).",
+        paper: None,
+        get: |s| Some(Value::Float(s.across_bag_draws)),
+        unset: "",
+        set: |s, v| s.across_bag_draws = v.float(),
+    },
+    Param {
+        flag: "across-min-terms",
+        value_name: "N",
+        kind: Kind::at_least(1),
+        help: "A cross-site bag signs a page only from at least N lexicon terms (pages of a \
+               few words must not meet across sites on the two or three terms a small bag \
+               keeps).",
+        paper: None,
+        get: |s| Some(Value::Int(s.across_min_terms as u64)),
+        unset: "",
+        set: |s, v| s.across_min_terms = v.int() as usize,
+    },
+    Param {
+        flag: "across-min-overlap",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "--min-overlap for a pair only the cross-site bags found (a copy on another \
+               site is edited more than two pages of one site differ).",
+        paper: Some("0"),
+        get: |s| s.across_min_overlap.map(Value::Float),
+        unset: "as --min-overlap",
+        set: |s, v| s.across_min_overlap = Some(v.float()),
+    },
 ];
 
 impl IMatchSettings {
@@ -349,6 +506,36 @@ impl IMatchSettings {
             short_min_terms: self.short_min_terms,
             scale_bag_coverage: self.scale_bag_coverage,
         }
+    }
+
+    /// The signing rule of the cross-site bags (`--across-bags`), `None` when there are
+    /// none: the main rule with the cross-site bags' number, size and fewest terms, its own
+    /// sample streams, and no short-document rule (which signs coordinate 0 only).
+    pub fn across_signing(&self) -> Option<IMatchParams> {
+        (self.across_bags > 0).then(|| IMatchParams {
+            bags: self.across_bags,
+            bag_draws: self.across_bag_draws,
+            seed: self.seed ^ ACROSS_SEED_SALT,
+            min_terms: self.min_terms.max(self.across_min_terms),
+            short_min_terms: 0,
+            ..self.signing()
+        })
+    }
+
+    /// The overlap check of a pair on two sites.
+    pub fn across_overlap(&self) -> f64 {
+        self.across_min_overlap.unwrap_or(self.min_overlap)
+    }
+
+    /// Whether a pair is ever checked, so the pages' primary terms must be kept.
+    pub fn checks_overlap(&self) -> bool {
+        self.min_overlap > 0.0 || (self.across_bags > 0 && self.across_overlap() > 0.0)
+    }
+
+    /// Whether a rule tells pairs across sites from pairs within one (the cross-site bags),
+    /// so the pages' sites must be kept.
+    pub fn site_rules(&self) -> bool {
+        self.across_bags > 0
     }
 }
 
@@ -400,18 +587,21 @@ impl Detector for IMatch {
 
     fn signer(p: &Prepared) -> impl Fn(&DocText) -> IMatchSig + Sync + '_ {
         // The bags are drawn once per run, then shared by the signing threads.
-        let bagged = BaggedLexicon::new(&p.lexicon, p.settings.signing());
+        let signers = Signers::new(&p.lexicon, &p.settings);
         let terms = p.lexicon.params.terms;
-        let check = p.settings.min_overlap > 0.0;
         move |d| {
             let unique = unique_terms(&d.text, &terms);
             let classes: Vec<(&str, TermClass)> = unique
                 .iter()
                 .filter_map(|t| p.lexicon.class_of(t).map(|c| (t.as_str(), c)))
                 .collect();
-            IMatchSig::sign(&bagged, check, &classes, unique.len(), || {
-                unique.iter().map(String::as_str).collect()
-            })
+            IMatchSig::sign(
+                &signers,
+                || super::cooper::site_hash(&d.url),
+                &classes,
+                unique.len(),
+                || unique.iter().map(String::as_str).collect(),
+            )
         }
     }
 
@@ -427,8 +617,7 @@ impl Detector for IMatch {
         if !sets.has_documents() {
             return None;
         }
-        let bagged = BaggedLexicon::new(&p.lexicon, p.settings.signing());
-        let check = p.settings.min_overlap > 0.0;
+        let signers = Signers::new(&p.lexicon, &p.settings);
         // Each distinct term is looked up in the lexicon once, not once per document.
         let class: Vec<Option<TermClass>> = sets
             .terms()
@@ -444,9 +633,13 @@ impl Detector for IMatch {
                     .iter()
                     .filter_map(|&id| class[id as usize].map(|c| (sets.term(id), c)))
                     .collect();
-                IMatchSig::sign(&bagged, check, &classes, doc.len(), || {
-                    doc.iter().map(|&id| sets.term(id)).collect()
-                })
+                IMatchSig::sign(
+                    &signers,
+                    || counted.sites.get(i).copied().unwrap_or(0),
+                    &classes,
+                    doc.len(),
+                    || doc.iter().map(|&id| sets.term(id)).collect(),
+                )
             })
             .collect();
         Some((counted.ids.clone(), sigs))
@@ -455,9 +648,10 @@ impl Detector for IMatch {
     /// The coordinates as before the overlap check (a JSON array), or with the check's
     /// terms an object `{"outcomes": [...], "terms": [...]}`.
     fn sig_bytes(_p: &Prepared, sig: &IMatchSig) -> Option<Vec<u8>> {
-        match sig.terms {
-            None => serde_json::to_vec(&sig.outcomes).ok(),
-            Some(_) => serde_json::to_vec(sig).ok(),
+        if sig.terms.is_none() && sig.site.is_none() && sig.across.is_empty() {
+            serde_json::to_vec(&sig.outcomes).ok()
+        } else {
+            serde_json::to_vec(sig).ok()
         }
     }
 
@@ -468,6 +662,8 @@ impl Detector for IMatch {
                 .map(|outcomes| IMatchSig {
                     outcomes,
                     terms: None,
+                    site: None,
+                    across: Vec::new(),
                 })
         })
     }
@@ -479,10 +675,19 @@ impl Detector for IMatch {
         // Each document's outcomes (31 coordinates of 48 bytes) are freed as its extended
         // signature (31 of 21 bytes) is made: made beside all of them, the signatures were
         // the largest part of the run's peak at a million pages (issue 16).
-        let (sigs, terms): (Vec<ExtendedSig>, Vec<Option<Vec<u32>>>) = signed
-            .into_iter()
-            .map(|d| (extended_signature(&d.outcomes), d.terms))
-            .unzip();
+        let n = signed.len();
+        let (mut sigs, mut terms, mut sites, mut across): (Vec<ExtendedSig>, _, _, _) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for d in signed {
+            sigs.push(extended_signature(&d.outcomes));
+            terms.push(d.terms);
+            sites.push(d.site);
+            across.push(d.across);
+        }
         let signed_at = ctx.started.elapsed().as_secs_f64();
         let result = cluster_signatures(
             &sigs,
@@ -492,11 +697,16 @@ impl Detector for IMatch {
         );
         let k1 = result.coordinates.max(1);
         // The papers match on any equal coordinate; `min_agree` > 1 asks for more of them,
-        // `min_overlap` > 0 for that share of the two pages' primary lexicon terms.
+        // `min_overlap` > 0 for that share of the two pages' primary lexicon terms, and a
+        // pair on two sites `--across-min-overlap`.
         let weights = overlap_weights(&p.lexicon, s.overlap_idf_power);
         let weight = |i: u32| weights.get(i as usize).copied().unwrap_or(1.0);
-        let overlaps = |a: u32, b: u32| match (&terms[a as usize], &terms[b as usize]) {
-            (Some(x), Some(y)) => sorted_overlap_holds(x, y, s.min_overlap, weight),
+        let two_sites = |a: u32, b: u32| matches!((sites[a as usize], sites[b as usize]), (Some(x), Some(y)) if x != y);
+        // The main coordinates judge every pair alike, within a site or across: a looser
+        // check for their pairs on two sites admitted template pages of two manuals of one
+        // doc family (session 11: dd-held3/4 precision and the union's fell at 0.5).
+        let overlaps = |a: u32, b: u32, min: f64| match (&terms[a as usize], &terms[b as usize]) {
+            (Some(x), Some(y)) => sorted_overlap_holds(x, y, min, weight),
             _ => true,
         };
         let below_min_agree = result
@@ -506,22 +716,67 @@ impl Detector for IMatch {
             .count();
         // The overlap check on both cores (a merge of two term lists per pair; tens of
         // millions of pairs at a million pages); the kept pairs in their order, as a
-        // sequential filter keeps them.
-        let (pairs, agreeing): (Vec<(u32, u32, f64)>, Vec<u32>) = result
+        // sequential filter keeps them. The detail is the number of agreeing coordinates,
+        // negated for a pair only the cross-site bags found.
+        let mut kept: Vec<((u32, u32, f64), i64)> = result
             .pairs
             .par_iter()
-            .filter(|q| q.agreeing as usize >= s.min_agree && overlaps(q.a, q.b))
-            .map(|q| ((q.a, q.b, q.score(k1)), q.agreeing))
-            .unzip();
+            .filter(|q| q.agreeing as usize >= s.min_agree && overlaps(q.a, q.b, s.min_overlap))
+            .map(|q| ((q.a, q.b, q.score(k1)), i64::from(q.agreeing)))
+            .collect();
+        let main_kept = kept.len();
+        // The cross-site bags: pairs on two sites sharing a small bag's signature, less those
+        // the main coordinates kept, judged by `--across-min-overlap`.
+        let site_keys: Vec<u64> = sites.iter().map(|x| x.unwrap_or(0)).collect();
+        let any_across = across.iter().any(|a| !a.is_empty());
+        let cross = if any_across {
+            cross_site_pairs(&across, &site_keys, s.max_pair_bucket)
+        } else {
+            Vec::new()
+        };
+        drop(across);
+        drop(site_keys);
+        let k_across = s.across_bags.max(1);
+        let cross_site_collisions = cross.len();
+        // `kept` is in the bucket pairs' order, by (a, b).
+        let kept_already = |q: &crate::cluster::buckets::BucketPair| {
+            kept.binary_search_by(|((a, b, _), _)| (*a, *b).cmp(&(q.a, q.b)))
+                .is_ok()
+        };
+        let across_only: Vec<((u32, u32, f64), i64)> = cross
+            .par_iter()
+            .filter(|q| {
+                q.agreeing as usize >= s.min_agree
+                    && two_sites(q.a, q.b)
+                    && !kept_already(q)
+                    && overlaps(q.a, q.b, s.across_overlap())
+            })
+            // Scored below the main pairs that agree as often: as a share of every
+            // coordinate, main and cross-site.
+            .map(|q| {
+                (
+                    (q.a, q.b, f64::from(q.agreeing) / (k1 + k_across) as f64),
+                    -i64::from(q.agreeing),
+                )
+            })
+            .collect();
+        drop(cross);
+        let cross_site_kept = across_only.len();
+        if cross_site_kept > 0 {
+            kept.extend(across_only);
+            kept.par_sort_unstable_by_key(|((a, b, _), _)| (*a, *b));
+        }
+        let (pairs, agreeing): (Vec<(u32, u32, f64)>, Vec<i64>) = kept.into_iter().unzip();
         // The term lists were for the check only; the bucket pairs are now `pairs`.
         drop(terms);
-        let below_min_overlap = result.pairs.len() - below_min_agree - pairs.len();
+        drop(sites);
+        let below_min_overlap = result.pairs.len() - below_min_agree - main_kept;
         let crate::cluster::buckets::BucketResult {
             clusters: bucket_clusters,
             oversized,
             ..
         } = result;
-        let clusters = if s.min_agree <= 1 && below_min_overlap == 0 {
+        let clusters = if s.min_agree <= 1 && below_min_overlap == 0 && cross_site_kept == 0 {
             // Union-find over every coordinate collision, oversized buckets included.
             bucket_clusters
                 .iter()
@@ -551,13 +806,23 @@ impl Detector for IMatch {
                 "signed": r.signed, "extended_by_secondary": r.extended,
                 "too_few_terms": r.too_few_terms, "unreliable": r.unreliable})),
             "pairs": pairs.len(),
+            "cross_site_collisions": cross_site_collisions,
+            "cross_site_pairs": cross_site_kept,
             "oversized_buckets": oversized.len(),
             "sign_seconds": signed_at,
         });
         Ok(Found {
             pairs,
             detail: Some(Box::new(move |i| {
-                Some(format!("{} of {} lexicons agree", agreeing.get(i)?, k1))
+                let n = *agreeing.get(i)?;
+                Some(if n >= 0 {
+                    format!("{n} of {k1} lexicons agree")
+                } else {
+                    format!(
+                        "{} of {k_across} cross-site bags agree (none of {k1} lexicons)",
+                        -n
+                    )
+                })
             })),
             clusters: Some(clusters),
             doc_sig: Box::new(move |i| {
@@ -638,12 +903,25 @@ impl super::staged::Staged for IMatch {
         let mut hex = Vec::with_capacity(sigs.len());
         let mut how = Vec::with_capacity(sigs.len());
         let mut terms = Vec::with_capacity(sigs.len());
+        let mut sites = Vec::with_capacity(sigs.len());
+        let mut across = Vec::with_capacity(sigs.len());
         for IMatchSig {
             outcomes: doc,
             terms: t,
+            site,
+            across: small,
         } in sigs
         {
             terms.push(t.map(|t| t.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")));
+            // The site hash as Cooper's `cooper_site` stores it (its bits as an int64).
+            sites.push(site.map(|h| h as i64));
+            across.push((!small.is_empty()).then(|| {
+                small
+                    .iter()
+                    .map(|x| format!("{x:016x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }));
             hex.push(
                 doc.iter()
                     .map(|o| o.signature().map(|s| to_hex(&s)).unwrap_or_default())
@@ -668,6 +946,10 @@ impl super::staged::Staged for IMatch {
             ("imatch_outcomes", Column::TextList(how)),
             // The overlap check's primary term indices, space-separated (null: not kept).
             ("imatch_terms", Column::Text(terms)),
+            // The cross-site rules' site (null: off) and cross-site bags' coordinates, 16 hex
+            // digits each, space-separated, 0 where not signed (null: off).
+            ("imatch_site", Column::Int(sites)),
+            ("imatch_across", Column::Text(across)),
         ]
     }
 
@@ -690,10 +972,15 @@ impl super::staged::Staged for IMatch {
         let how = batch_text_lists(batch, "imatch_outcomes")?;
         // Written by every build since the overlap check; older files have no such column.
         let terms = batch_texts(batch, "imatch_terms").unwrap_or_else(|_| vec![None; hex.len()]);
+        // Written since the cross-site rules (session 11); older files have neither.
+        let sites = crate::columnar::batch_ints(batch, "imatch_site")
+            .unwrap_or_else(|_| vec![None; hex.len()]);
+        let across = batch_texts(batch, "imatch_across").unwrap_or_else(|_| vec![None; hex.len()]);
         hex.into_iter()
             .zip(how)
             .zip(terms)
-            .map(|((hex, how), terms)| {
+            .zip(sites.into_iter().zip(across))
+            .map(|(((hex, how), terms), (site, small))| {
                 if hex.len() != how.len() {
                     anyhow::bail!("imatch_sigs and imatch_outcomes differ in length");
                 }
@@ -713,7 +1000,24 @@ impl super::staged::Staged for IMatch {
                             .collect::<Result<Vec<u32>>>()
                     })
                     .transpose()?;
-                Ok(IMatchSig { outcomes, terms })
+                let across = small
+                    .map(|t| {
+                        t.split_ascii_whitespace()
+                            .map(|x| {
+                                u64::from_str_radix(x, 16).map_err(|_| {
+                                    anyhow::anyhow!("not an imatch_across coordinate: {x:?}")
+                                })
+                            })
+                            .collect::<Result<Vec<u64>>>()
+                    })
+                    .transpose()?
+                    .unwrap_or_default();
+                Ok(IMatchSig {
+                    outcomes,
+                    terms,
+                    site: site.map(|h| h as u64),
+                    across,
+                })
             })
             .collect()
     }
@@ -787,6 +1091,7 @@ fn outcome_from(hex: &str, how: &str) -> Result<SigOutcome> {
 mod tests {
     use super::*;
     use crate::detect::method::settings_from_stored;
+    use std::collections::BTreeSet;
 
     #[test]
     fn a_run_stored_before_the_session_8_rules_reads_back_with_the_papers_rules() {
@@ -814,6 +1119,98 @@ mod tests {
     }
 
     #[test]
+    fn a_run_stored_before_the_cross_site_rules_reads_back_without_them() {
+        let stored = json!({"bags": 30, "min_overlap": 0.97, "bag_draws": 0.5});
+        let s: IMatchSettings = settings_from_stored(&stored);
+        assert_eq!((s.across_bags, s.across_min_overlap), (0, None));
+        assert_eq!(s.across_overlap(), 0.97);
+        assert!(!s.site_rules());
+        assert!(s.across_signing().is_none());
+        // A new run's settings read back as themselves.
+        let now = IMatchSettings::default();
+        let back: IMatchSettings = settings_from_stored(&serde_json::to_value(&now).unwrap());
+        assert_eq!(
+            (back.across_bags, back.across_min_overlap),
+            (DEFAULT_ACROSS_BAGS, Some(DEFAULT_ACROSS_MIN_OVERLAP))
+        );
+    }
+
+    #[test]
+    fn the_cross_site_bags_switch_on_sites_and_their_overlap_check() {
+        let off = IMatchSettings {
+            across_bags: 0,
+            across_min_overlap: None,
+            min_overlap: 0.0,
+            ..IMatchSettings::default()
+        };
+        assert!(!off.site_rules() && !off.checks_overlap());
+        // A check of the cross-site bags' pairs alone, without such bags, checks nothing.
+        let check = IMatchSettings {
+            across_min_overlap: Some(0.5),
+            ..off.clone()
+        };
+        assert!(!check.site_rules() && !check.checks_overlap());
+        let bags = IMatchSettings {
+            across_bags: 4,
+            across_bag_draws: 0.1,
+            across_min_terms: 12,
+            across_min_overlap: Some(0.5),
+            ..off
+        };
+        assert!(bags.site_rules() && bags.checks_overlap());
+        let p = bags.across_signing().unwrap();
+        assert_eq!(
+            (p.bags, p.bag_draws, p.min_terms, p.short_min_terms),
+            (4, 0.1, 12, 0)
+        );
+        assert_ne!(
+            p.seed, bags.seed,
+            "the cross-site bags draw their own samples"
+        );
+    }
+
+    #[test]
+    fn cross_site_bags_sign_only_from_enough_terms_and_keep_eight_bytes() {
+        let words: Vec<String> = (0..40).map(|i| format!("term{i:02}")).collect();
+        // Every term in 2 of 10 documents: all primary.
+        let mut docs: Vec<BTreeSet<String>> = Vec::new();
+        for d in 0..10 {
+            docs.push(words.iter().skip(d * 4).take(8).cloned().collect());
+        }
+        docs.extend(docs.clone());
+        let dfs = DocFreqs::from_documents(&docs);
+        let lexicon = Lexicon::build(&dfs, LexiconParams::default());
+        let settings = |min: usize| IMatchSettings {
+            across_bags: 8,
+            across_bag_draws: 1.0,
+            across_min_terms: min,
+            min_coverage: 0.0,
+            ..IMatchSettings::default()
+        };
+        let sign = |s: &IMatchSettings| {
+            let signers = Signers::new(&lexicon, s);
+            let unique: BTreeSet<String> = words.iter().take(8).cloned().collect();
+            let classes: Vec<(&str, TermClass)> = unique
+                .iter()
+                .filter_map(|t| lexicon.class_of(t).map(|c| (t.as_str(), c)))
+                .collect();
+            IMatchSig::sign(&signers, || 7, &classes, unique.len(), Vec::new)
+        };
+        // Bags of 63% keep about 5 of the 8 terms: signed from 1 term, never from 9.
+        let loose = sign(&settings(1));
+        assert_eq!(loose.across.len(), 8);
+        assert!(loose.across.iter().any(|&x| x != 0), "{loose:?}");
+        assert_eq!(loose.site, Some(7));
+        let strict = sign(&settings(9));
+        assert!(
+            strict.across.is_empty(),
+            "none signed, none kept: {strict:?}"
+        );
+        // The main coordinates are not the cross-site rule's business.
+        assert_eq!(loose.outcomes, strict.outcomes);
+    }
+
+    #[test]
     fn signatures_read_back_from_the_query_index_old_and_new() {
         let outcomes = vec![SigOutcome::TooFewTerms { terms: 2 }];
         // An index written before the overlap check: a plain array, no terms.
@@ -822,12 +1219,16 @@ mod tests {
             IMatch::sig_from_bytes(&old),
             Some(IMatchSig {
                 outcomes: outcomes.clone(),
-                terms: None
+                terms: None,
+                site: None,
+                across: Vec::new(),
             })
         );
         let new = IMatchSig {
             outcomes,
             terms: Some(vec![1, 5, 9]),
+            site: Some(u64::MAX),
+            across: vec![0, 1, u64::MAX],
         };
         let bytes = serde_json::to_vec(&new).unwrap();
         assert_eq!(IMatch::sig_from_bytes(&bytes), Some(new));

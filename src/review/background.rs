@@ -1,13 +1,18 @@
-//! Work the session runs off the UI thread, so no key waits for it: reading two documents,
-//! sanitizing them, finding the evidence to highlight and wrapping them for the pane (the
-//! pair view), the word diff, wrapping long documents again for a new width (a resize),
-//! the group view's table (every member's text read and diffed against the source), and
-//! the chart screen's figures (every run's pairs read and binned) and what-if curve of a
-//! run, and the merged queue when a session starts on new detector runs. One worker thread with its own read connection to the database; a new job replaces
-//! the queued jobs it makes useless (a new pair the queued pair work, any other job the
-//! queued one of its kind), and every result carries its job's number, so the session
-//! drops a result the coder has moved past.
+//! Work the session runs off the UI thread, so no key waits for it and no key reads the
+//! store on the UI thread to draw its screen: an opened entry's members (their rows, weakest
+//! link, note, replay dates and the first two previews) and later members' previews (the
+//! cluster screen); two documents with what every detector's run says about them,
+//! sanitized, their evidence found and wrapped for the pane (the pair view); the word diff;
+//! long documents wrapped again for a new width (a resize); the group view's table (every
+//! member's text read and diffed against the source); the chart screen's figures (every
+//! run's pairs read and binned) and a run's what-if curve; and the merged queue when a
+//! session starts on new detector runs. One worker thread with its own read connection to
+//! the database; a new job replaces the queued jobs it makes useless (a new pair the queued
+//! pair work, a new entry the queued entry and preview reads, any other job the queued one
+//! of its kind), and every result carries its job's number, so the session drops a result
+//! the coder has moved past.
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -16,12 +21,18 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use anyhow::Result;
 
 use super::charts::ChartView;
-use super::evidence::{word_diff, EvidenceProvider, Highlight};
+use super::evidence::{word_diff, DetectorEvidence, EvidenceProvider, Highlight};
 use super::group::{GroupMember, GroupTable};
+use super::replay::replay_url;
 use super::sanitize::{sanitize, sanitize_line};
+use super::session::PREVIEW_CHARS;
 use super::wrap::wrap;
 use crate::chart::{what_if, FigureRequest, LabeledPair, WhatIfPoint};
-use crate::store::{Store, TextKind};
+use crate::store::{ClusterMember, PairEvidence, Store, TextKind};
+
+/// Members whose previews an opened entry's job reads (the anchor and the first
+/// comparison).
+const FIRST_PREVIEWS: usize = 2;
 
 /// The worker thread's name (the panic hook of the terminal UI leaves a panic on this
 /// thread to the worker, which reports it as a failed job).
@@ -40,15 +51,38 @@ pub struct PreparedText {
     pub lines: Vec<Range<usize>>,
 }
 
+/// What explains a pair's shared text in the pair view.
+pub enum Explain {
+    /// Blind mode: no scores, no evidence.
+    Blind,
+    /// Each detector's latest run: its scores for the pair read here, the highlights under
+    /// the parameters of the run that scored it.
+    Detectors,
+    /// A provider set by the session (tests, scripts) instead of the detectors'.
+    Custom(SharedEvidence),
+}
+
 /// What to compute.
 pub enum Job {
-    /// Documents `a` (left) and `b` (right): `evidence` is None in blind mode.
+    /// Entry `entry` of the merged queue opened by `coder`: its members (sanitized), its
+    /// weakest link, the coder's note on it, each member's replay URL when the review has
+    /// a replay base, and the previews of its first two members (the cluster screen's
+    /// anchor and comparison when it opens).
+    Entry {
+        entry: i64,
+        run_id: i64,
+        coder: String,
+        replay_base: Option<String>,
+    },
+    /// The previews of members `ids` of the open entry `entry`.
+    Previews { entry: i64, ids: Vec<i64> },
+    /// Documents `a` (left) and `b` (right), explained by `explain`.
     Pair {
         a: i64,
         b: i64,
         kind: TextKind,
         width: usize,
-        evidence: Option<SharedEvidence>,
+        explain: Explain,
     },
     /// The word diff of two sanitized texts.
     Diff {
@@ -102,7 +136,9 @@ impl Job {
             (
                 Job::Pair { .. },
                 Job::Pair { .. } | Job::Diff { .. } | Job::Wrap { .. }
-            ) | (Job::Diff { .. }, Job::Diff { .. })
+            ) | (Job::Entry { .. }, Job::Entry { .. } | Job::Previews { .. })
+                | (Job::Previews { .. }, Job::Previews { .. })
+                | (Job::Diff { .. }, Job::Diff { .. })
                 | (Job::Wrap { .. }, Job::Wrap { .. })
                 | (Job::Group { .. }, Job::Group { .. })
                 | (Job::Charts { .. }, Job::Charts { .. } | Job::WhatIf { .. })
@@ -112,11 +148,34 @@ impl Job {
     }
 }
 
+/// An opened entry as the worker read it (everything the cluster screen shows beyond the
+/// queue row).
+#[derive(Debug, Clone, Default)]
+pub struct EntryLoaded {
+    pub entry: i64,
+    /// Sorted by id, URLs and titles sanitized.
+    pub members: Vec<ClusterMember>,
+    /// Each member's replay URL (sanitized), when the review has a replay base.
+    pub replay: HashMap<i64, String>,
+    pub bridge: Option<(i64, i64, f64)>,
+    /// The coder's note on the entry (sanitized).
+    pub note: Option<String>,
+    /// Previews (sanitized) of the first members.
+    pub previews: Vec<(i64, String)>,
+}
+
 /// What a job produced.
 pub enum Output {
+    Entry(Box<EntryLoaded>),
+    Previews {
+        entry: i64,
+        previews: Vec<(i64, String)>,
+    },
     Pair {
         left: PreparedText,
         right: PreparedText,
+        /// What each detector's latest run says about the pair (empty when blind).
+        evidence: Vec<PairEvidence>,
     },
     Diff(PreparedText),
     /// Wrapped lines for the panes of the pair view opened by job `generation`, each with
@@ -340,14 +399,45 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             run,
             points: what_if(&pairs, &labels, &thresholds),
         }),
+        Job::Entry {
+            entry,
+            run_id,
+            coder,
+            replay_base,
+        } => {
+            let st = connection(store, db)?;
+            Ok(Output::Entry(Box::new(read_entry(
+                st,
+                entry,
+                run_id,
+                &coder,
+                replay_base.as_deref(),
+            )?)))
+        }
+        Job::Previews { entry, ids } => {
+            let st = connection(store, db)?;
+            Ok(Output::Previews {
+                entry,
+                previews: previews(st, &ids)?,
+            })
+        }
         Job::Pair {
             a,
             b,
             kind,
             width,
-            evidence,
+            explain,
         } => {
             let st = connection(store, db)?;
+            let (evidence, explanation) = match explain {
+                Explain::Blind => (Vec::new(), None),
+                Explain::Custom(e) => (st.pair_evidence(a, b)?, Some(e)),
+                Explain::Detectors => {
+                    let rows = st.pair_evidence(a, b)?;
+                    let e = detectors_explanation(st, &rows)?;
+                    (rows, Some(e))
+                }
+            };
             let text = |id: i64| -> Result<String> {
                 Ok(match st.review_document(id)? {
                     None => String::new(),
@@ -359,13 +449,14 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 })
             };
             let (left, right) = (text(a)?, text(b)?);
-            let (lh, rh) = match &evidence {
+            let (lh, rh) = match &explanation {
                 Some(e) => e.highlights(&left, &right),
                 None => (Vec::new(), Vec::new()),
             };
             Ok(Output::Pair {
                 left: prepared(left, lh, width),
                 right: prepared(right, rh, width),
+                evidence,
             })
         }
         Job::Diff { left, right, width } => {
@@ -380,6 +471,66 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 .collect(),
         }),
     }
+}
+
+/// Entry `entry` as the cluster screen shows it (see [`Job::Entry`]).
+fn read_entry(
+    st: &Store,
+    entry: i64,
+    run_id: i64,
+    coder: &str,
+    replay_base: Option<&str>,
+) -> Result<EntryLoaded> {
+    let raw = st.entry_members(entry)?;
+    let mut replay = HashMap::new();
+    if let Some(base) = replay_base {
+        let ids: Vec<i64> = raw.iter().map(|m| m.id).collect();
+        let dates = st.capture_dates(&ids)?;
+        for m in &raw {
+            let date = dates.get(&m.id).map(String::as_str);
+            replay.insert(m.id, replay_url(base, date, &m.url));
+        }
+    }
+    let members: Vec<ClusterMember> = raw
+        .into_iter()
+        .map(|mut m| {
+            m.url = sanitize_line(&m.url);
+            m.title = sanitize_line(&m.title);
+            m
+        })
+        .collect();
+    let first: Vec<i64> = members.iter().take(FIRST_PREVIEWS).map(|m| m.id).collect();
+    Ok(EntryLoaded {
+        entry,
+        bridge: st.entry_bridge(entry)?,
+        note: st
+            .cluster_review(coder, run_id, entry)?
+            .note
+            .as_deref()
+            .map(sanitize_line),
+        previews: previews(st, &first)?,
+        members,
+        replay,
+    })
+}
+
+/// The sanitized start of each document's visible text.
+fn previews(st: &Store, ids: &[i64]) -> Result<Vec<(i64, String)>> {
+    ids.iter()
+        .map(|&id| Ok((id, sanitize(&st.document_preview(id, PREVIEW_CHARS)?))))
+        .collect()
+}
+
+/// The detectors' explanation of a pair: each method under the parameters of the run that
+/// scored it (the runs the merged queue's entries are built from), so the highlights are
+/// the evidence those runs used, not the defaults'.
+fn detectors_explanation(st: &Store, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
+    let mut runs = Vec::new();
+    for e in evidence {
+        let params = st.resolve_run(&e.method, Some(e.run_id))?.params;
+        runs.push((e.method.clone(), params, e.detail.clone()));
+    }
+    Ok(Arc::new(DetectorEvidence::for_runs(runs)))
 }
 
 fn prepared(text: String, highlights: Vec<Highlight>, width: usize) -> PreparedText {

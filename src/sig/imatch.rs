@@ -392,6 +392,18 @@ impl<'a> BaggedLexicon<'a> {
         classes: &[(&str, TermClass)],
         unique_len: usize,
     ) -> Vec<SigOutcome> {
+        self.sign_coordinates(classes, unique_len, true)
+    }
+
+    /// [`Self::sign_classes`] without coordinate 0 when `with_full` is false: the K bags
+    /// only (coordinates 1..=K, in order). The cross-site bags of `detect` (`--across-bags`)
+    /// are such a lexicon's bags, whose full-lexicon coordinate is the main signature's.
+    pub fn sign_coordinates(
+        &self,
+        classes: &[(&str, TermClass)],
+        unique_len: usize,
+        with_full: bool,
+    ) -> Vec<SigOutcome> {
         // The terms are sorted (and de-duplicated) once for every coordinate: each coordinate
         // then chooses positions in this order, and hashing its terms in position order is
         // `hash_terms`' sorted order. Sorting strings once instead of K + 1 times was most of
@@ -428,7 +440,9 @@ impl<'a> BaggedLexicon<'a> {
             }
         }
         let mut out = Vec::with_capacity(self.coordinates());
-        out.push(self.sign_members(&sorted, unique_len, &members, &primary, 0));
+        if with_full {
+            out.push(self.sign_members(&sorted, unique_len, &members, &primary, 0));
+        }
         for k in 1..self.coordinates() {
             let (word, bit) = ((k - 1) / 64, (k - 1) % 64);
             members.fill(0);

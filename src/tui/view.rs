@@ -337,11 +337,16 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     };
     let (info, list, preview_left, preview_right) = cluster_areas(body);
     let r = &c.row;
+    // While the members are read the queue row's count stands in (the same number).
     let mut first = format!(
         "entry {} · {} · {} members · {}",
         r.cluster,
         if s.blind { "·" } else { r.method.as_str() },
-        c.members.len(),
+        if c.is_loading() {
+            r.size as usize
+        } else {
+            c.members.len()
+        },
         match r.status {
             LabelStatus::Partial => format!("partly reviewed ({} of {} pairs)", r.labeled, r.pairs),
             st => st.as_str().to_string(),
@@ -358,8 +363,12 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
     }
     let mut second = format!(
         "anchor: {} │ comparing: {} │ tags: {}",
-        c.members.get(c.anchor).map_or(0, |m| m.id),
-        c.members.get(c.cursor).map_or(0, |m| m.id),
+        c.members
+            .get(c.anchor)
+            .map_or("-".to_string(), |m| m.id.to_string()),
+        c.members
+            .get(c.cursor)
+            .map_or("-".to_string(), |m| m.id.to_string()),
         if r.tags.is_empty() {
             "-".to_string()
         } else {
@@ -380,6 +389,18 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
             .block(Block::new().borders(Borders::BOTTOM)),
         info,
     );
+    if c.is_loading() {
+        // The members arrive from the background worker; the title stands in meanwhile.
+        frame.render_widget(
+            Paragraph::new(vec![
+                Line::raw(format!("reading the {} members…", r.size)),
+                Line::raw(format!("title: {}", r.title)),
+            ])
+            .style(Style::new().add_modifier(Modifier::DIM)),
+            list,
+        );
+        return;
+    }
     let h = list.height.saturating_sub(1) as usize;
     let rows: Vec<Row> = c
         .members
@@ -446,7 +467,7 @@ fn draw_cluster(frame: &mut Frame, s: &Session, body: Rect) {
         if area.height == 0 {
             continue;
         }
-        let text = c.previews.get(&m.id).map_or("", String::as_str);
+        let text = c.previews.get(&m.id).map_or("reading…", String::as_str);
         frame.render_widget(
             Paragraph::new(text)
                 .wrap(Wrap { trim: false })
@@ -465,14 +486,12 @@ fn draw_group(frame: &mut Frame, s: &Session, body: Rect) {
         // The background worker is still reading and diffing the members.
         frame.render_widget(
             Paragraph::new(vec![
-                Line::raw(format!(
-                    "entry {} · {} members",
-                    c.row.cluster,
-                    c.members.len()
-                )),
-                Line::raw(
-                    "computing… (each member's text read and compared with the earliest capture)",
-                ),
+                Line::raw(format!("entry {} · {} members", c.row.cluster, c.row.size)),
+                Line::raw(if c.is_loading() {
+                    "computing… (reading the entry's members first)"
+                } else {
+                    "computing… (each member's text read and compared with the earliest capture)"
+                }),
             ])
             .block(Block::new().borders(Borders::BOTTOM)),
             body,
@@ -744,6 +763,9 @@ fn draw_pair(frame: &mut Frame, s: &Session, body: Rect) {
     };
     let evidence = if s.blind {
         "blind mode: scores and evidence hidden".to_string()
+    } else if p.loading() {
+        // The runs' scores are read with the documents, off the UI thread.
+        "reading each detector's score…".to_string()
     } else {
         evidence_summary(&p.evidence)
     };

@@ -11,6 +11,7 @@
 mod common;
 
 mod cooper_imatch_defaults;
+mod imatch_across_sites;
 mod imatch_releases;
 mod languages;
 mod minhash;

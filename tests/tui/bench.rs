@@ -203,6 +203,8 @@ fn synthetic_first_frame_and_key_latency_on_a_large_database() {
     let opens = d.report(opens);
     d.press(&mut s, "g");
     d.press(&mut s, "Enter");
+    // The entry's members arrive from the worker.
+    d.settle(&mut s);
     let (pair_key, pair_ready) = open_pair(&mut d, &mut s);
     assert!(s
         .pair
@@ -496,6 +498,7 @@ fn real_first_frame_and_key_latency() {
         d.cpu.clear();
         opens.push(d.press(&mut s, "Enter"));
         cpu.append(&mut d.cpu);
+        d.settle(&mut s);
         sizes.push(s.cluster.as_ref().map_or(0, |c| c.members.len()));
         d.press(&mut s, "Esc");
         d.press(&mut s, "j");
@@ -527,6 +530,7 @@ fn real_first_frame_and_key_latency() {
     }
     s.cursor = pos.expect("the cluster is in the queue");
     d.press(&mut s, "Enter");
+    d.settle(&mut s);
     let c = s.cluster.as_mut().unwrap();
     c.cursor = c.members.iter().position(|m| m.id == a).unwrap();
     d.press(&mut s, "A");
@@ -653,15 +657,18 @@ fn merged_queue_first_frame_and_key_latency() {
     eprintln!("first frame, queue prebuilt (restart) {restart:?} (CPU {restart_cpu:?})");
     eprintln!("queue move (j) {}", d.measure(&mut s, "j", 1000));
     eprintln!("queue page down {}", d.measure(&mut s, "PageDown", 100));
-    // Open the first 100 entries (the largest first), each entry's first pair for 20.
+    // Open the first 100 entries (the largest first), each entry's first pair for 20. The
+    // key draws the entry at once; its members arrive from the worker ("to the members").
     d.press(&mut s, "g");
-    let (mut opens, mut cpu) = (Vec::new(), Vec::new());
+    let (mut opens, mut cpu, mut filled) = (Vec::new(), Vec::new(), Vec::new());
     let (mut pairs, mut pairs_ready) = (Vec::new(), Vec::new());
     let mut sizes = Vec::new();
     for i in 0..100 {
         d.cpu.clear();
-        opens.push(d.press(&mut s, "Enter"));
+        let key = d.press(&mut s, "Enter");
+        opens.push(key);
         cpu.append(&mut d.cpu);
+        filled.push(key + d.settle(&mut s));
         sizes.push(s.cluster.as_ref().map_or(0, |c| c.members.len()));
         if i < 20 {
             let (key, ready) = open_pair(&mut d, &mut s);
@@ -674,10 +681,11 @@ fn merged_queue_first_frame_and_key_latency() {
     }
     d.cpu = cpu;
     eprintln!(
-        "open entry (Enter; {}..{} members) {}",
+        "open entry (Enter; {}..{} members): key to frame {}; to the members {}",
         sizes.iter().min().unwrap_or(&0),
         sizes.iter().max().unwrap_or(&0),
-        d.report(opens)
+        d.report(opens),
+        stats(filled)
     );
     eprintln!(
         "open pair: key to frame {}; to the compared documents {}",

@@ -9,6 +9,7 @@ mod common;
 mod adjudicate;
 mod bench;
 mod charts;
+mod entry;
 mod group;
 mod saving;
 mod screens;

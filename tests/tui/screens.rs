@@ -525,6 +525,8 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
         term.backend().buffer().clone()
     };
     key(&mut s, "Enter");
+    // The entry's members (read by the worker) are there before the pair is asked for.
+    s.wait_background();
     s.hold_background(true);
     let buf = key(&mut s, "Enter");
     insta::assert_snapshot!("pair_loading", text_of(&buf));
@@ -535,8 +537,9 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
         2,
         "{t}"
     );
-    // The evidence line and the titles come at once.
-    assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
+    // The titles come at once; the evidence line is read with the documents, off the UI
+    // thread.
+    assert!(t.contains("reading each detector's score…"), "{t}");
     assert!(
         t.contains("compare 2 · en · http://metro-post.example"),
         "{t}"
@@ -556,6 +559,7 @@ fn a_pair_opens_at_once_with_a_placeholder_while_the_documents_are_prepared() {
         t.contains("compare 2 · en · http://metro-post.example"),
         "{t}"
     );
+    assert!(t.contains("imatch: 1.00 (7 of 11 lexicons agree)"), "{t}");
     assert!(t.contains("│Metro Post | News"), "{t}");
     assert!(!t.contains("reading and comparing"), "{t}");
     assert_eq!(
@@ -922,6 +926,8 @@ fn a_scroll_before_the_texts_arrive_is_kept_over_the_jump_to_evidence() {
     render(&mut term, &mut s, &keys).unwrap();
     handle_key(&mut s, &keys, parse_key("Enter").unwrap());
     render(&mut term, &mut s, &keys).unwrap();
+    // The entry's members (read by the worker) are there before the pair is opened.
+    s.wait_background();
     s.hold_background(true);
     for k in ["Enter", "j", "j"] {
         handle_key(&mut s, &keys, parse_key(k).unwrap());

@@ -1,6 +1,9 @@
 //! The cluster screen: opening a cluster from the queue, the anchor and the member it is
 //! compared with, and the groups of a split being prepared (nothing is recorded until the
-//! split is committed, see `decisions`).
+//! split is committed, see `decisions`). Opening an entry reads nothing on the UI thread:
+//! the screen shows at once what the queue row knows (number, agreement, size, status,
+//! scores), and the members, their previews and the weakest link arrive from the
+//! background worker (`work`); a result for an entry no longer open is dropped.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -8,8 +11,7 @@ use anyhow::Result;
 
 use super::{Mode, Session};
 use crate::model::QueueRow;
-use crate::review::replay::replay_url;
-use crate::review::sanitize::sanitize_line;
+use crate::review::background::{EntryLoaded, Job};
 use crate::store::{ClusterMember, TextKind};
 
 /// The cluster screen's state.
@@ -32,7 +34,27 @@ pub struct ClusterView {
     pub table: Option<crate::review::group::GroupTable>,
     /// Each member's replay URL (sanitized), when the review has a `--replay-url`.
     pub replay: HashMap<i64, String>,
+    /// The background job reading the entry's members, while it runs: until it lands the
+    /// members are empty and the screen says so.
+    pub loading: Option<u64>,
+    /// The background job reading previews the screen lacks, and their ids.
+    pub preview_job: Option<(u64, Vec<i64>)>,
+    /// Whether the status and note were read again after a decision while the members
+    /// were loading (the loaded note is then older and not taken).
+    pub(super) refreshed: bool,
+    /// `Enter` was pressed while the members were read: the pair opens when they land.
+    pub(super) open_when_loaded: bool,
 }
+
+impl ClusterView {
+    /// Whether the members are still being read.
+    pub fn is_loading(&self) -> bool {
+        self.loading.is_some()
+    }
+}
+
+/// What a key that needs the members says while they are being read.
+pub(super) const STILL_LOADING: &str = "still reading the entry's members…";
 
 impl Session {
     /// Opens the current cluster (queue) or the pair anchor/current member (cluster).
@@ -48,6 +70,14 @@ impl Session {
                 let Some(c) = &self.cluster else {
                     return Ok(());
                 };
+                if c.is_loading() {
+                    // Typed ahead (Enter Enter): the pair opens when the members land.
+                    if let Some(c) = &mut self.cluster {
+                        c.open_when_loaded = true;
+                    }
+                    self.message = "the pair opens when the entry's members are read…".into();
+                    return Ok(());
+                }
                 let mut other = c.cursor;
                 if other == c.anchor {
                     other = (c.anchor + 1) % c.members.len().max(1);
@@ -76,61 +106,120 @@ impl Session {
         c.row
             .detectors
             .iter()
-            .filter_map(|m| self.store.resolve_run(m, None).ok())
-            .find_map(|r| {
-                r.params
-                    .get("text")
-                    .and_then(|t| serde_json::from_value::<TextKind>(t.clone()).ok())
-            })
+            .find_map(|m| self.run_texts.get(m).copied().flatten())
             .unwrap_or(TextKind::Visible)
     }
 
+    /// Opens entry `row` at once: the screen draws what the queue row knows, the members
+    /// and the rest come from the background worker (see [`Session::apply_entry`]).
     pub(super) fn open_cluster(&mut self, row: QueueRow) -> Result<()> {
-        let raw = self.store.entry_members(row.cluster)?;
-        let mut replay = HashMap::new();
-        if let Some(base) = &self.replay_base {
-            let ids: Vec<i64> = raw.iter().map(|m| m.id).collect();
-            let dates = self.store.capture_dates(&ids)?;
-            for m in &raw {
-                let date = dates.get(&m.id).map(String::as_str);
-                replay.insert(m.id, replay_url(base, date, &m.url));
-            }
-        }
-        let members: Vec<ClusterMember> = raw
-            .into_iter()
-            .map(|mut m| {
-                m.url = sanitize_line(&m.url);
-                m.title = sanitize_line(&m.title);
-                m
-            })
-            .collect();
-        let bridge = self.store.entry_bridge(row.cluster)?;
+        self.cancel_entry_jobs();
+        let job = self.background.worker.submit(Job::Entry {
+            entry: row.cluster,
+            run_id: row.run_id,
+            coder: self.coder.clone(),
+            replay_base: self.replay_base.clone(),
+        });
         self.cluster = Some(ClusterView {
             row,
-            members,
+            members: Vec::new(),
             cursor: 1,
             top: 0,
             anchor: 0,
             selected: BTreeSet::new(),
             groups: BTreeMap::new(),
-            bridge,
+            bridge: None,
             note: None,
             previews: HashMap::new(),
             table: None,
-            replay,
+            replay: HashMap::new(),
+            loading: Some(job),
+            preview_job: None,
+            refreshed: false,
+            open_when_loaded: false,
         });
-        // Only the open cluster's own status: the queue is unchanged.
-        self.refresh_open_cluster()?;
-        if let Some(c) = &mut self.cluster {
-            c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
-        }
         self.pair = None;
         self.push(Mode::Cluster);
-        if self.cluster.as_ref().is_some_and(|c| c.members.len() > 2) {
+        Ok(())
+    }
+
+    /// Drops the open entry's queued work (the coder left it or opened another).
+    pub(super) fn cancel_entry_jobs(&mut self) {
+        if let Some(c) = &self.cluster {
+            let ids = c
+                .loading
+                .into_iter()
+                .chain(c.preview_job.as_ref().map(|p| p.0));
+            for id in ids {
+                self.background.worker.cancel(id);
+            }
+        }
+    }
+
+    /// Takes the members the worker read for job `id`, if its entry is still the open one
+    /// (true: the screen changed).
+    pub(super) fn apply_entry(&mut self, id: u64, loaded: EntryLoaded) -> bool {
+        let Some(c) = &mut self.cluster else {
+            return false;
+        };
+        if c.loading != Some(id) || c.row.cluster != loaded.entry {
+            return false;
+        }
+        c.loading = None;
+        c.members = loaded.members;
+        c.replay = loaded.replay;
+        c.bridge = loaded.bridge;
+        if !c.refreshed {
+            c.note = loaded.note;
+            if let Some(o) = self
+                .saves
+                .optimistic
+                .get(&crate::model::set_key(&c.row.members))
+            {
+                if o.before.note != o.after.note {
+                    c.note = o.after.note.clone();
+                }
+            }
+        }
+        c.previews.extend(loaded.previews);
+        c.cursor = c.cursor.min(c.members.len().saturating_sub(1));
+        let many = c.members.len() > 2;
+        let open_pair = std::mem::take(&mut c.open_when_loaded);
+        let wants_table = self.stack.contains(&Mode::Group);
+        if many && self.mode() == Mode::Cluster {
             self.message =
                 "split into several groups: 1-9 put members into a group, S splits".into();
         }
-        Ok(())
+        if wants_table {
+            // `w` was pressed while the members were read: the table can be asked for now.
+            self.build_group_table();
+        }
+        if open_pair && matches!(self.mode(), Mode::Cluster | Mode::Group) {
+            if let Err(e) = self.open() {
+                self.message = format!("cannot open the pair: {e:#}");
+            }
+        }
+        true
+    }
+
+    /// Takes previews the worker read for the open entry.
+    pub(super) fn apply_previews(
+        &mut self,
+        id: u64,
+        entry: i64,
+        previews: Vec<(i64, String)>,
+    ) -> bool {
+        let Some(c) = &mut self.cluster else {
+            return false;
+        };
+        if c.preview_job.as_ref().is_some_and(|(j, _)| *j == id) {
+            c.preview_job = None;
+        }
+        if c.row.cluster != entry {
+            return false;
+        }
+        c.previews.extend(previews);
+        true
     }
 
     /// Compares the anchor with the next (or previous) member.
@@ -179,8 +268,12 @@ impl Session {
 
     pub fn set_anchor(&mut self) {
         if let Some(c) = &mut self.cluster {
+            let Some(m) = c.members.get(c.cursor) else {
+                self.message = STILL_LOADING.into();
+                return;
+            };
+            self.message = format!("anchor: document {}", m.id);
             c.anchor = c.cursor;
-            self.message = format!("anchor: document {}", c.members[c.anchor].id);
         }
     }
 
@@ -204,6 +297,10 @@ impl Session {
         let Some(c) = &mut self.cluster else {
             return Ok(());
         };
+        if c.is_loading() {
+            self.message = STILL_LOADING.into();
+            return Ok(());
+        }
         for id in &ids {
             if group == 0 {
                 c.groups.remove(id);

@@ -104,6 +104,7 @@ impl Session {
             c.row.pairs = r.pairs;
             c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
             c.note = r.note.as_deref().map(sanitize_line);
+            c.refreshed = true;
             if let Some(o) = self.saves.optimistic.get(&set_key(&c.row.members)) {
                 o.apply(&mut c.row);
                 if o.before.note != o.after.note {
@@ -245,7 +246,11 @@ impl Session {
             return Ok(());
         };
         let out: BTreeSet<i64> = if c.selected.is_empty() {
-            std::iter::once(c.members[c.cursor].id).collect()
+            let Some(m) = c.members.get(c.cursor) else {
+                self.message = super::cluster::STILL_LOADING.into();
+                return Ok(());
+            };
+            std::iter::once(m.id).collect()
         } else {
             c.selected.clone()
         };

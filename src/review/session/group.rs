@@ -2,7 +2,8 @@
 //! from the queue or the cluster screen. Its cursor is the cluster screen's current member,
 //! so a verdict, a split or a pair opened from it acts as in the cluster screen. The table
 //! (every member's text read and diffed) is built by the background worker: the view opens
-//! at once, says "computing…" until it arrives, and keeps the tables it built.
+//! at once, says "computing…" until it arrives, and keeps the tables it built. Opened from
+//! the queue, the entry's members are read first (`cluster`), then the table asked for.
 
 use anyhow::Result;
 
@@ -42,18 +43,26 @@ impl Session {
             _ => return Ok(()),
         }
         self.push(Mode::Group);
-        self.build_group_table()?;
+        self.build_group_table();
         Ok(())
     }
 
     /// The open entry's group table: from the tables built before, else built by the
     /// background worker (the members' texts, the one the entry's detectors read, and
     /// capture dates), the view showing "computing…" meanwhile.
-    fn build_group_table(&mut self) -> Result<()> {
+    pub(super) fn build_group_table(&mut self) {
         let kind = self.proposing_text();
         let Some(c) = &self.cluster else {
-            return Ok(());
+            return;
         };
+        if c.is_loading() {
+            // Asked for when the members arrive (`Session::apply_entry`).
+            self.message = format!(
+                "reading the {} members, then computing how each differs from the earliest capture…",
+                c.row.size
+            );
+            return;
+        }
         let key = GroupKey {
             entry: c.row.cluster,
             members: c.members.iter().map(|m| m.id).collect(),
@@ -67,10 +76,10 @@ impl Session {
         if let Some((_, table)) = kept {
             let table = table.clone();
             self.show_group_table(table);
-            return Ok(());
+            return;
         }
         if self.jobs.group.as_ref().is_some_and(|(_, k)| *k == key) {
-            return Ok(());
+            return;
         }
         let job = Job::Group {
             members: c.members.iter().map(|m| (m.id, m.url.clone())).collect(),
@@ -82,7 +91,6 @@ impl Session {
             key.members.len()
         );
         self.jobs.group = Some((self.background.worker.submit(job), key));
-        Ok(())
     }
 
     /// Takes the group table the worker built: kept, and shown if its entry is still open

@@ -215,6 +215,9 @@ pub struct Session {
     pub help_scroll: usize,
     /// The methods with a run, for the method filter.
     pub(super) methods: Vec<String>,
+    /// The text each method's latest finished run read (None: its parameters do not say),
+    /// read once at the start so opening a pair or the group view reads no run.
+    pub(super) run_texts: HashMap<String, Option<crate::store::TextKind>>,
     undo: UndoStack,
     batch_counter: u64,
     saves: Saving,
@@ -258,7 +261,20 @@ impl Session {
         store.fill_missing_langs_for(&docs)?;
         // The label writer's commits copy the log back; a key's never does.
         store.set_wal_autocheckpoint(0)?;
-        let mut methods: Vec<String> = store.runs()?.into_iter().map(|r| r.method).collect();
+        let runs = store.runs()?;
+        // In id order: each method's latest finished run is the last one kept.
+        let run_texts: HashMap<String, Option<crate::store::TextKind>> = runs
+            .iter()
+            .filter(|r| r.finished)
+            .map(|r| {
+                let text = r
+                    .params
+                    .get("text")
+                    .and_then(|t| serde_json::from_value(t.clone()).ok());
+                (r.method.clone(), text)
+            })
+            .collect();
+        let mut methods: Vec<String> = runs.into_iter().map(|r| r.method).collect();
         methods.sort();
         methods.dedup();
         let undo = UndoStack::from_log(&store.decision_log(coder)?);
@@ -304,6 +320,7 @@ impl Session {
             quit: false,
             help_scroll: 0,
             methods,
+            run_texts,
             undo,
             batch_counter: 0,
             saves: Saving::new(writer),
@@ -364,6 +381,8 @@ impl Session {
         }
         match self.mode() {
             Mode::Queue => {
+                // The entry's members still being read are of no use any more.
+                self.cancel_entry_jobs();
                 self.cluster = None;
                 self.pair = None;
             }

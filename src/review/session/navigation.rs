@@ -7,10 +7,10 @@ use std::ops::Range;
 
 use anyhow::Result;
 
-use super::{Mode, Session, Viewport, PAGE_ROWS, PREVIEW_CHARS};
+use super::{Mode, Session, Viewport, PAGE_ROWS};
 use crate::model::{set_key, LabelStatus, NoiseShown, QueueFilter, QueueRow, QueueSort};
 use crate::review::background::Job;
-use crate::review::sanitize::{sanitize, sanitize_line};
+use crate::review::sanitize::sanitize_line;
 use crate::store::PageAt;
 
 fn clean_row(mut r: QueueRow) -> QueueRow {
@@ -132,13 +132,22 @@ impl Session {
             }
         }
         if let Some(c) = &mut self.cluster {
-            for i in [c.anchor, c.cursor] {
-                if let Some(m) = c.members.get(i) {
-                    if let std::collections::hash_map::Entry::Vacant(e) = c.previews.entry(m.id) {
-                        let text = self.store.document_preview(m.id, PREVIEW_CHARS)?;
-                        e.insert(sanitize(&text));
-                    }
-                }
+            // The previews the screen lacks are read by the worker ("reading…" meanwhile).
+            let missing: Vec<i64> = [c.anchor, c.cursor]
+                .iter()
+                .filter_map(|&i| c.members.get(i).map(|m| m.id))
+                .filter(|id| !c.previews.contains_key(id))
+                .collect();
+            let asked = c
+                .preview_job
+                .as_ref()
+                .is_some_and(|(_, ids)| missing.iter().all(|id| ids.contains(id)));
+            if !missing.is_empty() && !asked && c.loading.is_none() {
+                let id = self.background.worker.submit(Job::Previews {
+                    entry: c.row.cluster,
+                    ids: missing.clone(),
+                });
+                c.preview_job = Some((id, missing));
             }
             let h = viewport.member_rows.max(1);
             if c.cursor < c.top {
@@ -197,7 +206,9 @@ impl Session {
                 ) as u64;
             }
             Mode::Cluster => {
-                if let Some(c) = &mut self.cluster {
+                // While the members are read there is no row to move to: the cursor stays
+                // on the first comparison the screen opens with.
+                if let Some(c) = self.cluster.as_mut().filter(|c| !c.is_loading()) {
                     c.cursor = clamp(
                         c.cursor as i64 + delta.clamp(-(1 << 40), 1 << 40),
                         c.members.len() as i64,
@@ -232,9 +243,11 @@ impl Session {
             }
             Mode::Cluster => {
                 if let Some(c) = &mut self.cluster {
-                    let id = c.members[c.cursor].id;
-                    if !c.selected.remove(&id) {
-                        c.selected.insert(id);
+                    // Nothing under the cursor while the members are being read.
+                    if let Some(id) = c.members.get(c.cursor).map(|m| m.id) {
+                        if !c.selected.remove(&id) {
+                            c.selected.insert(id);
+                        }
                     }
                 }
             }

@@ -7,9 +7,8 @@ use std::ops::Range;
 use anyhow::Result;
 
 use super::{Mode, Session, SYNC_WRAP_BYTES, WRAPS_KEPT};
-use crate::review::background::SharedEvidence;
-use crate::review::background::{Job, Pane, PreparedText};
-use crate::review::evidence::{DetectorEvidence, Highlight};
+use crate::review::background::{Explain, Job, Pane, PreparedText};
+use crate::review::evidence::Highlight;
 use crate::review::sanitize::sanitize_line;
 use crate::review::wrap::wrap;
 use crate::store::{PairEvidence, TextKind};
@@ -128,6 +127,8 @@ pub struct PairView {
     /// Whether the coder has scrolled this pair: then the texts arriving do not move the
     /// view to the first evidence.
     pub scrolled: bool,
+    /// What each detector's latest run says about the pair (read with the documents: empty
+    /// while they are).
     pub evidence: Vec<PairEvidence>,
     /// The background job preparing both documents, while it runs.
     pub job: Option<u64>,
@@ -243,42 +244,26 @@ pub fn evidence_summary(evidence: &[PairEvidence]) -> String {
 }
 
 impl Session {
-    /// What explains the pair: each method under the parameters of its latest run (the
-    /// runs the merged queue's entries are built from), so the highlights are the evidence
-    /// those runs used, not the defaults'.
-    fn pair_explanation(&self, evidence: &[PairEvidence]) -> Result<SharedEvidence> {
-        if let Some(custom) = &self.background.evidence {
-            return Ok(custom.clone());
-        }
-        let mut runs = Vec::new();
-        for e in evidence {
-            let params = self.store.resolve_run(&e.method, Some(e.run_id))?.params;
-            runs.push((e.method.clone(), params, e.detail.clone()));
-        }
-        Ok(std::sync::Arc::new(DetectorEvidence::for_runs(runs)))
-    }
-
-    /// Opens the pair view on the anchor and the current member: the evidence line at once,
-    /// the documents (read, sanitized, compared, wrapped) from the background worker.
+    /// Opens the pair view on the anchor and the current member at once: the documents
+    /// (read, sanitized, compared, wrapped) and what each detector's run says about them
+    /// (the evidence line) come from the background worker.
     pub(super) fn open_pair(&mut self, kind: TextKind) -> Result<()> {
         let Some(c) = &self.cluster else {
             return Ok(());
         };
-        let (ma, mb) = (&c.members[c.anchor], &c.members[c.cursor]);
+        let (Some(ma), Some(mb)) = (c.members.get(c.anchor), c.members.get(c.cursor)) else {
+            self.message = super::cluster::STILL_LOADING.into();
+            return Ok(());
+        };
         let mut left = DocPane::new(ma.id, &ma.url, &ma.title, String::new());
         let mut right = DocPane::new(mb.id, &mb.url, &mb.title, String::new());
         left.lang = sanitize_line(&ma.lang);
         right.lang = sanitize_line(&mb.lang);
         let (a, b) = (ma.id, mb.id);
-        let evidence = if self.blind {
-            Vec::new()
-        } else {
-            self.store.pair_evidence(a, b)?
-        };
-        let explanation = if self.blind {
-            None
-        } else {
-            Some(self.pair_explanation(&evidence)?)
+        let explain = match (&self.background.evidence, self.blind) {
+            (_, true) => Explain::Blind,
+            (Some(custom), false) => Explain::Custom(custom.clone()),
+            (None, false) => Explain::Detectors,
         };
         let show_diff = self.pair.as_ref().is_some_and(|p| p.show_diff);
         let job = self.background.worker.submit(Job::Pair {
@@ -286,7 +271,7 @@ impl Session {
             b,
             kind,
             width: self.viewport.pane_width.max(1),
-            evidence: explanation,
+            explain,
         });
         self.pair = Some(PairView {
             left,
@@ -296,7 +281,7 @@ impl Session {
             text: kind,
             scroll: 0,
             scrolled: false,
-            evidence,
+            evidence: Vec::new(),
             job: Some(job),
             diff_job: None,
             generation: job,

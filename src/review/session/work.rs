@@ -1,5 +1,6 @@
-//! Background work: results of the worker that prepares the pair view's documents, the
-//! group view's table and the chart screen's figures, and the label writer's reports
+//! Background work: results of the worker that reads an opened entry's members and
+//! previews, prepares the pair view's documents, the group view's table and the chart
+//! screen's figures, and the label writer's reports
 //! (`saving`) — polled before each frame, or waited for by tests and scripts that need the
 //! finished frame.
 
@@ -35,6 +36,10 @@ impl Session {
             || self.jobs.charts.is_some()
             || self.jobs.what_if.is_some()
             || self
+                .cluster
+                .as_ref()
+                .is_some_and(|c| c.loading.is_some() || c.preview_job.is_some())
+            || self
                 .pair
                 .as_ref()
                 .is_some_and(|p| p.job.is_some() || p.diff_job.is_some() || p.wrap_job.is_some())
@@ -65,6 +70,10 @@ impl Session {
                     self.apply_result(done);
                 }
                 None => {
+                    if let Some(c) = &mut self.cluster {
+                        c.loading = None;
+                        c.preview_job = None;
+                    }
                     if let Some(p) = &mut self.pair {
                         p.job = None;
                         p.diff_job = None;
@@ -77,11 +86,38 @@ impl Session {
         }
     }
 
-    /// Applies one result if it belongs to the open pair view (a result for a pair the
-    /// coder has left is dropped). Returns whether it was applied.
+    /// Applies one result if it belongs to what is open (a result for an entry or a pair
+    /// the coder has left is dropped). Returns whether it was applied.
     pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
         if matches!(result, Ok(Output::Discarded)) {
             return false;
+        }
+        if self.cluster.as_ref().is_some_and(|c| c.loading == Some(id)) {
+            return match result {
+                Ok(Output::Entry(loaded)) => self.apply_entry(id, *loaded),
+                Ok(_) => false,
+                Err(e) => {
+                    if let Some(c) = &mut self.cluster {
+                        c.loading = None;
+                    }
+                    self.message = format!("cannot read the entry's members: {e:#}");
+                    true
+                }
+            };
+        }
+        if let Ok(Output::Previews { entry, previews }) = result {
+            return self.apply_previews(id, entry, previews);
+        }
+        if let Some(c) = &mut self.cluster {
+            if c.preview_job.as_ref().is_some_and(|(j, _)| *j == id) {
+                if let (Some((_, ids)), Err(e)) = (c.preview_job.take(), result) {
+                    // Shown empty rather than asked for again at every frame.
+                    c.previews
+                        .extend(ids.into_iter().map(|id| (id, String::new())));
+                    self.message = format!("cannot read the previews: {e:#}");
+                }
+                return true;
+            }
         }
         if self.jobs.queue == Some(id) {
             self.jobs.queue = None;
@@ -132,9 +168,14 @@ impl Session {
         if p.job == Some(id) {
             p.job = None;
             match result {
-                Ok(Output::Pair { left, right }) => {
+                Ok(Output::Pair {
+                    left,
+                    right,
+                    evidence,
+                }) => {
                     p.left.fill(left);
                     p.right.fill(right);
+                    p.evidence = evidence;
                     p.scroll_to_first_evidence();
                 }
                 Ok(_) => {}
@@ -235,5 +276,107 @@ impl Session {
                 Some((self.background.worker.submit(job), asked))
             }
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::background::EntryLoaded;
+    use crate::store::{ClusterMember, ClusterRow, Store};
+
+    /// A session on two entries of two pages each, its worker held (nothing it is asked
+    /// runs until the test says so).
+    fn held_session() -> (tempfile::TempDir, Session) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let ids: Vec<i64> = (0..4)
+            .map(|i| {
+                store
+                    .insert_test_document(
+                        &format!("http://example.org/{i}"),
+                        "Page",
+                        &format!("text of page {i}: long enough not to be triaged as a near-empty page, which takes a hundred characters"),
+                        None,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        let run = store
+            .create_run("spotsigs", &serde_json::json!({}))
+            .unwrap();
+        let entry = |members: Vec<i64>| ClusterRow {
+            members,
+            min_score: Some(0.9),
+            max_score: Some(0.9),
+            weakest_bridge: None,
+        };
+        store
+            .write_run_clusters(run, &[entry(ids[..2].to_vec()), entry(ids[2..].to_vec())])
+            .unwrap();
+        store.finish_run(run, &serde_json::json!({})).unwrap();
+        let mut s = Session::new(store, "ann", false).unwrap();
+        s.hold_background(true);
+        (dir, s)
+    }
+
+    /// What the worker would have read for the open entry (one made-up member).
+    fn loaded_for(s: &Session) -> Box<EntryLoaded> {
+        let c = s.cluster.as_ref().unwrap();
+        Box::new(EntryLoaded {
+            entry: c.row.cluster,
+            members: vec![ClusterMember {
+                id: 99,
+                url: "stale".into(),
+                title: "stale".into(),
+                bytes: 1,
+                dup_group: None,
+                captures: 1,
+                lang: "und".into(),
+            }],
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_stale_entry_result_is_dropped() {
+        let (_dir, mut s) = held_session();
+        s.open().unwrap();
+        let first = s.cluster.as_ref().unwrap().loading.unwrap();
+        let stale = loaded_for(&s);
+        // The coder leaves and opens the next entry before the first read lands.
+        s.back();
+        s.move_by(1).unwrap();
+        s.open().unwrap();
+        assert!(!s.apply_result((first, Ok(Output::Entry(stale)))));
+        let c = s.cluster.as_ref().unwrap();
+        assert!(c.is_loading() && c.members.is_empty());
+        // Same entry, opened again: the earlier job's result is dropped too.
+        let second = c.loading.unwrap();
+        let again = loaded_for(&s);
+        s.back();
+        s.open().unwrap();
+        assert!(!s.apply_result((second, Ok(Output::Entry(again)))));
+        assert!(s.cluster.as_ref().unwrap().members.is_empty());
+        // The open entry's own read fills it.
+        s.hold_background(false);
+        s.wait_background();
+        let c = s.cluster.as_ref().unwrap();
+        assert!(!c.is_loading());
+        let ids: Vec<i64> = c.members.iter().map(|m| m.id).collect();
+        assert_eq!(ids, c.row.members);
+    }
+
+    #[test]
+    fn a_failed_entry_read_says_so_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.open().unwrap();
+        let job = s.cluster.as_ref().unwrap().loading.unwrap();
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s
+            .message
+            .contains("cannot read the entry's members: disk gone"));
+        assert!(!s.cluster.as_ref().unwrap().is_loading());
+        s.hold_background(false);
     }
 }
