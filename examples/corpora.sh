@@ -71,6 +71,11 @@ build() {
           "$cache/dd-lang/gold.orig.tsv" > "$cache/dd-lang/gold.tsv"
       else echo "== dd-lang: there"; fi ;;
     dd6k) docs dd6k linux-doc-6.1 ;;
+    # Session 12's held-out doc families, built before any result on them was looked at:
+    # asciidoc (git), vim2html, gi-docgen / gtk-doc (glib), Sphinx (cmake), SWIG's own HTML.
+    dd-held7) docs dd-held7 git-doc vim-doc swig-doc nginx-doc libglib2.0-doc cmake-doc --max-pages 250 ;;
+    # …and doxygen's own manual, SDL2 (doxygen), Sphinx's manual, gtkmm (doxygen).
+    dd-held8) docs dd-held8 doxygen-doc libsdl2-doc sphinx-doc libgtkmm-3.0-doc --max-pages 250 ;;
     ddwarc)
       [[ -s $cache/ddwarc/crawl.warc.gz ]] && { echo "== ddwarc: there"; return; }
       docs ddwarc linux-doc-5.10 linux-doc-6.12 --warc ;;
@@ -79,5 +84,5 @@ build() {
 }
 
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-lang dd6k ddwarc)
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-lang dd6k ddwarc)
 for n in "${names[@]}"; do build "$n"; done

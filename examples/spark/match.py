@@ -22,7 +22,8 @@ pairs (scores to the last bit) and clusters are exactly those of `spotcheck dete
   pair with Jaccard ≥ t shares one of them), one join on the token with the length bound
   min/max ≥ t gives the candidates, deduplicated, and each is verified once with the exact
   overlap (t is detect's matching threshold: τ, or with the containment rule its floor).
-  Then detect's filter (Jaccard ≥ τ, or containment ≥ `containment`), and the exact
+  Then detect's filter (Jaccard ≥ τ, or containment ≥ `containment`; two differently named
+  pages of one site only at Jaccard ≥ `sibling_tau`), and the exact
   duplicates and equal content texts at 1 (a group over 200 members as a star from its
   first member), a pair found both ways keeping the matcher's score.
 - I-Match: a group-by on (coordinate, signature); pairs of buckets of at most
@@ -244,6 +245,21 @@ def spotsigs(spark, docs, s):
         cond = (F.col("score") >= match_tau) & ((F.col("score") >= tau) | (contained >= containment))
     else:
         cond = F.col("score") >= tau
+    # `--sibling-tau`: two pages of one site under two names (`name`, the stage's key of the
+    # URL's last path segment and query) pass only at Jaccard ≥ max(τ, sibling τ), never by
+    # containment. A stage file from before names were kept has no `name`: τ alone.
+    sibling_tau = s.get("sibling_tau")
+    if sibling_tau is not None and "name" in docs.columns:
+        meta_a = docs.select(F.col("idx").alias("a"), F.col("site").alias("site_a"), F.col("name").alias("name_a"))
+        meta_b = docs.select(F.col("idx").alias("b"), F.col("site").alias("site_b"), F.col("name").alias("name_b"))
+        cand = cand.join(meta_a, "a").join(meta_b, "b")
+        sibling = (
+            (F.col("site_a") == F.col("site_b"))
+            & F.col("name_a").isNotNull()
+            & F.col("name_b").isNotNull()
+            & (F.col("name_a") != F.col("name_b"))
+        )
+        cond = F.when(sibling, F.col("score") >= F.lit(max(tau, sibling_tau))).otherwise(cond)
     matched = materialized(cand.where(cond).select("a", "b", "score"))
     exact = exact_group_pairs(docs, "dup_group").unionByName(exact_group_pairs(docs, "same_content"))
     # A pair both matched and exact keeps the matcher's score (detect's dedup keeps the

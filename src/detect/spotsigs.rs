@@ -59,6 +59,10 @@ pub struct SpotSigsSettings {
     /// similarity 1 whatever their signatures: what matches the pages left with fewer than
     /// `min_sigs` signatures (index, table-of-contents and member-list pages).
     pub same_content: bool,
+    /// Two differently named pages of one site (see [`page_name_key`]) are a pair only at a
+    /// Jaccard of at least this (and never by the containment rule); `None`: off, every pair
+    /// is judged by τ.
+    pub sibling_tau: Option<f64>,
 }
 
 impl Default for SpotSigsSettings {
@@ -85,6 +89,12 @@ impl Default for SpotSigsSettings {
             containment: Some(0.8),
             containment_floor: 0.2,
             same_content: true,
+            // τ 0.4 and the containment rule are for copies edited on their way to another
+            // site. Two pages of one site under two names share its template and its
+            // vocabulary — a manual's sibling pages (`envvar/CFLAGS` / `envvar/FFLAGS`,
+            // `git-annotate` / `git-blame`) reach 0.4–0.7 — so they must be close copies
+            // (print versions, URL aliases) to be a pair (BENCHMARKS.md, issue 14 session 12).
+            sibling_tau: Some(0.8),
         }
     }
 }
@@ -102,6 +112,7 @@ impl SpotSigsSettings {
             site_boilerplate_pages: None,
             containment: None,
             same_content: false,
+            sibling_tau: None,
             ..Self::default()
         }
     }
@@ -228,6 +239,21 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.containment_floor = v.float(),
     },
     Param {
+        flag: "sibling-tau",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "Two pages of one site under different file names (the URL's last path segment \
+               and query) are a pair only at Jaccard ≥ F, never by containment: sibling pages \
+               of one template are not copies; 0 = off (τ for every pair).",
+        paper: Some("0"),
+        get: |s| Some(Value::Float(s.sibling_tau.unwrap_or(0.0))),
+        unset: "",
+        set: |s, v| {
+            let f = v.float();
+            s.sibling_tau = (f > 0.0).then_some(f);
+        },
+    },
+    Param {
         flag: "no-same-content",
         value_name: "",
         kind: Kind::Switch,
@@ -316,6 +342,10 @@ pub struct DocSigs {
     /// The hash of its text with case and white space folded (`None`: an empty text, or
     /// `same_content` off).
     same_content: Option<u64>,
+    /// [`page_name_key`] of its URL (`None` in an index stored before names were kept: such
+    /// a page is judged by τ alone).
+    #[serde(default)]
+    name: Option<u64>,
 }
 
 /// The key under which `same_content` pairs texts: the hash of the lowercased words joined
@@ -379,6 +409,7 @@ fn sign_words(
     DocSigs {
         sigs: Sigs::Packed(extract_packed(words, params)),
         site: site_of(&d.url).to_string(),
+        name: Some(page_name_key(&d.url)),
         // Exact duplicates (identical visible text) are pairs at similarity 1 whatever
         // their signatures: the content hash settles them without the matcher.
         dup_group: d.dup_group.filter(|_| !d.text.trim().is_empty()),
@@ -397,6 +428,7 @@ struct StoredSigs<'a> {
     site: &'a str,
     dup_group: Option<i64>,
     same_content: Option<u64>,
+    name: Option<u64>,
 }
 
 impl Detector for SpotSigs {
@@ -455,6 +487,7 @@ impl Detector for SpotSigs {
             site: &sig.site,
             dup_group: sig.dup_group,
             same_content: sig.same_content,
+            name: sig.name,
         })
         .ok()
     }
@@ -485,6 +518,7 @@ impl Detector for SpotSigs {
             .0
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let names: Vec<Option<u64>> = docs.iter().map(|d| d.name).collect();
         let (sig_lists, sites): (Vec<Vec<u32>>, Vec<String>) = docs
             .into_iter()
             .map(|d| {
@@ -535,9 +569,18 @@ impl Detector for SpotSigs {
         let (pairs, stats) = match_pairs(&vectors, match_tau, MatchMode::Full);
         let matched_at = ctx.started.elapsed().as_secs_f64();
         let mut contained = 0usize;
+        let mut siblings_dropped = 0usize;
         let mut doc_pairs: Vec<(u32, u32, f64)> = pairs
             .iter()
             .filter(|&&(a, b, sim)| {
+                if let Some(sibling_tau) = s.sibling_tau {
+                    let (da, db) = (index[a as usize], index[b as usize]);
+                    if siblings(&sites[da], names[da], &sites[db], names[db]) {
+                        let keep = sim >= sibling_tau.max(s.tau);
+                        siblings_dropped += usize::from(!keep);
+                        return keep;
+                    }
+                }
                 if sim >= s.tau {
                     return true;
                 }
@@ -564,6 +607,7 @@ impl Detector for SpotSigs {
             "idf_max_used": idf_max,
             "pairs": doc_pairs.len(),
             "pairs_by_containment": contained,
+            "sibling_pairs_dropped": siblings_dropped,
             "exact_duplicate_pairs_added": exact_pairs_added,
             "match_stats": format!("{stats:?}"),
             "sign_seconds": signed_at,
@@ -630,6 +674,7 @@ impl super::staged::Staged for SpotSigs {
         let mut sites = Vec::with_capacity(docs.len());
         let mut dups = Vec::with_capacity(docs.len());
         let mut same = Vec::with_capacity(docs.len());
+        let mut names = Vec::with_capacity(docs.len());
         for d in docs {
             // Stages sign without the driver, so their signatures are never interned.
             sigs.push(match d.sigs {
@@ -640,12 +685,14 @@ impl super::staged::Staged for SpotSigs {
             sites.push(Some(d.site));
             dups.push(d.dup_group);
             same.push(d.same_content.map(|k| k as i64));
+            names.push(d.name.map(|k| k as i64));
         }
         vec![
             ("spotsigs", Column::TextList(sigs)),
             ("site", Column::Text(sites)),
             ("dup_group", Column::Int(dups)),
             ("same_content", Column::Int(same)),
+            ("name", Column::Int(names)),
         ]
     }
 
@@ -655,18 +702,50 @@ impl super::staged::Staged for SpotSigs {
         let sites = batch_texts(batch, "site")?;
         let dups = batch_ints(batch, "dup_group")?;
         let same = batch_ints(batch, "same_content")?;
+        // A stage file written before names were kept has no `name` column: its pages are
+        // judged by τ alone, as `sig_from_bytes` reads an old index.
+        let names = match batch.column_by_name("name") {
+            Some(_) => batch_ints(batch, "name")?,
+            None => vec![None; sigs.len()],
+        };
         Ok(sigs
             .into_iter()
             .zip(sites)
-            .zip(dups.into_iter().zip(same))
-            .map(|((sigs, site), (dup_group, same))| DocSigs {
+            .zip(dups.into_iter().zip(same).zip(names))
+            .map(|((sigs, site), ((dup_group, same), name))| DocSigs {
                 sigs: Sigs::Text(sigs),
                 site: site.unwrap_or_default(),
                 dup_group,
                 same_content: same.map(|k| k as u64),
+                name: name.map(|k| k as u64),
             })
             .collect())
     }
+}
+
+/// The key of a page's name in its site: the hash of its URL's last non-empty path segment
+/// and its query (`envvar/CFLAGS.html` → `CFLAGS.html`; `article.php?id=2` →
+/// `article.php?id=2`; `/2024/05/fire-kills-3/` → `fire-kills-3`). The same page in two
+/// releases or directories of a site keeps its name; two pages of one template do not.
+pub fn page_name_key(url: &str) -> u64 {
+    let url = url.split('#').next().unwrap_or(url);
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    // The path inside the site: after the host, or after a folder ingest's first segment.
+    let path = match path.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
+        None => path.split_once('/').map_or("", |(_, p)| p),
+    };
+    let name = path.rsplit('/').find(|seg| !seg.is_empty()).unwrap_or("");
+    let mut key = String::with_capacity(name.len() + query.len() + 1);
+    key.push_str(name);
+    key.push('?');
+    key.push_str(query);
+    crate::extract::content::block_hash(&key)
+}
+
+/// Whether two pages are siblings for `--sibling-tau`: one site, two known, different names.
+fn siblings(site_a: &str, name_a: Option<u64>, site_b: &str, name_b: Option<u64>) -> bool {
+    site_a == site_b && matches!((name_a, name_b), (Some(x), Some(y)) if x != y)
 }
 
 /// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.
@@ -709,6 +788,37 @@ fn exact_duplicate_pairs<'a>(groups: impl Iterator<Item = &'a Vec<usize>>) -> Ve
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_page_name_is_its_last_path_segment_and_query() {
+        use super::{page_name_key, siblings};
+        let k = page_name_key;
+        assert_eq!(
+            k("pkg/1.0/envvar/CFLAGS.html"),
+            k("pkg/2.0/doc/envvar/CFLAGS.html")
+        );
+        assert_ne!(
+            k("pkg/1.0/envvar/CFLAGS.html"),
+            k("pkg/1.0/envvar/FFLAGS.html")
+        );
+        assert_eq!(
+            k("https://a.example/2024/fire-kills-3/"),
+            k("https://b.example/fire-kills-3")
+        );
+        assert_ne!(
+            k("https://a.example/article.php?id=1"),
+            k("https://a.example/article.php?id=2")
+        );
+        assert_eq!(
+            k("https://a.example/x.html#top"),
+            k("https://a.example/y/x.html")
+        );
+        assert!(siblings("a", Some(1), "a", Some(2)));
+        assert!(!siblings("a", Some(1), "a", Some(1)));
+        assert!(!siblings("a", Some(1), "b", Some(2)));
+        assert!(!siblings("a", None, "a", Some(2)));
+    }
+
     use super::{containment, same_content_key, SigVector};
 
     /// Interned signatures serialize to the bytes the strings did (the `query` index stays

@@ -183,3 +183,43 @@ fn member_lists_with_too_few_signatures_pair_by_equal_text_only() {
     let without = spotsigs_pairs(&pages, &["--no-same-content"]);
     assert!(!without.contains(&same), "{without:?}");
 }
+
+/// Two pages of one manual under two names that share most of their text (one template,
+/// one subject: `git-annotate` / `git-blame`) are not a pair under the default
+/// `--sibling-tau`, while the same page in two releases (one name) and a copy on another
+/// site, just as far apart, are; `--sibling-tau 0` pairs the siblings again.
+#[test]
+fn sibling_pages_of_one_site_need_a_close_copy_but_releases_and_other_sites_do_not() {
+    let base = story("harbour", 6);
+    let with = |keep: std::ops::Range<usize>, extra: &str| -> Vec<String> {
+        let mut p = base[keep].to_vec();
+        p.extend(story(extra, 2));
+        p
+    };
+    let mut sibling = story("beta", 2);
+    sibling.extend_from_slice(&base[2..6]);
+    let pages = [
+        ("manual.example/1.0/guide/lock.html", html("Locks", &base)),
+        (
+            "manual.example/2.0/guide/lock.html",
+            html("Locks", &with(0..4, "alpha")),
+        ),
+        (
+            "manual.example/1.0/guide/latch.html",
+            html("Latches", &sibling),
+        ),
+        (
+            "other.example/lock-copy.html",
+            html("Locks", &with(0..4, "gamma")),
+        ),
+    ];
+    let old = "manual.example/1.0/guide/lock.html";
+    let new = "manual.example/2.0/guide/lock.html";
+    let latch = "manual.example/1.0/guide/latch.html";
+    let copy = "other.example/lock-copy.html";
+    let found = spotsigs_pairs(&pages, &[]);
+    let expected = BTreeSet::from([pair(old, new), pair(old, copy), pair(new, copy)]);
+    assert_eq!(found, expected);
+    let off = spotsigs_pairs(&pages, &["--sibling-tau", "0"]);
+    assert!(off.contains(&pair(old, latch)), "{off:?}");
+}

@@ -354,8 +354,18 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
     // Cooper's containment rule (for copies across sites) would pair the siblings too; in
     // the corpus both releases sit under one package folder, one site. Laid out that way,
     // the site template leaves SpotSigs no sibling pair to test the queue's rule with, so
-    // this fixture keeps the per-release folders and turns containment off.
-    common::spotcheck_ok(&["detect", "--db", db, "--cooper-contained", "0"]);
+    // this fixture keeps the per-release folders and turns containment off. SpotSigs' own
+    // sibling rule (`--sibling-tau`, session 12) would keep the pair from the queue before its
+    // rule sees it: off here, so the queue's rule is what is tested.
+    common::spotcheck_ok(&[
+        "detect",
+        "--db",
+        db,
+        "--cooper-contained",
+        "0",
+        "--sibling-tau",
+        "0",
+    ]);
     let page = |v: &str, name: &str| format!("{v}/{name}.html");
     let (map8, mutable8) = (
         page(releases[0], "qmapiterator"),
