@@ -121,9 +121,14 @@ def spot_kept(u):
     if n <= floor: return len(set(v["sigs"]))
     return sum(1 for s in set(v["sigs"]) if on_site[(v["site"], s)] <= floor)
 im = sigs_of("imatch"); co = sigs_of("cooper")
+def imatch_outcomes(v):
+    # Since session 11 an I-Match signature is an object (`outcomes` per coordinate, beside
+    # the cross-site coordinates and the site); before, the list of outcomes itself.
+    if isinstance(v, dict): return v.get("outcomes", [])
+    return v or []
 unsigned = {
     "spotsigs": lambda u: spot_kept(u) < 3,
-    "imatch": lambda u: not any("Signed" in b for b in im.get(u, [])),
+    "imatch": lambda u: not any("Signed" in b for b in imatch_outcomes(im.get(u))),
     "cooper": lambda u: not (co.get(u) and co[u][1]),
 }
 # A page's own lines are on at most one page per release; lines on more pages of the site
