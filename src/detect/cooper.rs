@@ -301,6 +301,15 @@ impl super::staged::Staged for Cooper {
         let Some(dfs) = dfs else {
             anyhow::bail!("cooper needs the collection's term frequencies (--stats)");
         };
+        // The passage rule reads the lines of the documents' texts, which the signed files do
+        // not carry: refuse rather than make other pairs than `detect`.
+        if s.passage_min_terms > 0 {
+            anyhow::bail!(
+                "cooper: the passage rule (--cooper-passage) reads the texts, which the stages do \
+                 not carry; give --params '{{\"passage_min_terms\":0}}' to every stage and compare \
+                 with detect --cooper-passage 0"
+            );
+        }
         Ok(Prepared {
             dfs: std::sync::Arc::new(dfs.clone()),
             params: s.params(),
