@@ -12,8 +12,8 @@
 //! as a passage of the floor's size must (its hits: `min_terms · (100 − c) / 100`), counted
 //! through an index of those pages' terms only. The lines are then read from the store's
 //! texts for the candidates' documents alone; a document whose text the store does not hold
-//! (a staged match's scratch store, `query`'s outside documents) has no lines and no
-//! passage.
+//! (`query`'s outside documents) has no lines and no passage; the detection stages, which
+//! carry no texts, refuse the rule (`Staged::prepare_from`).
 //!
 //! Template twins are left out: two pages whose template lines (the lines of the visible
 //! text that their content text dropped) are mostly the same are one template on two
@@ -71,6 +71,7 @@ fn small_sites(sites: &[u64]) -> Vec<bool> {
     for &s in sites {
         *count.entry(s).or_insert(0) += 1;
     }
+    // Every site was counted just above, so the index finds it.
     sites.iter().map(|s| count[s] < min_pages).collect()
 }
 
@@ -263,4 +264,63 @@ pub fn passage_pairs(
         .collect();
     out.par_sort_unstable_by_key(|p| (p.a, p.b));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn terms(r: std::ops::Range<usize>) -> Salient {
+        Salient::Terms(r.map(|i| format!("t{i:04}")).collect::<BTreeSet<_>>())
+    }
+
+    /// A passage of 40 terms passes with 29 of them held (29·30 > 11·70), never with 28:
+    /// the candidates need 28 shared terms, so every pair that can pass is a candidate.
+    #[test]
+    fn candidates_need_the_hits_of_a_passage_of_the_floors_size_across_sites() {
+        let params = CooperParams {
+            contained_pct: 30,
+            passage_min_terms: 40,
+            ..CooperParams::default()
+        };
+        let salient = [
+            terms(0..40),    // x: a one-page site's page (site 1)
+            terms(12..100),  // shares 28 with x, site 2
+            terms(13..100),  // shares 27, site 3
+            terms(0..40),    // shares all, but on x's site
+            terms(200..300), // shares nothing, site 4
+        ];
+        let sites = [1, 2, 3, 1, 4];
+        let c = candidates(&sites, &salient, &params);
+        // Every site here has one or two pages, so every page is a probe: x and the page
+        // sharing 28 with it (not the one sharing 27, nor x's own site's), and that page with
+        // the two others it shares 28 or more with.
+        assert_eq!(c.pairs, [(0, 1), (1, 2), (1, 3)]);
+        // Sites of four or more pages have their template removed across pages: no probe.
+        let big = [1, 1, 1, 1, 2];
+        let c = candidates(&big, &salient, &params);
+        assert!(c
+            .pairs
+            .iter()
+            .all(|&(a, b)| c.small[a as usize] || c.small[b as usize]));
+        assert!(!c.small[0]);
+        // Off: no candidates.
+        let off = CooperParams {
+            passage_min_terms: 0,
+            ..params
+        };
+        assert!(candidates(&sites, &salient, &off).is_empty());
+    }
+
+    #[test]
+    fn twins_share_most_template_lines_and_at_least_a_few() {
+        let set = |r: std::ops::Range<u64>| r.collect::<FxHashSet<u64>>();
+        assert!(twins(&set(0..10), &set(1..30)));
+        assert!(
+            !twins(&set(0..10), &set(6..30)),
+            "4 shared: under the floor"
+        );
+        assert!(!twins(&set(0..40), &set(30..100)), "10 of 40: under half");
+    }
 }
