@@ -50,9 +50,13 @@ if [ -z "$SKIP_DETECT" ] && [ ! -f "$WORK/whole.db" ]; then
 fi
 echo "ingest whole: $(since "$s") s"
 for method in $METHODS; do
+  # Cooper's passage rule (--cooper-passage) reads the texts, which the stages do not carry:
+  # they refuse it, so both sides run without it.
+  extra=(); PARAMS='{"text":"Visible"}'
+  if [[ $method == cooper ]]; then extra=(--cooper-passage 0); PARAMS='{"text":"Visible","passage_min_terms":0}'; fi
   if [ -z "$SKIP_DETECT" ] && [ ! -s "$WORK/$method.detect.clusters" ]; then
     s=$(now)
-    "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible 2>&1 | tail -1
+    "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible "${extra[@]}" 2>&1 | tail -1
     echo "$method detect: $(since "$s") s"
     "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
     "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"

@@ -403,6 +403,13 @@ def cooper(spark, docs, s):
     `indexed_len − may_miss` of the earlier list's indexed terms in the later list) before
     any list is shipped, and only those candidates are verified on the exact intersection
     of their two id lists."""
+    # The passage rule (`--cooper-passage`; issue 14 session 12) reads the documents' texts,
+    # which the signed files do not carry: refuse rather than make other pairs than `detect`.
+    if int(s.get("passage_min_terms", 0) or 0) > 0:
+        raise SystemExit(
+            "cooper: the passage rule is not in the Spark job (it reads the texts); sign with "
+            "--params '{\"passage_min_terms\":0}'"
+        )
     n = docs.count()
     size_pct, delta_pct = int(s["size_pct"]), int(s["delta_pct"])
     contained_pct = int(s.get("contained_pct", 0) or 0)

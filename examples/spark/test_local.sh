@@ -87,6 +87,9 @@ for method in $METHODS; do
   extra=()
   PARAMS='{"text":"Visible"}'
   if [[ $method == imatch ]]; then extra=(--across-bags 0); PARAMS='{"text":"Visible","across_bags":0}'; fi
+  # Cooper's passage rule (--cooper-passage, issue 14 session 12) reads the texts, which the
+  # stages do not carry; they refuse it: both sides run without it.
+  if [[ $method == cooper ]]; then extra=(--cooper-passage 0); PARAMS='{"text":"Visible","passage_min_terms":0}'; fi
   "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible "${extra[@]}" >/dev/null 2>&1
   "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
   "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"

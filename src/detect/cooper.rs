@@ -37,6 +37,10 @@ pub struct CooperSettings {
     /// before it existed.
     #[serde(default)]
     pub contained_min_terms: u32,
+    /// The passage rule's floor (see `CooperParams::passage_min_terms`); 0 (off) for a run
+    /// stored before it existed.
+    #[serde(default)]
+    pub passage_min_terms: u32,
 }
 
 impl Default for CooperSettings {
@@ -50,6 +54,7 @@ impl Default for CooperSettings {
             contained_pct: DEFAULT_CONTAINED_PCT,
             contained_size_pct: DEFAULT_CONTAINED_SIZE_PCT,
             contained_min_terms: DEFAULT_CONTAINED_MIN_TERMS,
+            passage_min_terms: DEFAULT_PASSAGE_MIN_TERMS,
         }
     }
 }
@@ -63,6 +68,7 @@ impl CooperSettings {
             contained_pct: self.contained_pct,
             contained_size_pct: self.contained_size_pct,
             contained_min_terms: self.contained_min_terms,
+            passage_min_terms: self.passage_min_terms,
         }
     }
 }
@@ -81,6 +87,11 @@ pub const DEFAULT_CONTAINED_SIZE_PCT: u32 = 300;
 /// generated pages of two packages); no true cross-site copy of the news corpora had fewer
 /// than 26.
 pub const DEFAULT_CONTAINED_MIN_TERMS: u32 = 20;
+
+/// Default of `--cooper-passage`: measured on news-v4 and news-v3 one page per site (issue
+/// 14, session 12; BENCHMARKS.md), 40 terms is the floor that adds no false pair on any
+/// corpus; 30 added pairs of two folders of one real site sharing its template's prose.
+pub const DEFAULT_PASSAGE_MIN_TERMS: u32 = 40;
 
 /// The Cooper row of the method table.
 pub struct Cooper;
@@ -174,6 +185,23 @@ static PARAMS: &[Param<S>] = &[
         get: |s| Some(Value::Int(u64::from(s.contained_min_terms))),
         unset: "",
         set: |s, v| s.contained_min_terms = v.int() as u32,
+    },
+    Param {
+        flag: "cooper-passage",
+        value_name: "TERMS",
+        kind: Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        help: "Passage rule: a page of a site with too few pages to learn its template from \
+               (whose content text may keep the template's prose) is also a near-duplicate of \
+               a page of another site when a run of its lines with at least this many salient \
+               terms is contained in it by the containment percentage, and those terms sit \
+               together there too; 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(u64::from(s.passage_min_terms))),
+        unset: "",
+        set: |s, v| s.passage_min_terms = v.int() as u32,
     },
 ];
 
@@ -273,6 +301,15 @@ impl super::staged::Staged for Cooper {
         let Some(dfs) = dfs else {
             anyhow::bail!("cooper needs the collection's term frequencies (--stats)");
         };
+        // The passage rule reads the lines of the documents' texts, which the signed files do
+        // not carry: refuse rather than make other pairs than `detect`.
+        if s.passage_min_terms > 0 {
+            anyhow::bail!(
+                "cooper: the passage rule (--cooper-passage) reads the texts, which the stages do \
+                 not carry; give --params '{{\"passage_min_terms\":0}}' to every stage and compare \
+                 with detect --cooper-passage 0"
+            );
+        }
         Ok(Prepared {
             dfs: std::sync::Arc::new(dfs.clone()),
             params: s.params(),
@@ -423,8 +460,12 @@ impl Detector for Cooper {
             .par_iter()
             .map(|s| (s.sum_signature(), s.len()))
             .collect();
-        drop(p.dfs);
         let matching = std::time::Instant::now();
+        // The passage rule's candidates, while the term lists are here; the collection's
+        // frequencies are kept for its lines only when it has candidates.
+        let candidates = super::cooper_passage::candidates(&sites, &salient, &p.params);
+        let passage_candidates = candidates.len();
+        let dfs = (!candidates.is_empty()).then_some(p.dfs);
         let found = match one_table(&salient) {
             Some(table) => {
                 let numbered = salient
@@ -446,6 +487,24 @@ impl Detector for Cooper {
                 cooper::detect_across_sites(&terms, &sites, &p.params)
             }
         };
+        let passage_started = std::time::Instant::now();
+        let found = match dfs {
+            Some(dfs) => {
+                let more = super::cooper_passage::passage_pairs(
+                    candidates, &found, ctx.store, ctx.ids, p.text, &dfs, &p.params,
+                )?;
+                let mut all = found;
+                all.extend(more);
+                all.par_sort_unstable_by_key(|q| (q.a, q.b));
+                all
+            }
+            None => found,
+        };
+        let passage_seconds = passage_started.elapsed().as_secs_f64();
+        let passage = found
+            .iter()
+            .filter(|q| matches!(q.rule, cooper::Rule::Passage { .. }))
+            .count();
         let contained = found
             .iter()
             .filter(|q| matches!(q.rule, cooper::Rule::Contained { .. }))
@@ -455,6 +514,9 @@ impl Detector for Cooper {
             "matchable": sums.iter().filter(|s| s.1 > 0).count(),
             "pairs": found.len(),
             "contained_pairs": contained,
+            "passage_candidates": passage_candidates,
+            "passage_pairs": passage,
+            "passage_seconds": passage_seconds,
             // Ranking the lists and finding the pairs, apart from signing and storing.
             "matching_seconds": matching.elapsed().as_secs_f64(),
         });

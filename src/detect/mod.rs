@@ -15,6 +15,7 @@
 
 pub mod andd;
 pub mod cooper;
+pub mod cooper_passage;
 pub mod driver;
 pub mod explain;
 pub mod imatch;

@@ -50,6 +50,11 @@ pub struct CooperParams {
     /// generated page whose content text is a few words (a rustdoc intrinsic) is "contained"
     /// in thousands of others across sites; no syndicated copy is that short.
     pub contained_min_terms: u32,
+    /// The passage rule ([`super::passage`]) for a page of a one-page site: its passage of
+    /// at least this many terms, contained by `contained_pct`, is a near-duplicate of the
+    /// other page. 0 = off (the paper). Applied by the detector, which has the texts'
+    /// lines (`detect::cooper_passage`), not by [`detect`].
+    pub passage_min_terms: u32,
 }
 
 impl Default for CooperParams {
@@ -62,6 +67,7 @@ impl Default for CooperParams {
             contained_pct: 0,
             contained_size_pct: 0,
             contained_min_terms: 0,
+            passage_min_terms: 0,
         }
     }
 }
@@ -77,8 +83,13 @@ impl CooperParams {
         } else {
             String::new()
         };
+        let passage = if self.passage_min_terms > 0 && self.contained_pct > 0 {
+            format!(" passage={}", self.passage_min_terms)
+        } else {
+            String::new()
+        };
         format!(
-            "cooper v1 size={}% delta={}% min_idf={}{contained} sum=fnv1a64",
+            "cooper v1 size={}% delta={}% min_idf={}{contained}{passage} sum=fnv1a64",
             self.size_tolerance_pct, self.delta_pct, self.min_idf
         )
     }
@@ -143,6 +154,9 @@ pub enum Rule {
     Delta,
     /// Containment: `missing` terms of the shorter list are absent from the longer.
     Contained { missing: u32 },
+    /// The passage rule ([`super::passage`]): a passage of `smaller` terms of a one-page
+    /// site's page, `missing` of them absent from the other page.
+    Passage { missing: u32 },
 }
 
 /// Salient terms of a document: its unique terms with normalized idf ≥ `min_idf` in `dfs`.
@@ -227,11 +241,12 @@ pub struct CooperPair {
 }
 
 impl CooperPair {
-    /// `1 − differing / smaller` (the paper's test), `1 − missing / smaller` (containment).
+    /// `1 − differing / smaller` (the paper's test), `1 − missing / smaller` (containment;
+    /// the passage rule, `smaller` then the passage's terms).
     pub fn score(&self) -> f64 {
         let lost = match self.rule {
             Rule::Delta => self.differing,
-            Rule::Contained { missing } => missing,
+            Rule::Contained { missing } | Rule::Passage { missing } => missing,
         };
         1.0 - f64::from(lost) / f64::from(self.smaller)
     }
@@ -245,6 +260,11 @@ impl CooperPair {
                 "{missing} of {} terms of the shorter missing from the longer ({} more there)",
                 self.smaller,
                 self.differing - missing
+            ),
+            Rule::Passage { missing } => format!(
+                "{missing} of {} terms of a passage of one page missing from the other (the \
+                 rest of that page is its own)",
+                self.smaller
             ),
         }
     }

@@ -5,5 +5,6 @@ pub mod andd;
 pub mod cooper;
 pub mod imatch;
 pub mod lexicon;
+pub mod passage;
 pub mod spotsigs;
 pub mod termsets;

@@ -18,7 +18,7 @@ const SYLLABLES: &[&str] = &[
 ];
 
 /// `n` paragraphs of made-up words about `topic`, different for every topic.
-fn story(topic: &str, n: usize) -> Vec<String> {
+pub(crate) fn story(topic: &str, n: usize) -> Vec<String> {
     let mut state = topic.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     });
@@ -38,7 +38,7 @@ fn story(topic: &str, n: usize) -> Vec<String> {
 }
 
 /// A page of `site`'s template: its own navigation and footer around the paragraphs.
-fn page(site: &str, title: &str, paragraphs: &[String]) -> String {
+pub(crate) fn page(site: &str, title: &str, paragraphs: &[String]) -> String {
     let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>\n")).collect();
     format!(
         "<html><head><title>{title}</title></head><body><nav><a href=/>{site} home</a> \
@@ -49,7 +49,7 @@ fn page(site: &str, title: &str, paragraphs: &[String]) -> String {
 
 /// Ingests the pages (path → HTML) with six unrelated stories on sites of their own, runs
 /// `detect --method METHOD` with `args` and returns the pairs (URLs, sorted in a pair).
-fn method_pairs(
+pub(crate) fn method_pairs(
     method: &str,
     pages: &[(&str, String)],
     args: &[&str],
@@ -98,7 +98,7 @@ fn pairs(db: &Path, method: &str) -> BTreeSet<(String, String)> {
         .collect()
 }
 
-fn pair(a: &str, b: &str) -> (String, String) {
+pub(crate) fn pair(a: &str, b: &str) -> (String, String) {
     (a.min(b).to_string(), a.max(b).to_string())
 }
 

@@ -3,7 +3,8 @@
 //! pair, MinHash LSH (the fifth method) against brute force and through the CLI, SpotSigs'
 //! default rules for truncated copies and signatureless pages, and documents in other
 //! languages (identification, a Spanish wire story found like an English one), Cooper's
-//! containment rule for truncated copies on other sites and I-Match on a copy with a dateline.
+//! containment rule for truncated copies on other sites and its passage rule for copies on
+//! one-page sites that keep their template's prose, and I-Match on a copy with a dateline.
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
@@ -11,6 +12,7 @@
 mod common;
 
 mod cooper_imatch_defaults;
+mod cooper_passage;
 mod imatch_across_sites;
 mod imatch_releases;
 mod languages;

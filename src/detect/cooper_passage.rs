@@ -1,0 +1,326 @@
+//! Cooper's passage rule in a run ([`crate::sig::passage`]): which pages it applies to,
+//! their candidate partners, and the lines of the texts it reads.
+//!
+//! It applies to the pages of sites with fewer pages in the run than the content text needs
+//! to learn a site's template from ([`ContentRule::min_site_pages`]): their content text
+//! was made within the page and may keep the template's prose beside the story. A page of
+//! a larger site lost its template across the site's pages and is compared whole, as
+//! before (on whole-site crawls and documentation the rule then changes nothing). Like
+//! containment, only pairs of different sites.
+//!
+//! Candidates: the other documents sharing at least as many salient terms with such a page
+//! as a passage of the floor's size must (its hits: `min_terms · (100 − c) / 100`), counted
+//! through an index of those pages' terms only. The lines are then read from the store's
+//! texts for the candidates' documents alone; a document whose text the store does not hold
+//! (`query`'s outside documents) has no lines and no passage; the detection stages, which
+//! carry no texts, refuse the rule (`Staged::prepare_from`).
+//!
+//! Template twins are left out: two pages whose template lines (the lines of the visible
+//! text that their content text dropped) are mostly the same are one template on two
+//! hosts, and the passage they share may be that template's prose, not a story. On the
+//! news corpora (issue 14, session 12) the one such pair the rule made (two folders of one
+//! real site, each holding another story) shared 96–98% of the smaller page's template
+//! lines; the true pairs it made share at most 16%.
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::cooper::Salient;
+use crate::extract::content::{line_hash, ContentRule};
+use crate::sig::cooper::{fnv1a64, is_salient, CooperPair, CooperParams, Rule};
+use crate::sig::lexicon::{DocFreqs, TermOptions};
+use crate::sig::passage::passage_pair;
+use crate::store::{Store, TextKind};
+
+/// A term held by more one-page sites' pages than this is not counted for candidates: at
+/// that many it names no story (a common word of one language among the collection's
+/// search results), and its posting would be visited once per document of the collection.
+/// Below it the count is exact; on the corpora measured no term reaches it.
+const MAX_PROBES_PER_TERM: usize = 1000;
+
+/// Two pages sharing at least this share of the smaller set of template lines (and at least
+/// [`TWIN_MIN_LINES`] of them) are template twins (see the module's comment).
+const TWIN_SHARE: f64 = 0.5;
+/// Fewer shared template lines than this never make twins: generic lines ("Home",
+/// "Contact us") are on many unrelated sites.
+const TWIN_MIN_LINES: usize = 5;
+
+/// Candidates of the passage rule, found before the matching consumes the term lists.
+pub struct Candidates {
+    /// Pairs `(a, b)`, `a < b`, of different sites, one of them on a small site.
+    pairs: Vec<(u32, u32)>,
+    /// Whether each document is on a small site.
+    small: Vec<bool>,
+}
+
+impl Candidates {
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+}
+
+/// Whether each document's site has fewer documents in the run than the content text needs
+/// to learn its template from.
+fn small_sites(sites: &[u64]) -> Vec<bool> {
+    let min_pages = ContentRule::default().min_site_pages;
+    let mut count: FxHashMap<u64, usize> = FxHashMap::default();
+    for &s in sites {
+        *count.entry(s).or_insert(0) += 1;
+    }
+    // Every site was counted just above, so the index finds it.
+    sites.iter().map(|s| count[s] < min_pages).collect()
+}
+
+/// The key of a term in this module's sets (the same hash the sum signature uses).
+fn key(term: &str) -> u64 {
+    fnv1a64(term.as_bytes())
+}
+
+/// The term keys of a document's salient terms.
+fn keys(s: &Salient) -> Vec<u64> {
+    match s {
+        Salient::Terms(t) => t.iter().map(|t| key(t)).collect(),
+        Salient::Numbered { table, ids } => ids.iter().map(|&i| key(&table[i as usize])).collect(),
+    }
+}
+
+/// The candidate pairs of the passage rule (none when it is off).
+pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> Candidates {
+    let min_terms = params.passage_min_terms;
+    let none = Candidates {
+        pairs: Vec::new(),
+        small: Vec::new(),
+    };
+    if min_terms == 0 || params.contained_pct == 0 || params.contained_pct >= 100 {
+        return none;
+    }
+    let small = small_sites(sites);
+    let probes: Vec<u32> = (0..salient.len() as u32)
+        .filter(|&i| small[i as usize] && salient[i as usize].len() >= min_terms as usize)
+        .collect();
+    if probes.is_empty() {
+        return Candidates { small, ..none };
+    }
+    let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    for (p, &doc) in probes.iter().enumerate() {
+        for k in keys(&salient[doc as usize]) {
+            index.entry(k).or_default().push(p as u32);
+        }
+    }
+    index.retain(|_, posting| posting.len() <= MAX_PROBES_PER_TERM);
+    // A passage of `min_terms` terms with fewer than `c`% missing has more hits than this.
+    let need = (u64::from(min_terms) * u64::from(100 - params.contained_pct) / 100) as u32;
+    let mut pairs: Vec<(u32, u32)> = (0..salient.len() as u32)
+        .into_par_iter()
+        .flat_map_iter(|y| {
+            let mut count: FxHashMap<u32, u32> = FxHashMap::default();
+            for k in keys(&salient[y as usize]) {
+                for &p in index.get(&k).map_or(&[][..], Vec::as_slice) {
+                    *count.entry(p).or_insert(0) += 1;
+                }
+            }
+            let probes = &probes;
+            count
+                .into_iter()
+                .filter(move |&(p, n)| {
+                    let x = probes[p as usize];
+                    n >= need && x != y && sites[x as usize] != sites[y as usize]
+                })
+                .map(move |(p, _)| {
+                    let x = probes[p as usize];
+                    (x.min(y), x.max(y))
+                })
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    Candidates { pairs, small }
+}
+
+/// What the passage rule reads of a candidate's texts.
+struct Lines {
+    /// Salient term keys by line of the text ([`lines_of`]).
+    lines: Vec<Vec<u64>>,
+    /// All of them.
+    terms: FxHashSet<u64>,
+    /// Hashes of the visible text's lines that the text does not hold (its template).
+    template: FxHashSet<u64>,
+}
+
+/// Whether two pages with these template lines are template twins (see the module's
+/// comment).
+fn twins(a: &FxHashSet<u64>, b: &FxHashSet<u64>) -> bool {
+    let shared = a.iter().filter(|h| b.contains(h)).count();
+    shared >= TWIN_MIN_LINES && shared as f64 >= TWIN_SHARE * a.len().min(b.len()) as f64
+}
+
+/// A document's salient terms by line of its text, each on the line of its first
+/// occurrence (the terms of [`crate::sig::lexicon::unique_terms`] that [`is_salient`]
+/// keeps, as keys).
+fn lines_of(text: &str, dfs: &DocFreqs, params: &CooperParams) -> Vec<Vec<u64>> {
+    let opts = TermOptions::default();
+    let mut seen: FxHashSet<u64> = FxHashSet::default();
+    text.lines()
+        .map(|line| {
+            let mut out = Vec::new();
+            crate::text::for_each_token(line, |norm, _, _| {
+                if opts.keeps(norm) && is_salient(dfs.get(norm), dfs.n_docs, params) {
+                    let k = key(norm);
+                    if seen.insert(k) {
+                        out.push(k);
+                    }
+                }
+            });
+            out
+        })
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// The pairs the passage rule adds: the candidates that the matching did not find
+/// (`found`, sorted by `(a, b)`) and that pass [`passage_pair`] with a small site's page as
+/// the one whose passage counts. `ids` are the store's ids of the documents.
+pub fn passage_pairs(
+    candidates: Candidates,
+    found: &[CooperPair],
+    store: &Store,
+    ids: &[i64],
+    text: TextKind,
+    dfs: &DocFreqs,
+    params: &CooperParams,
+) -> anyhow::Result<Vec<CooperPair>> {
+    let Candidates { mut pairs, small } = candidates;
+    pairs.retain(|&(a, b)| found.binary_search_by_key(&(a, b), |q| (q.a, q.b)).is_err());
+    let mut wanted: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let mut texts: Vec<(u32, String, String)> = Vec::with_capacity(wanted.len());
+    for &i in &wanted {
+        let Some(&id) = ids.get(i as usize) else {
+            continue;
+        };
+        if let (Some(t), Some(v)) = (
+            store.doc_text(id, text)?,
+            store.doc_text(id, TextKind::Visible)?,
+        ) {
+            texts.push((i, t, v));
+        }
+    }
+    let lines: FxHashMap<u32, Lines> = texts
+        .into_par_iter()
+        .map(|(i, t, v)| {
+            let lines = lines_of(&t, dfs, params);
+            let terms = lines.iter().flatten().copied().collect();
+            let own: FxHashSet<u64> = t.lines().map(line_hash).collect();
+            let template = v
+                .lines()
+                .filter(|l| !l.is_empty())
+                .map(line_hash)
+                .filter(|h| !own.contains(h))
+                .collect();
+            (
+                i,
+                Lines {
+                    lines,
+                    terms,
+                    template,
+                },
+            )
+        })
+        .collect();
+    let min_terms = params.passage_min_terms;
+    let c = params.contained_pct;
+    let mut out: Vec<CooperPair> = pairs
+        .into_par_iter()
+        .filter_map(|(a, b)| {
+            let (x, y) = (lines.get(&a)?, lines.get(&b)?);
+            let from_a = small[a as usize]
+                .then(|| passage_pair(&x.lines, &x.terms, &y.lines, &y.terms, c, min_terms))
+                .flatten();
+            let from_b = small[b as usize]
+                .then(|| passage_pair(&y.lines, &y.terms, &x.lines, &x.terms, c, min_terms))
+                .flatten();
+            let best = match (from_a, from_b) {
+                (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
+                (x, y) => x.or(y),
+            }?;
+            if twins(&x.template, &y.template) {
+                return None;
+            }
+            Some(CooperPair {
+                a,
+                b,
+                differing: best.misses,
+                smaller: best.terms(),
+                rule: Rule::Passage {
+                    missing: best.misses,
+                },
+            })
+        })
+        .collect();
+    out.par_sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn terms(r: std::ops::Range<usize>) -> Salient {
+        Salient::Terms(r.map(|i| format!("t{i:04}")).collect::<BTreeSet<_>>())
+    }
+
+    /// A passage of 40 terms passes with 29 of them held (29·30 > 11·70), never with 28:
+    /// the candidates need 28 shared terms, so every pair that can pass is a candidate.
+    #[test]
+    fn candidates_need_the_hits_of_a_passage_of_the_floors_size_across_sites() {
+        let params = CooperParams {
+            contained_pct: 30,
+            passage_min_terms: 40,
+            ..CooperParams::default()
+        };
+        let salient = [
+            terms(0..40),    // x: a one-page site's page (site 1)
+            terms(12..100),  // shares 28 with x, site 2
+            terms(13..100),  // shares 27, site 3
+            terms(0..40),    // shares all, but on x's site
+            terms(200..300), // shares nothing, site 4
+        ];
+        let sites = [1, 2, 3, 1, 4];
+        let c = candidates(&sites, &salient, &params);
+        // Every site here has one or two pages, so every page is a probe: x and the page
+        // sharing 28 with it (not the one sharing 27, nor x's own site's), and that page with
+        // the two others it shares 28 or more with.
+        assert_eq!(c.pairs, [(0, 1), (1, 2), (1, 3)]);
+        // Sites of four or more pages have their template removed across pages: no probe.
+        let big = [1, 1, 1, 1, 2];
+        let c = candidates(&big, &salient, &params);
+        assert!(c
+            .pairs
+            .iter()
+            .all(|&(a, b)| c.small[a as usize] || c.small[b as usize]));
+        assert!(!c.small[0]);
+        // Off: no candidates.
+        let off = CooperParams {
+            passage_min_terms: 0,
+            ..params
+        };
+        assert!(candidates(&sites, &salient, &off).is_empty());
+    }
+
+    #[test]
+    fn twins_share_most_template_lines_and_at_least_a_few() {
+        let set = |r: std::ops::Range<u64>| r.collect::<FxHashSet<u64>>();
+        assert!(twins(&set(0..10), &set(1..30)));
+        assert!(
+            !twins(&set(0..10), &set(6..30)),
+            "4 shared: under the floor"
+        );
+        assert!(!twins(&set(0..40), &set(30..100)), "10 of 40: under half");
+    }
+}

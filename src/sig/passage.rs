@@ -1,0 +1,173 @@
+//! Cooper's containment test on a *passage*: the run of consecutive lines of one document
+//! whose salient terms the other document holds, for a copy that carries prose of its own
+//! page beside the story.
+//!
+//! Why: a page of a site with too few pages to learn its template from gets a content text
+//! made within the page (`extract::content`), and when the template's prose has the same
+//! signals as the story (the site's own article text left around the placed story, the
+//! same containers, no links), it stays. Cooper's tests compare whole term lists, so a copy
+//! whose list is half template prose fails both the paper's delta and the containment rule
+//! (its list's template terms are missing from the partner), and a copy inside a long page
+//! fails containment's size limit (issue 14, session 12: 30 of Cooper's 44 misses on news-v4
+//! one page per site). The story, though, is one run of lines on each page, and each of its
+//! lines has nearly all its terms in the other copy, while the template's lines have next
+//! to none.
+//!
+//! The passage of document X towards a partner holding the term set P: each line of X
+//! scores `hits · c − misses · (100 − c)`, its salient terms (each counted on the line where
+//! it first occurs) that P holds and does not hold, `c` the containment percentage; the
+//! passage is the run of consecutive lines with the largest total (Kadane). A run whose
+//! total is positive has fewer than `c`% of its terms missing from P (`misses · 100 <
+//! terms · c` is that inequality), so the best run is the longest stretch that is
+//! contained by the containment rule's own measure, and a stretch of template lines between
+//! two stretches of story joins them only when the story around it outweighs it.
+
+use rustc_hash::FxHashSet;
+
+/// The best passage of a document towards a partner: how many of its terms are held by the
+/// partner (`hits`) and how many not (`misses`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Passage {
+    pub hits: u32,
+    pub misses: u32,
+    /// The passage's first and last line (indices into the lines given).
+    pub first: u32,
+    pub last: u32,
+}
+
+impl Passage {
+    /// Terms in the passage.
+    pub fn terms(&self) -> u32 {
+        self.hits + self.misses
+    }
+}
+
+/// The best passage of the document whose lines hold the term keys `lines` (each term on
+/// the line of its first occurrence only) towards a partner holding `partner`, with a
+/// containment percentage of `contained_pct` (see the module's comment). The empty passage
+/// when no line has a positive score (or `contained_pct` is 0 or at least 100).
+pub fn best_passage(lines: &[Vec<u64>], partner: &FxHashSet<u64>, contained_pct: u32) -> Passage {
+    if contained_pct == 0 || contained_pct >= 100 {
+        return Passage::default();
+    }
+    let (c, rest) = (i64::from(contained_pct), 100 - i64::from(contained_pct));
+    let mut best = Passage::default();
+    let mut best_score = 0i64;
+    let mut cur = Passage::default();
+    let mut cur_score = 0i64;
+    for (i, line) in lines.iter().enumerate() {
+        let hits = line.iter().filter(|t| partner.contains(t)).count() as u32;
+        let misses = line.len() as u32 - hits;
+        if cur_score <= 0 {
+            cur = Passage {
+                first: i as u32,
+                ..Passage::default()
+            };
+            cur_score = 0;
+        }
+        cur_score += i64::from(hits) * c - i64::from(misses) * rest;
+        cur.hits += hits;
+        cur.misses += misses;
+        cur.last = i as u32;
+        if cur_score > best_score {
+            best_score = cur_score;
+            best = cur;
+        }
+    }
+    best
+}
+
+/// Whether a pair passes the passage rule with `x` the document whose content text may
+/// carry template prose: `x`'s passage towards `y` holds at least `min_terms` terms (so it
+/// is contained by the containment rule's measure, see the module's comment), and `y`'s
+/// passage towards `x` holds at least a quarter as many: the terms the two share sit
+/// together in `y` too, as a copy's story does, not scattered over a long page of another
+/// text that happens to use the same words (a 3,000-term index or listing holds most terms
+/// of any short page). Returns `x`'s passage.
+pub fn passage_pair(
+    x_lines: &[Vec<u64>],
+    x_terms: &FxHashSet<u64>,
+    y_lines: &[Vec<u64>],
+    y_terms: &FxHashSet<u64>,
+    contained_pct: u32,
+    min_terms: u32,
+) -> Option<Passage> {
+    if min_terms == 0 {
+        return None;
+    }
+    let px = best_passage(x_lines, y_terms, contained_pct);
+    if px.terms() < min_terms {
+        return None;
+    }
+    let py = best_passage(y_lines, x_terms, contained_pct);
+    (py.terms() * 4 >= min_terms).then_some(px)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(r: std::ops::Range<u64>) -> Vec<u64> {
+        r.collect()
+    }
+
+    fn set(v: &[Vec<u64>]) -> FxHashSet<u64> {
+        v.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn the_story_between_template_lines_is_the_passage() {
+        // Template prose (terms 1000..), the story (0..60) in three lines, template again.
+        let x = vec![
+            keys(1000..1030),
+            keys(0..20),
+            keys(20..40),
+            keys(40..60),
+            keys(2000..2040),
+        ];
+        // The partner holds the story with 5 of its terms changed, and prose of its own.
+        let y = vec![keys(3000..3050), keys(5..60), keys(4000..4010)];
+        let p = best_passage(&x, &set(&y), 30);
+        assert_eq!((p.first, p.last), (1, 3));
+        assert_eq!((p.hits, p.misses), (55, 5));
+        // Whole lists: 60 of x's 130 terms are in y, 55 of y's 115 in x; neither list is
+        // contained (over 30% missing), so Cooper's whole-list tests fail.
+        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 40).is_some());
+        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 61).is_none());
+    }
+
+    #[test]
+    fn a_run_with_too_many_missing_terms_is_no_passage() {
+        // Every line has 40% of its terms missing from the partner.
+        let x: Vec<Vec<u64>> = (0..5).map(|i| keys(i * 10..i * 10 + 10)).collect();
+        let partner: FxHashSet<u64> = (0..50).filter(|t| t % 10 < 6).collect();
+        assert_eq!(best_passage(&x, &partner, 30).terms(), 0);
+        // At a 50% tolerance it is one passage of all five lines.
+        let p = best_passage(&x, &partner, 50);
+        assert_eq!((p.first, p.last, p.hits, p.misses), (0, 4, 30, 20));
+    }
+
+    #[test]
+    fn shared_terms_scattered_over_a_long_page_are_no_passage() {
+        // x: a short story of 50 terms. y: a long listing whose 200 lines each hold one of
+        // x's terms among nine others: y holds all of x, but nowhere together.
+        let x = vec![keys(0..25), keys(25..50)];
+        let y: Vec<Vec<u64>> = (0..200u64)
+            .map(|i| {
+                let mut l = vec![i % 50];
+                l.extend(10_000 + i * 9..10_000 + i * 9 + 9);
+                l
+            })
+            .collect();
+        let px = best_passage(&x, &set(&y), 30);
+        assert_eq!(px.terms(), 50, "x is contained in y");
+        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 40).is_none());
+    }
+
+    #[test]
+    fn off_when_the_tolerance_or_the_floor_is_zero() {
+        let x = vec![keys(0..50)];
+        assert_eq!(best_passage(&x, &set(&x), 0), Passage::default());
+        assert!(passage_pair(&x, &set(&x), &x, &set(&x), 30, 0).is_none());
+    }
+}

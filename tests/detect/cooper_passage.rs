@@ -1,0 +1,93 @@
+//! Cooper's passage rule (issue 14, session 12) through the CLI, on pages written here (no
+//! corpus page is copied): one story on two one-page sites, each copy beside as much prose
+//! of its own site's template (the template's own article, which a per-page content text
+//! cannot tell from the story: same container, no links). Neither whole term list is
+//! contained in the other, so the paper's test and containment miss the pair; the story's
+//! run of lines is contained, and the default finds it. Two pages of one template on two
+//! hosts (the same menu, the same template prose) with different stories are not paired,
+//! though they share a passage.
+
+use crate::cooper_imatch_defaults::{method_pairs, pair, story};
+
+/// A page of a one-page site: its menu (in `<nav>`, dropped from the content text), the
+/// story's paragraphs, then the template's own prose in the same container.
+fn page_with_prose(menu: &[String], title: &str, story: &[String], prose: &[String]) -> String {
+    let nav: String = menu
+        .iter()
+        .map(|m| format!("<li><a href=/{m}>{m}</a></li>"))
+        .collect();
+    // Three sentences a paragraph: long blocks, as an article's are.
+    let paras = |s: &[String]| -> String {
+        s.chunks(3)
+            .map(|c| format!("<p>{}</p>\n", c.join(" ")))
+            .collect()
+    };
+    format!(
+        "<html><head><title>{title}</title></head><body><nav><ul>{nav}</ul></nav>\
+         <div class=story><h1>{title}</h1>{}{}</div></body></html>",
+        paras(story),
+        paras(prose)
+    )
+}
+
+fn menu(site: &str) -> Vec<String> {
+    ["home", "world", "business", "sport", "culture", "weather"]
+        .iter()
+        .map(|m| format!("{site} {m}"))
+        .collect()
+}
+
+#[test]
+fn a_story_beside_template_prose_on_one_page_sites_is_found_by_default() {
+    let harbour = story("harbour", 9);
+    let mut copy = harbour.clone();
+    copy[0].insert_str(0, "LONDON (Reuters) - ");
+    let herald_menu = menu("herald");
+    let gazette_menu = menu("gazette");
+    let pages = [
+        (
+            "herald.example/harbour.html",
+            page_with_prose(
+                &herald_menu,
+                "Harbour",
+                &harbour,
+                &story("herald own article", 9),
+            ),
+        ),
+        (
+            "gazette.example/wire-1.html",
+            page_with_prose(
+                &gazette_menu,
+                "UPDATE 1-Harbour",
+                &copy,
+                &story("gazette own article", 12),
+            ),
+        ),
+    ];
+    let want = pair("herald.example/harbour.html", "gazette.example/wire-1.html");
+    let found = method_pairs("cooper", &pages, &[]);
+    assert!(found.contains(&want), "{found:?}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    // The whole lists: half of each is the page's own prose, so the paper's test and
+    // containment miss it.
+    let found = method_pairs("cooper", &pages, &["--cooper-passage", "0"]);
+    assert!(!found.contains(&want), "{found:?}");
+}
+
+#[test]
+fn two_hosts_of_one_template_are_not_paired_by_the_prose_they_share() {
+    let menu = menu("lifestyle");
+    let shared = story("the template's own article", 9);
+    let pages = [
+        (
+            "lifestyle-a.example/one.html",
+            page_with_prose(&menu, "Nails", &story("nails", 9), &shared),
+        ),
+        (
+            "lifestyle-b.example/two.html",
+            page_with_prose(&menu, "Sleep", &story("sleep", 9), &shared),
+        ),
+    ];
+    let found = method_pairs("cooper", &pages, &[]);
+    assert!(found.is_empty(), "{found:?}");
+}
