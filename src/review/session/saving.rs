@@ -102,12 +102,10 @@ impl Session {
             return;
         }
         self.saves.optimistic.clear();
-        if let Err(e) = self
-            .reload_queue()
-            .and_then(|_| self.refresh_open_cluster())
-        {
+        if let Err(e) = self.reload_queue() {
             self.message = format!("error: {e:#}");
         }
+        self.refresh_open_cluster();
         if self.saves.quit_when_saved {
             self.quit = true;
         }
