@@ -250,13 +250,15 @@ pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
         if session.quit || stop.load(Ordering::Relaxed) {
             break;
         }
-        let wait = if session.busy() {
+        // Keys typed ahead are replayed by the next frame (their key's read may have
+        // landed while the last one was drawn).
+        let wait = if session.busy() || session.has_typed_ahead() {
             Duration::from_millis(15)
         } else {
             Duration::from_millis(250)
         };
         if !event::poll(wait)? {
-            dirty = session.poll_background();
+            dirty = session.poll_background() || session.has_typed_ahead();
             continue;
         }
         match event::read()? {
