@@ -10,7 +10,8 @@
 //! the reads a key's effect needs (`session::waiting`): a verdict's stored labels among
 //! the entry's members, the tags in use for the tag prompt, an entry's links for a cut,
 //! the pairs coders disagree on and the check of a final label — with the adjudication
-//! screen's documents and the open entry's status after a decision. One worker thread with
+//! screen's documents, the open entry's status after a decision and the queue read again
+//! once the label writer has written the decisions. One worker thread with
 //! its own read connection to the database; a new job replaces the queued jobs it makes
 //! useless (a new pair the queued pair work, a new entry the queued entry and preview
 //! reads, a chart, group, diff, wrap, status or document job the queued one of its kind),
@@ -30,11 +31,11 @@ use super::evidence::{word_diff, DetectorEvidence, EvidenceProvider, Highlight};
 use super::group::{GroupMember, GroupTable};
 use super::replay::replay_url;
 use super::sanitize::{sanitize, sanitize_line};
-use super::session::{AdjudicationDoc, ADJUDICATION_CHARS, PREVIEW_CHARS};
+use super::session::{AdjudicationDoc, ADJUDICATION_CHARS, PAGE_ROWS, PREVIEW_CHARS};
 use super::wrap::wrap;
 use crate::chart::{what_if, FigureRequest, LabeledPair, WhatIfPoint};
 use crate::model::adjudication::Disagreement;
-use crate::model::{LogEntry, PairLabel, QueueFilter, QueueRow, QueueSort};
+use crate::model::{LogEntry, PairLabel, Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
 use crate::store::{ClusterMember, ClusterReview, PageAt, PairEvidence, Store, TextKind};
 
 /// Members whose previews an opened entry's job reads (the anchor and the first
@@ -121,6 +122,15 @@ pub enum Job {
         at: PageAt,
         rows: u64,
     },
+    /// The queue read again once the label writer has written every decision: its length
+    /// under `filter`, `coder`'s progress, the triage counts and pages `pages` (100 rows
+    /// each, read by offset from the nearer end).
+    Reload {
+        coder: String,
+        filter: QueueFilter,
+        sort: QueueSort,
+        pages: Vec<u64>,
+    },
     /// `coder`'s stored pair labels among `members` (what a verdict on them would change,
     /// asked before it is recorded).
     StoredLabels { coder: String, members: Vec<i64> },
@@ -187,6 +197,7 @@ impl Job {
                 | (Job::WhatIf { .. }, Job::WhatIf { .. })
                 | (Job::BuildQueue, Job::BuildQueue)
                 | (Job::ClusterStatus { .. }, Job::ClusterStatus { .. })
+                | (Job::Reload { .. }, Job::Reload { .. })
                 | (Job::AdjudicationDocs { .. }, Job::AdjudicationDocs { .. })
         )
     }
@@ -206,6 +217,17 @@ pub struct EntryLoaded {
     pub note: Option<String>,
     /// Previews (sanitized) of the first members.
     pub previews: Vec<(i64, String)>,
+}
+
+/// The queue as [`Job::Reload`] read it.
+#[derive(Debug, Clone, Default)]
+pub struct Reloaded {
+    pub queue_len: u64,
+    pub progress: Vec<Progress>,
+    pub triage: TriageCounts,
+    pub triaged_entries: u64,
+    /// The pages asked for, by number, rows sanitized.
+    pub pages: Vec<(u64, Vec<QueueRow>)>,
 }
 
 /// What a job produced.
@@ -233,6 +255,7 @@ pub enum Output {
         page: u64,
         rows: Vec<QueueRow>,
     },
+    Reloaded(Box<Reloaded>),
     /// Each stored pair label among the members: ((a, b), label) with a < b.
     StoredLabels(Vec<((i64, i64), String)>),
     ClusterStatus {
@@ -470,6 +493,37 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             let (coder, entries) =
                 connection(store, db)?.adjudication_entries(&name, a, b, label, None)?;
             Ok(Output::Adjudge { coder, entries })
+        }
+        Job::Reload {
+            coder,
+            filter,
+            sort,
+            pages,
+        } => {
+            let st = connection(store, db)?;
+            let queue_len = st.queue_len(&coder, &filter)?;
+            let mut read = Vec::with_capacity(pages.len());
+            for page in pages {
+                let start = page * PAGE_ROWS;
+                let end = (start + PAGE_ROWS).min(queue_len);
+                if start >= end {
+                    continue;
+                }
+                let at = if start > queue_len / 2 {
+                    PageAt::FromEnd(queue_len - end)
+                } else {
+                    PageAt::Offset(start)
+                };
+                let rows = st.queue_rows(&coder, &filter, sort, at, end - start)?;
+                read.push((page, rows.into_iter().map(clean_row).collect()));
+            }
+            Ok(Output::Reloaded(Box::new(Reloaded {
+                queue_len,
+                progress: st.review_progress(&coder)?,
+                triage: st.triage_counts()?,
+                triaged_entries: st.triaged_entries()?,
+                pages: read,
+            })))
         }
         Job::StoredLabels { coder, members } => Ok(Output::StoredLabels(
             connection(store, db)?.pair_labels_within(&coder, &members)?,

@@ -171,6 +171,8 @@ struct Jobs {
     what_if: Option<(u64, crate::review::charts::PendingWhatIf)>,
     /// The open entry's status read again after a decision.
     status: Option<u64>,
+    /// The queue read again after the label writer caught up.
+    reload: Option<u64>,
 }
 
 /// A review session of one coder.

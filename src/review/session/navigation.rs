@@ -17,9 +17,16 @@ use crate::store::PageAt;
 impl Session {
     pub(super) fn reload_queue(&mut self) -> Result<()> {
         self.pages.clear();
-        // Pages of the old queue still being read are of no use any more.
+        // Pages of the old queue still being read are of no use any more, nor is a read of
+        // the whole queue after the label writer caught up (this one is newer).
         for (_, job) in self.page_jobs.drain() {
             self.background.worker.cancel(job);
+        }
+        if let Some(job) = self.jobs.reload.take() {
+            self.background.worker.cancel(job);
+            if self.saves.pending.is_empty() {
+                self.saves.optimistic.clear();
+            }
         }
         if self.jobs.queue.is_some() {
             // The table is being rebuilt: its old rows are not the queue.

@@ -39,6 +39,7 @@ impl Session {
                 .is_some_and(|a| a.doc_job.is_some())
             || self.jobs.queue.is_some()
             || self.jobs.status.is_some()
+            || self.jobs.reload.is_some()
             || self.jobs.group.is_some()
             || self.jobs.charts.is_some()
             || self.jobs.what_if.is_some()
@@ -121,6 +122,15 @@ impl Session {
         }
         if self.page_jobs.values().any(|j| *j == id) {
             return self.apply_page(id, result);
+        }
+        if self.jobs.reload == Some(id) {
+            self.jobs.reload = None;
+            match result {
+                Ok(Output::Reloaded(r)) => self.apply_reload(*r),
+                Ok(_) => {}
+                Err(e) => self.message = format!("cannot read the queue again: {e:#}"),
+            }
+            return true;
         }
         if self.jobs.status == Some(id) {
             self.jobs.status = None;
@@ -508,6 +518,54 @@ mod tests {
         assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
         assert_eq!(s.loaded_pages(), 0);
         nothing_pending(&mut s, "cannot read the queue: disk gone");
+    }
+
+    /// A verdict recorded and its labels written, the worker held again: the queue's
+    /// read after the writer caught up is queued (the session's `reload` job).
+    fn confirmed_and_written(s: &mut Session) -> u64 {
+        s.decide(crate::model::Decision::Confirm).unwrap();
+        // Nothing else is queued: the worker runs only the verdict's read.
+        s.hold_background(false);
+        s.wait_key();
+        s.hold_background(true);
+        while s.saving() > 0 {
+            let r = s.saves.writer.wait_result().unwrap();
+            s.apply_saved(vec![r]);
+        }
+        s.jobs.reload.unwrap()
+    }
+
+    #[test]
+    fn the_queue_is_read_again_on_the_worker_once_the_labels_are_written() {
+        let (_dir, mut s) = held_session();
+        s.ensure_page(0).unwrap();
+        confirmed_and_written(&mut s);
+        // Meanwhile the rows read before show the verdict laid over them.
+        let status = |s: &Session| s.row_at(0).unwrap().status;
+        assert_eq!(status(&s), crate::model::LabelStatus::Confirmed);
+        assert!(!s.saves.optimistic.is_empty() && s.busy());
+        s.hold_background(false);
+        s.wait_background();
+        // Read again: the store's rows, nothing laid over them any more.
+        assert!(s.saves.optimistic.is_empty() && !s.busy());
+        assert_eq!(status(&s), crate::model::LabelStatus::Confirmed);
+        assert_eq!(s.progress.iter().map(|p| p.reviewed).sum::<u64>(), 1);
+    }
+
+    #[test]
+    fn a_failed_queue_reload_says_so_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.ensure_page(0).unwrap();
+        let job = confirmed_and_written(&mut s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s.message.contains("cannot read the queue again: disk gone"));
+        assert!(!s.busy());
+        // The rows read before still show the verdict.
+        assert_eq!(
+            s.row_at(0).unwrap().status,
+            crate::model::LabelStatus::Confirmed
+        );
+        s.hold_background(false);
     }
 
     #[test]
