@@ -16,4 +16,3 @@ mod screens;
 mod store;
 mod support;
 mod tmux;
-mod waiting;
