@@ -7,7 +7,9 @@ import sys
 lines = open(sys.argv[1]).read().splitlines()
 marks = ["first frame, queue prebuilt", "queue move", "queue page down", "open entry", "open pair",
          "group view (w", "group view: j", "group view confirm", "chart screen (p)",
-         "chart screen closed", "chart: what-if threshold (])", "chart: what-if threshold ([)", "chart: next run"]
+         "chart screen closed", "chart: what-if threshold (])", "chart: what-if threshold ([)", "chart: next run",
+         "tag prompt (t)", "tag prompt: typed", "cut (c)", "adjudication: ",
+         "adjudication screen (A)", "adjudication keys"]
 tid = None
 for l in lines:
     if re.search(r'write\(2, "queue move', l):

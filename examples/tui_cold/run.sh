@@ -12,5 +12,5 @@ if [ "$mode" = cold ]; then sync; echo 1 > /proc/sys/vm/drop_caches; cat "$bin" 
 echo "== $label $mode $(date -u +%H:%M:%S) load: $(cat /proc/loadavg)"
 SPOTCHECK_BENCH_DB=$PWD/run.db SPOTCHECK_BENCH_WARM=1 nice -n -19 /usr/bin/time -v \
   "$bin" --ignored --nocapture bench::merged 2>&1 | grep -v '^\s*$' \
-  | grep -E 'entry|pair|group|chart|queue|first frame|Elapsed|Maximum resident|User time|System time|test result|panicked|documents'
+  | grep -E 'entry|pair|group|chart|queue|tag|cut|adjudication|first frame|Elapsed|Maximum resident|User time|System time|test result|panicked|documents'
 echo "== end $(date -u +%H:%M:%S) load: $(cat /proc/loadavg)"

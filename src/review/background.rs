@@ -5,12 +5,18 @@
 //! sanitized, their evidence found and wrapped for the pane (the pair view); the word diff;
 //! long documents wrapped again for a new width (a resize); the group view's table (every
 //! member's text read and diffed against the source); the chart screen's figures (every
-//! run's pairs read and binned) and a run's what-if curve; and the merged queue when a
-//! session starts on new detector runs. One worker thread with its own read connection to
-//! the database; a new job replaces the queued jobs it makes useless (a new pair the queued
-//! pair work, a new entry the queued entry and preview reads, any other job the queued one
-//! of its kind), and every result carries its job's number, so the session drops a result
-//! the coder has moved past.
+//! run's pairs read and binned) and a run's what-if curve; the merged queue when a
+//! session starts on new detector runs; the queue's pages next to the visible ones; and
+//! the reads a key's effect needs (`session::waiting`): a verdict's stored labels among
+//! the entry's members, the tags in use for the tag prompt, an entry's links for a cut,
+//! the pairs coders disagree on and the check of a final label — with the adjudication
+//! screen's documents, the open entry's status after a decision and the queue read again
+//! once the label writer has written the decisions. One worker thread with
+//! its own read connection to the database; a new job replaces the queued jobs it makes
+//! useless (a new pair the queued pair work, a new entry the queued entry and preview
+//! reads, a chart, group, diff, wrap, status or document job the queued one of its kind),
+//! and every result carries its job's number, so the session drops a result the coder has
+//! moved past.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -25,10 +31,12 @@ use super::evidence::{word_diff, DetectorEvidence, EvidenceProvider, Highlight};
 use super::group::{GroupMember, GroupTable};
 use super::replay::replay_url;
 use super::sanitize::{sanitize, sanitize_line};
-use super::session::PREVIEW_CHARS;
+use super::session::{AdjudicationDoc, ADJUDICATION_CHARS, PAGE_ROWS, PREVIEW_CHARS};
 use super::wrap::wrap;
 use crate::chart::{what_if, FigureRequest, LabeledPair, WhatIfPoint};
-use crate::store::{ClusterMember, PairEvidence, Store, TextKind};
+use crate::model::adjudication::Disagreement;
+use crate::model::{LogEntry, PairLabel, Progress, QueueFilter, QueueRow, QueueSort, TriageCounts};
+use crate::store::{ClusterMember, ClusterReview, PageAt, PairEvidence, Store, TextKind};
 
 /// Members whose previews an opened entry's job reads (the anchor and the first
 /// comparison).
@@ -104,6 +112,50 @@ pub enum Job {
     },
     /// The merged review queue brought up to date with the runs (a write).
     BuildQueue,
+    /// Page `page` of `coder`'s queue under `filter` and `sort`: `rows` rows from `at`
+    /// (titles, tags and names sanitized).
+    QueuePage {
+        page: u64,
+        coder: String,
+        filter: QueueFilter,
+        sort: QueueSort,
+        at: PageAt,
+        rows: u64,
+    },
+    /// The queue read again once the label writer has written every decision: its length
+    /// under `filter`, `coder`'s progress, the triage counts and pages `pages` (100 rows
+    /// each, read by offset from the nearer end).
+    Reload {
+        coder: String,
+        filter: QueueFilter,
+        sort: QueueSort,
+        pages: Vec<u64>,
+    },
+    /// `coder`'s stored pair labels among `members` (what a verdict on them would change,
+    /// asked before it is recorded).
+    StoredLabels { coder: String, members: Vec<i64> },
+    /// Every tag in use (sanitized), for the tag prompt's completion.
+    Tags,
+    /// Entry `entry`'s weakest link and its merged pairs (to cut it at the link).
+    CutEdges { entry: i64 },
+    /// The pairs coders disagree on, with every verdict (the adjudication screen).
+    Disagreements,
+    /// Documents `ids` as the adjudication screen shows them.
+    AdjudicationDocs { ids: Vec<i64> },
+    /// The log entries of adjudicator `name`'s final label of pair (a, b), checked.
+    Adjudge {
+        name: String,
+        a: i64,
+        b: i64,
+        label: PairLabel,
+    },
+    /// What `coder`'s labels say of entry `cluster` of run `run_id` (the open entry's
+    /// status, tags and note after a decision).
+    ClusterStatus {
+        coder: String,
+        run_id: i64,
+        cluster: i64,
+    },
     /// The chart screen of `coder`: every run's figures read, the first run's what-if.
     Charts { coder: String },
     /// A chart screen the coder left, freed here: its figures hold every run's pairs
@@ -144,6 +196,9 @@ impl Job {
                 | (Job::Charts { .. }, Job::Charts { .. } | Job::WhatIf { .. })
                 | (Job::WhatIf { .. }, Job::WhatIf { .. })
                 | (Job::BuildQueue, Job::BuildQueue)
+                | (Job::ClusterStatus { .. }, Job::ClusterStatus { .. })
+                | (Job::Reload { .. }, Job::Reload { .. })
+                | (Job::AdjudicationDocs { .. }, Job::AdjudicationDocs { .. })
         )
     }
 }
@@ -162,6 +217,17 @@ pub struct EntryLoaded {
     pub note: Option<String>,
     /// Previews (sanitized) of the first members.
     pub previews: Vec<(i64, String)>,
+}
+
+/// The queue as [`Job::Reload`] read it.
+#[derive(Debug, Clone, Default)]
+pub struct Reloaded {
+    pub queue_len: u64,
+    pub progress: Vec<Progress>,
+    pub triage: TriageCounts,
+    pub triaged_entries: u64,
+    /// The pages asked for, by number, rows sanitized.
+    pub pages: Vec<(u64, Vec<QueueRow>)>,
 }
 
 /// What a job produced.
@@ -185,6 +251,29 @@ pub enum Output {
         lines: Vec<(Pane, usize, Vec<Range<usize>>)>,
     },
     QueueBuilt,
+    QueuePage {
+        page: u64,
+        rows: Vec<QueueRow>,
+    },
+    Reloaded(Box<Reloaded>),
+    /// Each stored pair label among the members: ((a, b), label) with a < b.
+    StoredLabels(Vec<((i64, i64), String)>),
+    ClusterStatus {
+        cluster: i64,
+        review: ClusterReview,
+    },
+    Tags(Vec<String>),
+    CutEdges {
+        bridge: Option<(i64, i64, f64)>,
+        edges: Vec<(i64, i64, f64)>,
+    },
+    Disagreements(Vec<Disagreement>),
+    AdjudicationDocs(Vec<AdjudicationDoc>),
+    /// The adjudicator's coder key and the entries to append.
+    Adjudge {
+        coder: String,
+        entries: Vec<LogEntry>,
+    },
     Group(GroupTable),
     Charts(Box<ChartView>),
     WhatIf {
@@ -353,6 +442,100 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             connection(store, db)?.refresh_review_queue()?;
             Ok(Output::QueueBuilt)
         }
+        Job::QueuePage {
+            page,
+            coder,
+            filter,
+            sort,
+            at,
+            rows,
+        } => Ok(Output::QueuePage {
+            page,
+            rows: connection(store, db)?
+                .queue_rows(&coder, &filter, sort, at, rows)?
+                .into_iter()
+                .map(clean_row)
+                .collect(),
+        }),
+        Job::Tags => Ok(Output::Tags(
+            connection(store, db)?
+                .all_tags()?
+                .iter()
+                .map(|t| sanitize_line(t))
+                .collect(),
+        )),
+        Job::CutEdges { entry } => {
+            let st = connection(store, db)?;
+            Ok(Output::CutEdges {
+                bridge: st.entry_bridge(entry)?,
+                edges: st.entry_edges(entry)?,
+            })
+        }
+        Job::Disagreements => Ok(Output::Disagreements(
+            connection(store, db)?.disagreements(false)?,
+        )),
+        Job::AdjudicationDocs { ids } => {
+            let st = connection(store, db)?;
+            let briefs = st.doc_briefs(&ids)?;
+            let mut docs = Vec::with_capacity(ids.len());
+            for id in ids {
+                let text = st.document_preview(id, ADJUDICATION_CHARS)?;
+                let url = briefs.get(&id).map_or("", |b| b.url.as_str());
+                docs.push(AdjudicationDoc {
+                    id,
+                    url: sanitize_line(url),
+                    text: sanitize(&text),
+                });
+            }
+            Ok(Output::AdjudicationDocs(docs))
+        }
+        Job::Adjudge { name, a, b, label } => {
+            let (coder, entries) =
+                connection(store, db)?.adjudication_entries(&name, a, b, label, None)?;
+            Ok(Output::Adjudge { coder, entries })
+        }
+        Job::Reload {
+            coder,
+            filter,
+            sort,
+            pages,
+        } => {
+            let st = connection(store, db)?;
+            let queue_len = st.queue_len(&coder, &filter)?;
+            let mut read = Vec::with_capacity(pages.len());
+            for page in pages {
+                let start = page * PAGE_ROWS;
+                let end = (start + PAGE_ROWS).min(queue_len);
+                if start >= end {
+                    continue;
+                }
+                let at = if start > queue_len / 2 {
+                    PageAt::FromEnd(queue_len - end)
+                } else {
+                    PageAt::Offset(start)
+                };
+                let rows = st.queue_rows(&coder, &filter, sort, at, end - start)?;
+                read.push((page, rows.into_iter().map(clean_row).collect()));
+            }
+            Ok(Output::Reloaded(Box::new(Reloaded {
+                queue_len,
+                progress: st.review_progress(&coder)?,
+                triage: st.triage_counts()?,
+                triaged_entries: st.triaged_entries()?,
+                pages: read,
+            })))
+        }
+        Job::StoredLabels { coder, members } => Ok(Output::StoredLabels(
+            connection(store, db)?.pair_labels_within(&coder, &members)?,
+        )),
+        Job::ClusterStatus {
+            coder,
+            run_id,
+            cluster,
+        } => Ok(Output::ClusterStatus {
+            cluster,
+            review: connection(store, db)?.cluster_review(&coder, run_id, cluster)?,
+        }),
         Job::Group {
             members,
             kind,
@@ -471,6 +654,15 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 .collect(),
         }),
     }
+}
+
+/// A queue row as the queue shows it: title, tags and names sanitized.
+pub(super) fn clean_row(mut r: QueueRow) -> QueueRow {
+    r.title = sanitize_line(&r.title);
+    r.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+    r.method = sanitize_line(&r.method);
+    r.detectors = r.detectors.iter().map(|d| sanitize_line(d)).collect();
+    r
 }
 
 /// Entry `entry` as the cluster screen shows it (see [`Job::Entry`]).

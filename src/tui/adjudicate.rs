@@ -41,6 +41,13 @@ pub(super) fn draw_adjudication(frame: &mut Frame, s: &Session, body: Rect) {
     let Some(v) = &s.adjudication else {
         return;
     };
+    if v.loading {
+        frame.render_widget(
+            Paragraph::new("Reading the pairs coders disagree on…"),
+            body,
+        );
+        return;
+    }
     if v.items.is_empty() {
         frame.render_widget(
             Paragraph::new(
@@ -85,7 +92,8 @@ pub(super) fn draw_adjudication(frame: &mut Frame, s: &Session, body: Rect) {
     for (id, area) in [(d.a, left), (d.b, right)] {
         let (title, text) = match v.doc(id) {
             Some(doc) => (format!("{} · {}", doc.id, doc.url), doc.text.as_str()),
-            None => (id.to_string(), ""),
+            // Being read on the background worker.
+            None => (id.to_string(), "reading…"),
         };
         let scroll = v.scroll.min(u16::MAX as usize) as u16;
         frame.render_widget(

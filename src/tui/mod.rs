@@ -30,7 +30,9 @@ pub use view::{draw, viewport_for};
 
 /// Handles one key: the prompt eats keys while open; otherwise the key's action (screen
 /// binding first, then global) runs. An action's error becomes the status message rather
-/// than ending the session: the decision log is intact either way.
+/// than ending the session: the decision log is intact either way. While an earlier key
+/// waits for the background worker's read (a verdict asking what it changes, …) the key
+/// is typed ahead: [`render`] replays it, in order, once that key has finished.
 pub fn handle_key(s: &mut Session, keys: &Keymap, key: KeyEvent) {
     if key.kind == KeyEventKind::Release {
         return;
@@ -39,6 +41,26 @@ pub fn handle_key(s: &mut Session, keys: &Keymap, key: KeyEvent) {
         s.quit = true;
         return;
     }
+    if s.awaiting() || s.has_typed_ahead() {
+        if let Some(name) = key_name(&key) {
+            s.type_ahead(name);
+        }
+        return;
+    }
+    run_key(s, keys, key);
+}
+
+/// Replays the keys typed ahead while a key waited, once it no longer does (the next one
+/// that waits stops the replay again).
+fn replay_typed_ahead(s: &mut Session, keys: &Keymap) {
+    while let Some(name) = s.next_typed_ahead() {
+        if let Some(ev) = parse_key(&name) {
+            run_key(s, keys, ev);
+        }
+    }
+}
+
+fn run_key(s: &mut Session, keys: &Keymap, key: KeyEvent) {
     let result = if s.pending.is_some() {
         s.answer_pending(key.code == KeyCode::Char('y') && key.modifiers.is_empty())
     } else if s.input.is_some() {
@@ -80,6 +102,10 @@ pub fn render<B: Backend>(
     keys: &Keymap,
 ) -> Result<()> {
     let size = terminal.size()?;
+    if s.has_typed_ahead() {
+        s.poll_background();
+        replay_typed_ahead(s, keys);
+    }
     s.prepare(viewport_for(Rect::new(0, 0, size.width, size.height)))?;
     terminal.draw(|f| draw(f, s, keys))?;
     Ok(())
@@ -104,9 +130,34 @@ pub fn render_keys(
         };
         handle_key(s, keys, ev);
         render(&mut terminal, s, keys)?;
-        s.wait_background();
-        render(&mut terminal, s, keys)?;
+        settle(&mut terminal, s, keys)?;
     }
+    Ok(terminal.backend().buffer().clone())
+}
+
+/// Waits for the work running off the UI thread and for the keys typed ahead meanwhile
+/// (each replayed as the key before it finishes), drawing as it goes.
+fn settle<B: Backend>(terminal: &mut Terminal<B>, s: &mut Session, keys: &Keymap) -> Result<()> {
+    loop {
+        s.wait_background();
+        render(terminal, s, keys)?;
+        if !s.busy() && !s.has_typed_ahead() {
+            return Ok(());
+        }
+    }
+}
+
+/// Lets the held background worker run (see [`Session::hold_background`]), waits for it
+/// and for the keys typed ahead meanwhile, and returns the frame drawn then. For tests.
+pub fn release_and_render(
+    s: &mut Session,
+    keys: &Keymap,
+    width: u16,
+    height: u16,
+) -> Result<Buffer> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height))?;
+    s.hold_background(false);
+    settle(&mut terminal, s, keys)?;
     Ok(terminal.backend().buffer().clone())
 }
 
@@ -199,13 +250,15 @@ pub fn run(mut session: Session, keys: &Keymap) -> Result<()> {
         if session.quit || stop.load(Ordering::Relaxed) {
             break;
         }
-        let wait = if session.busy() {
+        // Keys typed ahead are replayed by the next frame (their key's read may have
+        // landed while the last one was drawn).
+        let wait = if session.busy() || session.has_typed_ahead() {
             Duration::from_millis(15)
         } else {
             Duration::from_millis(250)
         };
         if !event::poll(wait)? {
-            dirty = session.poll_background();
+            dirty = session.poll_background() || session.has_typed_ahead();
             continue;
         }
         match event::read()? {

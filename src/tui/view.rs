@@ -287,8 +287,21 @@ fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
     }
     let rows: Vec<Row> = s
         .visible_range()
-        .filter_map(|pos| s.row_at(pos).map(|r| (pos, r)))
+        .map(|pos| (pos, s.row_at(pos)))
         .map(|(pos, r)| {
+            let Some(r) = r else {
+                // Its page is being read on the background worker.
+                let row = Row::new(
+                    vec![Span::raw(""); 7]
+                        .into_iter()
+                        .chain([Span::raw("reading…")]),
+                );
+                return if pos == s.cursor {
+                    row.style(Style::new().add_modifier(Modifier::REVERSED))
+                } else {
+                    row
+                };
+            };
             let selected = s.selection.contains_key(&(r.run_id, r.cluster));
             let row = Row::new(vec![
                 Span::raw(if selected { "[x]" } else { "[ ]" }),

@@ -737,6 +737,7 @@ fn merged_queue_first_frame_and_key_latency() {
     // asks (threshold 0), `y` shows the prompt, `y` answers it; auto-advance moves on.
     s.prompt_above_pairs = 0;
     let (mut prompts, mut answers, mut durable) = (Vec::new(), Vec::new(), Vec::new());
+    let mut prompted = Vec::new();
     let mut asked = 0;
     d.cpu.clear();
     let mut y_cpu = Vec::new();
@@ -744,7 +745,10 @@ fn merged_queue_first_frame_and_key_latency() {
         d.press(&mut s, "w");
         d.settle(&mut s);
         d.cpu.clear();
-        prompts.push(d.press(&mut s, "y"));
+        let key = d.press(&mut s, "y");
+        prompts.push(key);
+        // The prompt may come from the worker (the coder's stored labels read there).
+        prompted.push(key + d.settle(&mut s));
         asked += usize::from(s.pending.is_some());
         let (k, t) = decide_and_settle(&mut d, &mut s, "y");
         y_cpu.append(&mut d.cpu);
@@ -757,8 +761,9 @@ fn merged_queue_first_frame_and_key_latency() {
     s.prompt_above_pairs = u64::MAX;
     d.cpu = y_cpu;
     eprintln!(
-        "group view confirm: y to the consequence prompt {} ({asked} of 20 asked); y answering it {}; until durable {} · both keys' {}",
+        "group view confirm: y to the consequence prompt: key to frame {}; to the prompt {} ({asked} of 20 asked); y answering it {}; until durable {} · both keys' {}",
         stats(prompts),
+        stats(prompted),
         stats(answers),
         stats(durable),
         d.cpu_p99()
@@ -808,5 +813,112 @@ fn merged_queue_first_frame_and_key_latency() {
         runs.saturating_sub(1),
         d.report(switches),
         stats(switched)
+    );
+    d.press(&mut s, "Esc");
+    tag_cut_and_adjudicate(&mut d, &mut s, &db);
+}
+
+/// The last keys of `bench::merged`: a tag typed on 20 entries, a cut on 20, and the
+/// adjudication screen on pairs two coders were made to disagree on.
+fn tag_cut_and_adjudicate(d: &mut Driver, s: &mut Session, db: &Path) {
+    use spotcheck::review::Mode;
+    s.prompt_above_pairs = u64::MAX;
+    d.press(s, "g");
+    let (mut opens, mut typed, mut submits) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut open_cpu, mut typed_cpu) = (Vec::new(), Vec::new());
+    for _ in 0..20 {
+        d.cpu.clear();
+        let key = d.press(s, "t");
+        opens.push(key);
+        open_cpu.append(&mut d.cpu);
+        d.settle(s);
+        for c in ["b", "n"] {
+            typed.push(d.press(s, c));
+        }
+        typed_cpu.append(&mut d.cpu);
+        submits.push(decide_and_settle(d, s, "Enter").0);
+        d.press(s, "j");
+    }
+    d.cpu = open_cpu;
+    eprintln!("tag prompt (t) {}", d.report(opens));
+    d.cpu = typed_cpu;
+    eprintln!(
+        "tag prompt: typed {} · {}; Enter (records) {}",
+        stats(typed),
+        d.cpu_p99(),
+        stats(submits)
+    );
+    // `c` cuts an entry at its weakest link (and moves on); entries without one say so.
+    let (mut cuts, mut cut_done) = (Vec::new(), Vec::new());
+    d.cpu.clear();
+    for _ in 0..20 {
+        let (k, t) = decide_and_settle(d, s, "c");
+        cuts.push(k);
+        cut_done.push(t);
+        while s.mode() != Mode::Queue {
+            d.press(s, "Esc");
+        }
+    }
+    eprintln!(
+        "cut (c): key to frame {}; until done {}",
+        d.report(cuts),
+        stats(cut_done)
+    );
+    // Two more coders disagree on the first two members of 50 entries.
+    let mut pairs = Vec::new();
+    for pos in 0..s.queue_len.min(200) {
+        if let Some(r) = s.row_at(pos) {
+            if r.members.len() >= 2 && pairs.len() < 50 {
+                pairs.push([r.members[0], r.members[1]]);
+            }
+        }
+    }
+    {
+        let mut st = Store::open(db).unwrap();
+        for p in &pairs {
+            st.record_decision("bench-a", "confirm", p, serde_json::json!({}))
+                .unwrap();
+            st.record_decision("bench-b", "reject", p, serde_json::json!({}))
+                .unwrap();
+        }
+    }
+    eprintln!(
+        "adjudication: {} pairs disputed by bench-a and bench-b",
+        pairs.len()
+    );
+    let (mut adj_opens, mut adj_ready, mut adj_moves, mut adj_verdicts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut open_cpu, mut keys_cpu) = (Vec::new(), Vec::new());
+    for round in 0..5 {
+        d.cpu.clear();
+        let key = d.press(s, "A");
+        open_cpu.append(&mut d.cpu);
+        adj_opens.push(key);
+        adj_ready.push(key + d.settle(s));
+        assert_eq!(s.mode(), Mode::Adjudicate, "{}", s.message);
+        d.cpu.clear();
+        for _ in 0..10 {
+            adj_moves.push(decide_and_settle(d, s, "j").0);
+        }
+        if round < 2 {
+            for _ in 0..10 {
+                adj_verdicts.push(decide_and_settle(d, s, "x").0);
+            }
+        }
+        keys_cpu.append(&mut d.cpu);
+        d.press(s, "Esc");
+    }
+    d.cpu = open_cpu;
+    eprintln!(
+        "adjudication screen (A): key to frame {}; to the pairs {}",
+        d.report(adj_opens),
+        stats(adj_ready)
+    );
+    d.cpu = keys_cpu;
+    eprintln!(
+        "adjudication keys: j {} · x {} · {}",
+        stats(adj_moves),
+        stats(adj_verdicts),
+        d.cpu_p99()
     );
 }

@@ -16,3 +16,4 @@ mod screens;
 mod store;
 mod support;
 mod tmux;
+mod waiting;

@@ -59,9 +59,11 @@ impl Screen {
         }
     }
 
-    /// One key and the frame drawn right after it, without waiting for anything.
+    /// One key and the frame drawn right after it, waiting only for the key's own read
+    /// (a verdict's stored labels), never for the label writer.
     fn key(&mut self, s: &mut Session, name: &str) -> String {
         handle_key(s, &self.keys, parse_key(name).unwrap());
+        s.wait_key();
         self.draw(s)
     }
 

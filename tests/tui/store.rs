@@ -293,8 +293,9 @@ fn the_queue_reads_only_the_pages_it_shows() {
     assert_eq!(s.loaded_pages(), 1);
     press(&mut s, &["G"]);
     assert_eq!(s.cursor, 499);
-    // The last rows live on page 4 (rows 400..500); pages 1..3 were never read.
-    assert_eq!(s.loaded_pages(), 2);
+    // The last rows live on page 4 (rows 400..500): pages 0 and 4 were shown, their
+    // neighbours 1 and 3 read ahead on the worker; page 2 was never read.
+    assert_eq!(s.loaded_pages(), 4);
     assert!(s.row_at(250).is_none() && s.row_at(499).is_some());
     // Paging up reads each page before the loaded one; the rows equal a read by offset.
     let pages: Vec<&str> = vec!["PageUp"; 30];

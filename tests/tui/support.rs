@@ -214,9 +214,8 @@ pub fn press_held(s: &mut Session, keys: &[&str]) -> Buffer {
     term.backend().buffer().clone()
 }
 
-/// Lets the held worker run, waits for its results and returns the frame drawn then.
+/// Lets the held worker run, waits for its results (and the keys typed ahead while it was
+/// held) and returns the frame drawn then.
 pub fn release(s: &mut Session) -> Buffer {
-    s.hold_background(false);
-    s.wait_background();
-    press(s, &[])
+    spotcheck::tui::release_and_render(s, &Keymap::defaults(), 100, 24).unwrap()
 }

@@ -1,5 +1,6 @@
 //! The adjudication screen's state: the pairs coders disagree on (`Store::disagreements`,
-//! the adjudicated ones too, marked), the current one's two documents side by side, and
+//! the adjudicated ones too, marked), the current one's two documents side by side (both
+//! read on the background worker, the screen open at once saying so), and
 //! the adjudicator's final label — logged as coder `adjudicator:CODER` (the session's
 //! coder in the adjudicator role, `model::adjudication`) and written by the label writer
 //! like every decision of the workbench.
@@ -8,10 +9,12 @@ use std::collections::HashMap;
 
 use anyhow::Result;
 
+use super::waiting::KeyWait;
 use super::{Mode, Session};
 use crate::model::adjudication::{adjudicator_key, CoderVerdict, Disagreement};
 use crate::model::PairLabel;
-use crate::review::sanitize::{sanitize, sanitize_line};
+use crate::review::background::{Job, Output};
+use crate::review::sanitize::sanitize_line;
 
 /// Characters of each document the adjudication screen shows.
 pub const ADJUDICATION_CHARS: usize = 20_000;
@@ -34,6 +37,10 @@ pub struct AdjudicationView {
     pub scroll: usize,
     /// The documents read so far, by id.
     docs: HashMap<i64, AdjudicationDoc>,
+    /// Whether the pairs are still being read (the screen says so).
+    pub loading: bool,
+    /// The background job reading the current pair's documents, and their ids.
+    pub(super) doc_job: Option<(u64, Vec<i64>)>,
 }
 
 impl AdjudicationView {
@@ -75,20 +82,36 @@ pub fn verdict_text(v: &CoderVerdict) -> String {
 }
 
 impl Session {
-    /// Opens the adjudication screen on the first pair not yet adjudicated.
+    /// Opens the adjudication screen at once; the pairs coders disagree on are read on the
+    /// worker (keys typed meanwhile wait for them), then the cursor goes to the first pair
+    /// not yet adjudicated and its documents are read on the worker too.
     pub fn open_adjudication(&mut self) -> Result<()> {
-        let items = self.store.disagreements(false)?;
-        let cursor = items
+        let job = self.background.worker.submit(Job::Disagreements);
+        self.key_wait = Some((job, KeyWait::Disagreements));
+        self.adjudication = Some(AdjudicationView {
+            items: Vec::new(),
+            cursor: 0,
+            scroll: 0,
+            docs: HashMap::new(),
+            loading: true,
+            doc_job: None,
+        });
+        self.message = "reading the pairs coders disagree on…".into();
+        self.push(Mode::Adjudicate);
+        Ok(())
+    }
+
+    /// Shows the pairs the worker read, on the first one not yet adjudicated.
+    pub(super) fn show_disagreements(&mut self, items: Vec<Disagreement>) {
+        let Some(view) = &mut self.adjudication else {
+            return;
+        };
+        view.cursor = items
             .iter()
             .position(|d| d.adjudicated().is_none())
             .unwrap_or(0);
-        let mut view = AdjudicationView {
-            items,
-            cursor,
-            scroll: 0,
-            docs: HashMap::new(),
-        };
-        self.read_adjudication_docs(&mut view)?;
+        view.items = items;
+        view.loading = false;
         self.message = if view.items.is_empty() {
             "no pairs the coders disagree on".into()
         } else {
@@ -99,39 +122,81 @@ impl Session {
                 sanitize_line(&adjudicator_key(&self.coder))
             )
         };
-        self.adjudication = Some(view);
-        self.push(Mode::Adjudicate);
-        Ok(())
+        self.read_adjudication_docs();
     }
 
-    /// Reads the current pair's documents (once each).
-    fn read_adjudication_docs(&self, view: &mut AdjudicationView) -> Result<()> {
-        let Some(d) = view.current() else {
-            return Ok(());
-        };
-        let ids = [d.a, d.b];
-        let briefs = self.store.doc_briefs(&ids)?;
-        for id in ids {
-            if view.docs.contains_key(&id) {
-                continue;
-            }
-            let text = self.store.document_preview(id, ADJUDICATION_CHARS)?;
-            let url = briefs.get(&id).map_or("", |b| b.url.as_str());
-            view.docs.insert(
-                id,
-                AdjudicationDoc {
-                    id,
-                    url: sanitize_line(url),
-                    text: sanitize(&text),
-                },
-            );
+    /// The pairs could not be read: the screen says so and shows none.
+    pub(super) fn disagreements_failed(&mut self, e: anyhow::Error) {
+        if let Some(view) = &mut self.adjudication {
+            view.loading = false;
         }
-        Ok(())
+        self.message = format!("cannot read the pairs coders disagree on: {e:#}");
+    }
+
+    /// Asks the worker for the current pair's documents not read yet (once each).
+    fn read_adjudication_docs(&mut self) {
+        let Some(view) = &mut self.adjudication else {
+            return;
+        };
+        let Some(d) = view.current() else {
+            return;
+        };
+        let ids: Vec<i64> = [d.a, d.b]
+            .into_iter()
+            .filter(|id| !view.docs.contains_key(id))
+            .collect();
+        if ids.is_empty()
+            || view
+                .doc_job
+                .as_ref()
+                .is_some_and(|(_, asked)| *asked == ids)
+        {
+            return;
+        }
+        let job = self
+            .background
+            .worker
+            .submit(Job::AdjudicationDocs { ids: ids.clone() });
+        view.doc_job = Some((job, ids));
+    }
+
+    /// Takes documents the worker read for job `id`, if it is the screen's (true).
+    pub(super) fn apply_adjudication_docs(&mut self, id: u64, result: Result<Output>) -> bool {
+        let Some(view) = &mut self.adjudication else {
+            return false;
+        };
+        if view.doc_job.as_ref().is_none_or(|(j, _)| *j != id) {
+            return false;
+        }
+        let Some((_, ids)) = view.doc_job.take() else {
+            return false;
+        };
+        match result {
+            Ok(Output::AdjudicationDocs(docs)) => {
+                view.docs.extend(docs.into_iter().map(|d| (d.id, d)));
+            }
+            Ok(_) => {}
+            Err(e) => {
+                // Shown empty rather than asked for again.
+                for id in ids {
+                    view.docs.insert(
+                        id,
+                        AdjudicationDoc {
+                            id,
+                            url: String::new(),
+                            text: String::new(),
+                        },
+                    );
+                }
+                self.message = format!("cannot read the pair's documents: {e:#}");
+            }
+        }
+        true
     }
 
     /// Moves to another disputed pair (`delta` rows, clamped).
     pub(super) fn move_adjudication(&mut self, delta: i64) -> Result<()> {
-        let Some(mut view) = self.adjudication.take() else {
+        let Some(view) = &mut self.adjudication else {
             return Ok(());
         };
         let last = view.items.len().saturating_sub(1) as i64;
@@ -140,9 +205,8 @@ impl Session {
             view.cursor = to;
             view.scroll = 0;
         }
-        let read = self.read_adjudication_docs(&mut view);
-        self.adjudication = Some(view);
-        read
+        self.read_adjudication_docs();
+        Ok(())
     }
 
     /// Scrolls the two documents by `lines`.
@@ -153,15 +217,32 @@ impl Session {
     }
 
     /// Records the final label of the current pair as `adjudicator:CODER` and moves on to
-    /// the next pair still open.
+    /// the next pair still open; the entries are checked on the worker (both documents in
+    /// the database) and committed when they land.
     pub fn adjudicate(&mut self, label: PairLabel) -> Result<()> {
         let Some(d) = self.adjudication.as_ref().and_then(|v| v.current()) else {
             return Ok(());
         };
         let (a, b) = (d.a, d.b);
-        let (coder, entries) = self
-            .store
-            .adjudication_entries(&self.coder, a, b, label, None)?;
+        let job = self.background.worker.submit(Job::Adjudge {
+            name: self.coder.clone(),
+            a,
+            b,
+            label,
+        });
+        self.key_wait = Some((job, KeyWait::Adjudge { a, b, label }));
+        Ok(())
+    }
+
+    /// Commits adjudicator `coder`'s checked `entries` on pair (a, b) and moves on.
+    pub(super) fn finish_adjudication(
+        &mut self,
+        a: i64,
+        b: i64,
+        label: PairLabel,
+        coder: String,
+        entries: Vec<crate::model::LogEntry>,
+    ) -> Result<()> {
         let appended = {
             // Ahead of the writer's next step, as every key's decision.
             let _gate = self.saves.writer.gate().urgent();
@@ -175,7 +256,11 @@ impl Session {
         let Some(view) = &mut self.adjudication else {
             return Ok(());
         };
-        if let Some(d) = view.items.get_mut(view.cursor) {
+        let Some(at) = view.items.iter().position(|d| (d.a, d.b) == (a, b)) else {
+            return Ok(());
+        };
+        view.cursor = at;
+        if let Some(d) = view.items.get_mut(at) {
             // Shown at once; the label writer writes the same verdict to the labels.
             d.adjudications.retain(|v| v.coder != coder);
             d.adjudications.push(CoderVerdict {

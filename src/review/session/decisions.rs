@@ -8,10 +8,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use anyhow::{Context, Result};
 
 use super::saving::{clean_label, Optimistic};
-use super::{Mode, PendingDecision, Session};
-use crate::model::{set_key, Decision, DecisionRow, Label, LogEntry};
+use super::waiting::KeyWait;
+use super::{Mode, Session};
+use crate::model::{set_key, Decision, DecisionRow, Label, LogEntry, QueueRow};
+use crate::review::background::Job;
 use crate::review::sanitize::sanitize_line;
 use crate::review::writer::Saved;
+use crate::store::ClusterReview;
 
 impl Session {
     /// Turns auto-advance after verdicts on or off (the header shows it when off).
@@ -87,32 +90,54 @@ impl Session {
                 self.apply_saved(vec![Saved::Idle(last.id)]);
             }
         }
-        self.refresh_open_cluster()?;
+        self.refresh_open_cluster();
         Ok(rows)
     }
 
-    /// Reads the open cluster's status, tags and note again (with the decisions still being
-    /// saved shown).
-    pub(super) fn refresh_open_cluster(&mut self) -> Result<()> {
-        if let Some(c) = &mut self.cluster {
-            // The open cluster's row shows the new status.
-            let r = self
-                .store
-                .cluster_review(&self.coder, c.row.run_id, c.row.cluster)?;
-            c.row.status = r.status;
-            c.row.labeled = r.labeled;
-            c.row.pairs = r.pairs;
-            c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
-            c.note = r.note.as_deref().map(sanitize_line);
-            c.refreshed = true;
-            if let Some(o) = self.saves.optimistic.get(&set_key(&c.row.members)) {
-                o.apply(&mut c.row);
-                if o.before.note != o.after.note {
-                    c.note = o.after.note.clone();
-                }
+    /// Shows the decisions still being saved on the open entry at once, and asks the
+    /// worker for its status, tags and note as the store has them (laid under the same
+    /// decisions when they land, see [`Session::apply_cluster_status`]).
+    pub(super) fn refresh_open_cluster(&mut self) {
+        let Some(c) = &mut self.cluster else {
+            return;
+        };
+        if let Some(o) = self.saves.optimistic.get(&set_key(&c.row.members)) {
+            o.apply(&mut c.row);
+            if o.before.note != o.after.note {
+                c.note = o.after.note.clone();
             }
         }
-        Ok(())
+        c.refreshed = true;
+        let job = Job::ClusterStatus {
+            coder: self.coder.clone(),
+            run_id: c.row.run_id,
+            cluster: c.row.cluster,
+        };
+        self.jobs.status = Some(self.background.worker.submit(job));
+    }
+
+    /// The open entry's status, tags and note as the worker read them (with the decisions
+    /// still being saved shown); false if another entry is open now.
+    pub(super) fn apply_cluster_status(&mut self, cluster: i64, r: ClusterReview) -> bool {
+        let Some(c) = &mut self.cluster else {
+            return false;
+        };
+        if c.row.cluster != cluster {
+            return false;
+        }
+        c.row.status = r.status;
+        c.row.labeled = r.labeled;
+        c.row.pairs = r.pairs;
+        c.row.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
+        c.note = r.note.as_deref().map(sanitize_line);
+        c.refreshed = true;
+        if let Some(o) = self.saves.optimistic.get(&set_key(&c.row.members)) {
+            o.apply(&mut c.row);
+            if o.before.note != o.after.note {
+                c.note = o.after.note.clone();
+            }
+        }
+        true
     }
 
     /// After a verdict on a whole cluster, go back to the queue, on the next cluster — or,
@@ -127,51 +152,6 @@ impl Session {
         if self.filter.status.is_none() {
             self.cursor = (self.cursor + 1).min(self.queue_len.saturating_sub(1));
         }
-    }
-
-    /// What a verdict on `target` would do, when it is worth asking first: more pairs than
-    /// [`Session::prompt_above_pairs`], or any of the coder's stored pair labels it would
-    /// change. Sets [`Session::pending`] and says so; false when the verdict can go ahead.
-    fn ask_first(&mut self, decision: &Decision, target: &[i64]) -> Result<bool> {
-        let new = decision.pair_labels(target);
-        // Looked up, not searched: an entry of 100 members has 4,950 pairs, and as many
-        // stored labels when it was decided before (a search each: 12 M comparisons).
-        let mut by_pair: std::collections::HashMap<(i64, i64), &str> = Default::default();
-        for (a, b, l) in &new {
-            by_pair.entry((*a, *b)).or_insert(l.as_str());
-        }
-        let mut overrides: std::collections::BTreeMap<String, u64> = Default::default();
-        for (old, label) in self.store.pair_labels_within(&self.coder, target)? {
-            let now = by_pair.get(&old).copied();
-            if now.is_some_and(|n| n != label) {
-                *overrides.entry(label).or_default() += 1;
-            }
-        }
-        let pairs = new.len() as u64;
-        if pairs <= self.prompt_above_pairs && overrides.is_empty() {
-            return Ok(false);
-        }
-        let verb = match decision.action() {
-            "confirm" => "confirms",
-            "reject" => "rejects",
-            "unsure" => "marks unsure",
-            other => other,
-        };
-        let mut consequence = format!("{verb} {pairs} pairs among {} pages", target.len());
-        for (label, n) in &overrides {
-            consequence.push_str(&format!(
-                "; overrides {n} earlier '{label}' label{} by {}",
-                if *n == 1 { "" } else { "s" },
-                sanitize_line(&self.coder)
-            ));
-        }
-        self.message = format!("{consequence}. y: go ahead · any other key: cancel");
-        self.pending = Some(PendingDecision {
-            decision: decision.clone(),
-            target: target.to_vec(),
-            consequence,
-        });
-        Ok(true)
     }
 
     /// The coder's answer to the consequence prompt: `yes` records the pending decision
@@ -191,7 +171,9 @@ impl Session {
     }
 
     /// A verdict on the whole of what the current screen points at (confirm, reject or
-    /// unsure; a split needs the groups, see [`Session::split`]).
+    /// unsure; a split needs the groups, see [`Session::split`]). On an entry it is
+    /// recorded once the worker has read what it would change, and asked about first when
+    /// it labels many pairs or changes stored labels (`waiting`).
     pub fn decide(&mut self, decision: Decision) -> Result<()> {
         let action = decision.action();
         match self.mode() {
@@ -206,24 +188,15 @@ impl Session {
                 let Some(row) = self.current_row()? else {
                     return Ok(());
                 };
-                if self.ask_first(&decision, &row.members)? {
-                    return Ok(());
-                }
-                self.record(&decision, vec![row.members.clone()])?;
-                self.message = format!("{action}: entry {} ({})", row.cluster, row.method);
-                self.advance_after_verdict();
+                let done = format!("{action}: entry {} ({})", row.cluster, row.method);
+                self.verdict(decision, row.members, done);
             }
             Mode::Cluster | Mode::Group => {
                 let Some(c) = &self.cluster else {
                     return Ok(());
                 };
                 let (members, no) = (c.row.members.clone(), c.row.cluster);
-                if self.ask_first(&decision, &members)? {
-                    return Ok(());
-                }
-                self.record(&decision, vec![members])?;
-                self.message = format!("{action}: cluster {no}");
-                self.advance_after_verdict();
+                self.verdict(decision, members, format!("{action}: cluster {no}"));
             }
             Mode::Pair => {
                 let Some(p) = &self.pair else {
@@ -295,7 +268,8 @@ impl Session {
     }
 
     /// Cuts the cluster at its weakest bridge: the connected components of the run's pairs
-    /// inside the cluster without the bridge edge become the groups of a split.
+    /// inside the cluster without the bridge edge become the groups of a split. The link
+    /// and the pairs are read on the worker; the cut is recorded when they land.
     pub fn cut(&mut self) -> Result<()> {
         let row = match self.mode() {
             Mode::Cluster | Mode::Group => self.cluster.as_ref().map(|c| c.row.clone()),
@@ -304,12 +278,27 @@ impl Session {
         let Some(row) = row else {
             return Ok(());
         };
-        let Some((ba, bb, _)) = self.store.entry_bridge(row.cluster)? else {
+        let job = self
+            .background
+            .worker
+            .submit(Job::CutEdges { entry: row.cluster });
+        self.message = format!("cut: reading entry {}'s links…", row.cluster);
+        self.key_wait = Some((job, KeyWait::Cut { row }));
+        Ok(())
+    }
+
+    /// Records the cut of entry `row` at `bridge`, given its merged pairs `edges`.
+    pub(super) fn finish_cut(
+        &mut self,
+        row: &QueueRow,
+        bridge: Option<(i64, i64, f64)>,
+        edges: &[(i64, i64, f64)],
+    ) -> Result<()> {
+        let Some((ba, bb, _)) = bridge else {
             self.message = "this entry has no weakest link: every pair of it is on a cycle".into();
             return Ok(());
         };
-        let edges = self.store.entry_edges(row.cluster)?;
-        let groups = components_without(&row.members, &edges, (ba.min(bb), ba.max(bb)));
+        let groups = components_without(&row.members, edges, (ba.min(bb), ba.max(bb)));
         if groups.len() < 2 {
             self.message = "the bridge does not split this cluster".into();
             return Ok(());

@@ -12,6 +12,8 @@
 //! - `prompt`: the one-line prompt for tags, notes, search and the tag filter;
 //! - `saving`: decisions committed whose labels the writer thread is still writing;
 //! - `work`: the background worker's results;
+//! - `waiting`: keys whose effect needs a read, finished when the worker's result lands
+//!   (keys pressed meanwhile typed ahead);
 //! - `adjudicate`: the adjudication screen (pairs coders disagree on, a final label).
 
 mod adjudicate;
@@ -22,13 +24,14 @@ mod navigation;
 mod pair;
 mod prompt;
 mod saving;
+mod waiting;
 mod work;
 
 use std::collections::{BTreeMap, HashMap};
 
 use anyhow::Result;
 
-pub use adjudicate::{verdict_text, AdjudicationDoc, AdjudicationView};
+pub use adjudicate::{verdict_text, AdjudicationDoc, AdjudicationView, ADJUDICATION_CHARS};
 pub use cluster::ClusterView;
 pub use pair::{evidence_summary, DocPane, PairView};
 
@@ -166,6 +169,10 @@ struct Jobs {
     charts: Option<u64>,
     /// The what-if of a run being computed, and what was asked.
     what_if: Option<(u64, crate::review::charts::PendingWhatIf)>,
+    /// The open entry's status read again after a decision.
+    status: Option<u64>,
+    /// The queue read again after the label writer caught up.
+    reload: Option<u64>,
 }
 
 /// A review session of one coder.
@@ -185,6 +192,8 @@ pub struct Session {
     pub top: u64,
     /// The loaded queue pages, by page number.
     pages: HashMap<u64, Vec<QueueRow>>,
+    /// Queue pages the background worker is reading: page number → job.
+    page_jobs: HashMap<u64, u64>,
     /// Selected clusters: (run, cluster) → members.
     pub selection: BTreeMap<(i64, i64), Vec<i64>>,
     pub stack: Vec<Mode>,
@@ -219,6 +228,12 @@ pub struct Session {
     /// read once at the start so opening a pair or the group view reads no run.
     pub(super) run_texts: HashMap<String, Option<crate::store::TextKind>>,
     undo: UndoStack,
+    /// A key waiting for the worker's read to finish (see `waiting`).
+    key_wait: Option<(u64, waiting::KeyWait)>,
+    /// Keys pressed while `key_wait` is set, replayed in order when it lands.
+    typed: waiting::TypedAhead,
+    /// The tags in use (sanitized) the open tag prompt completes from, once read.
+    prompt_tags: Option<Vec<String>>,
     batch_counter: u64,
     saves: Saving,
     /// `--replay-url`: the replay base members' replay links are made with.
@@ -296,6 +311,7 @@ impl Session {
             cursor: 0,
             top: 0,
             pages: HashMap::new(),
+            page_jobs: HashMap::new(),
             selection: BTreeMap::new(),
             stack: vec![Mode::Queue],
             cluster: None,
@@ -322,6 +338,9 @@ impl Session {
             methods,
             run_texts,
             undo,
+            key_wait: None,
+            typed: waiting::TypedAhead::default(),
+            prompt_tags: None,
             batch_counter: 0,
             saves: Saving::new(writer),
             replay_base: None,
@@ -399,7 +418,9 @@ impl Session {
             }
         }
         if self.mode() != Mode::Adjudicate && !self.stack.contains(&Mode::Adjudicate) {
-            self.adjudication = None;
+            if let Some((job, _)) = self.adjudication.take().and_then(|a| a.doc_job) {
+                self.background.worker.cancel(job);
+            }
         }
     }
 

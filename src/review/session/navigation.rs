@@ -1,6 +1,7 @@
 //! Navigation: the queue (paged from the store by rank, only the pages with visible rows
-//! loaded), the cursor and scrolling of every screen, the selection of clusters or members,
-//! and the queue's filters and order.
+//! loaded, the pages next to them read ahead on the background worker), the cursor and
+//! scrolling of every screen, the selection of clusters or members, and the queue's filters
+//! and order.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -9,21 +10,24 @@ use anyhow::Result;
 
 use super::{Mode, Session, Viewport, PAGE_ROWS};
 use crate::model::{set_key, LabelStatus, NoiseShown, QueueFilter, QueueRow, QueueSort};
-use crate::review::background::Job;
+use crate::review::background::{clean_row, Job, Output};
 use crate::review::sanitize::sanitize_line;
 use crate::store::PageAt;
-
-fn clean_row(mut r: QueueRow) -> QueueRow {
-    r.title = sanitize_line(&r.title);
-    r.tags = r.tags.iter().map(|t| sanitize_line(t)).collect();
-    r.method = sanitize_line(&r.method);
-    r.detectors = r.detectors.iter().map(|d| sanitize_line(d)).collect();
-    r
-}
 
 impl Session {
     pub(super) fn reload_queue(&mut self) -> Result<()> {
         self.pages.clear();
+        // Pages of the old queue still being read are of no use any more, nor is a read of
+        // the whole queue after the label writer caught up (this one is newer).
+        for (_, job) in self.page_jobs.drain() {
+            self.background.worker.cancel(job);
+        }
+        if let Some(job) = self.jobs.reload.take() {
+            self.background.worker.cancel(job);
+            if self.saves.pending.is_empty() {
+                self.saves.optimistic.clear();
+            }
+        }
         if self.jobs.queue.is_some() {
             // The table is being rebuilt: its old rows are not the queue.
             self.queue_len = 0;
@@ -40,13 +44,73 @@ impl Session {
         Ok(())
     }
 
-    /// Loads queue page `page` unless it is loaded: next to a loaded page it continues from
-    /// that page's first or last rank (an index walk of one page); a jump reads from the
-    /// nearer end of the queue.
+    /// Loads queue page `page` here, unless it is loaded: a jump to rows no page was read
+    /// or asked for yet (the first frame, a filter, `G`), or a key acting on the current
+    /// row before the worker's read of its page landed.
     pub(super) fn ensure_page(&mut self, page: u64) -> Result<()> {
         if self.pages.contains_key(&page) {
             return Ok(());
         }
+        let (at, n) = self.page_at(page);
+        let rows = if n > 0 {
+            self.store
+                .queue_rows(&self.coder, &self.filter, self.sort, at, n)?
+        } else {
+            Vec::new()
+        };
+        self.pages
+            .insert(page, rows.into_iter().map(clean_row).collect());
+        Ok(())
+    }
+
+    /// Asks the worker for queue page `page` unless it is loaded or asked for (the pages
+    /// next to the visible ones, read before the cursor gets there).
+    pub(super) fn request_page(&mut self, page: u64) {
+        if self.pages.contains_key(&page)
+            || self.page_jobs.contains_key(&page)
+            || page * PAGE_ROWS >= self.queue_len
+            || self.jobs.queue.is_some()
+        {
+            return;
+        }
+        let (at, rows) = self.page_at(page);
+        let job = self.background.worker.submit(Job::QueuePage {
+            page,
+            coder: self.coder.clone(),
+            filter: self.filter.clone(),
+            sort: self.sort,
+            at,
+            rows,
+        });
+        self.page_jobs.insert(page, job);
+    }
+
+    /// Takes a queue page the worker read for job `id`, if it is still wanted (false: not
+    /// a page job).
+    pub(super) fn apply_page(&mut self, id: u64, result: Result<Output>) -> bool {
+        let Some(page) = self
+            .page_jobs
+            .iter()
+            .find(|(_, j)| **j == id)
+            .map(|(p, _)| *p)
+        else {
+            return false;
+        };
+        self.page_jobs.remove(&page);
+        match result {
+            Ok(Output::QueuePage { page: p, rows }) if p == page => {
+                self.pages.entry(page).or_insert(rows);
+            }
+            Ok(_) => {}
+            Err(e) => self.message = format!("cannot read the queue: {e:#}"),
+        }
+        true
+    }
+
+    /// Where page `page` starts and how many rows it has: next to a loaded page it
+    /// continues from that page's first or last rank (an index walk of one page); a jump
+    /// reads from the nearer end of the queue.
+    fn page_at(&self, page: u64) -> (PageAt, u64) {
         let start = page * PAGE_ROWS;
         let end = (start + PAGE_ROWS).min(self.queue_len);
         let after = page
@@ -61,15 +125,7 @@ impl Session {
             _ if start > self.queue_len / 2 => PageAt::FromEnd(self.queue_len - end),
             _ => PageAt::Offset(start),
         };
-        let rows = if start < end {
-            self.store
-                .queue_rows(&self.coder, &self.filter, self.sort, at, end - start)?
-        } else {
-            Vec::new()
-        };
-        self.pages
-            .insert(page, rows.into_iter().map(clean_row).collect());
-        Ok(())
+        (at, end.saturating_sub(start))
     }
 
     /// How many queue pages are loaded (the queue is virtualized: only pages with visible
@@ -127,9 +183,19 @@ impl Session {
         }
         let r = self.visible_range();
         if !r.is_empty() {
-            for page in r.start / PAGE_ROWS..=(r.end - 1) / PAGE_ROWS {
-                self.ensure_page(page)?;
+            let (first, last) = (r.start / PAGE_ROWS, (r.end - 1) / PAGE_ROWS);
+            for page in first..=last {
+                // A page the worker is reading is drawn as "reading…" until it lands.
+                if !self.page_jobs.contains_key(&page) {
+                    self.ensure_page(page)?;
+                }
             }
+            // The neighbouring pages are read ahead on the worker: moving onto them reads
+            // nothing here.
+            if let Some(before) = first.checked_sub(1) {
+                self.request_page(before);
+            }
+            self.request_page(last + 1);
         }
         if let Some(c) = &mut self.cluster {
             // The previews the screen lacks are read by the worker ("reading…" meanwhile).

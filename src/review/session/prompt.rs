@@ -1,13 +1,15 @@
-//! The one-line prompt: a tag (with completion from the tags in use), a note, a search or
-//! a tag filter; submitting it records the tag or note, or filters the queue.
+//! The one-line prompt: a tag (with completion from the tags in use, read on the
+//! background worker when the prompt opens), a note, a search or a tag filter; submitting
+//! it records the tag or note, or filters the queue.
 
 use std::collections::BTreeSet;
 
 use anyhow::Result;
 
+use super::waiting::KeyWait;
 use super::{Input, InputKind, Mode, Session};
 use crate::model::Decision;
-use crate::review::sanitize::sanitize_line;
+use crate::review::background::Job;
 
 impl Session {
     pub fn start_input(&mut self, kind: InputKind) {
@@ -21,18 +23,22 @@ impl Session {
             text,
             completions: Vec::new(),
         });
-        self.update_completions();
+        self.prompt_tags = None;
+        if matches!(kind, InputKind::Tag | InputKind::TagFilter) {
+            // The tags in use are read on the worker; keys typed meanwhile wait for them,
+            // so Tab completes as it would have.
+            let job = self.background.worker.submit(Job::Tags);
+            self.key_wait = Some((job, KeyWait::Tags));
+        }
     }
 
     pub(super) fn update_completions(&mut self) {
         let tags = match &self.input {
             Some(i) if matches!(i.kind, InputKind::Tag | InputKind::TagFilter) => {
-                let mut tags: BTreeSet<String> = self
-                    .store
-                    .all_tags()
-                    .unwrap_or_default()
-                    .into_iter()
-                    .collect();
+                let Some(read) = &self.prompt_tags else {
+                    return;
+                };
+                let mut tags: BTreeSet<String> = read.iter().cloned().collect();
                 // Tags still being saved complete too.
                 for o in self.saves.optimistic.values() {
                     tags.extend(o.after.tags.iter().cloned());
@@ -44,7 +50,6 @@ impl Session {
         if let Some(i) = &mut self.input {
             i.completions = tags
                 .into_iter()
-                .map(|t| sanitize_line(&t))
                 .filter(|t| t.starts_with(&i.text) && *t != i.text)
                 .collect();
         }

@@ -1,13 +1,15 @@
 //! Saving: a decision is committed as its log row at the key press; its derived labels are
 //! written by the label writer thread (`review::writer`). Until they are, the session shows
 //! the decision anyway (the label of each decided set, laid over the rows read from the
-//! store) and counts the decisions still being saved; when the writer has caught up it
-//! reads the queue again.
+//! store) and counts the decisions still being saved; when the writer has caught up the
+//! background worker reads the queue again (the visible pages, the counts) and the session
+//! swaps it in at once.
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::Session;
+use super::{Session, PAGE_ROWS};
 use crate::model::{Label, LabelStatus, QueueRow};
+use crate::review::background::{Job, Reloaded};
 use crate::review::sanitize::sanitize_line;
 use crate::review::writer::{LabelWriter, Saved};
 
@@ -101,16 +103,46 @@ impl Session {
         if !self.saves.pending.is_empty() || self.saves.optimistic.is_empty() {
             return;
         }
-        self.saves.optimistic.clear();
-        if let Err(e) = self
-            .reload_queue()
-            .and_then(|_| self.refresh_open_cluster())
-        {
-            self.message = format!("error: {e:#}");
-        }
         if self.saves.quit_when_saved {
             self.quit = true;
+            return;
         }
+        // The queue is read again on the worker; until it lands the rows read before are
+        // shown with the decisions laid over them, as while they were being written.
+        let r = self.visible_range();
+        let pages: Vec<u64> = if r.is_empty() {
+            Vec::new()
+        } else {
+            (r.start / PAGE_ROWS..=(r.end - 1) / PAGE_ROWS).collect()
+        };
+        let job = Job::Reload {
+            coder: self.coder.clone(),
+            filter: self.filter.clone(),
+            sort: self.sort,
+            pages,
+        };
+        self.jobs.reload = Some(self.background.worker.submit(job));
+    }
+
+    /// Takes the queue the worker read again after the label writer caught up, unless more
+    /// decisions were made since (their own reload follows).
+    pub(super) fn apply_reload(&mut self, r: Reloaded) {
+        if !self.saves.pending.is_empty() || self.jobs.queue.is_some() {
+            return;
+        }
+        self.saves.optimistic.clear();
+        for (_, job) in self.page_jobs.drain() {
+            self.background.worker.cancel(job);
+        }
+        self.pages = r.pages.into_iter().collect();
+        self.queue_len = r.queue_len;
+        self.progress = r.progress;
+        self.triage = r.triage;
+        self.triaged_entries = r.triaged_entries;
+        if self.cursor >= self.queue_len {
+            self.cursor = self.queue_len.saturating_sub(1);
+        }
+        self.refresh_open_cluster();
     }
 
     /// How many decisions are committed whose labels are still being written.

@@ -31,7 +31,15 @@ impl Session {
     /// and redraws when it lands).
     pub fn busy(&self) -> bool {
         !self.saves.pending.is_empty()
+            || self.key_wait.is_some()
+            || !self.page_jobs.is_empty()
+            || self
+                .adjudication
+                .as_ref()
+                .is_some_and(|a| a.doc_job.is_some())
             || self.jobs.queue.is_some()
+            || self.jobs.status.is_some()
+            || self.jobs.reload.is_some()
             || self.jobs.group.is_some()
             || self.jobs.charts.is_some()
             || self.jobs.what_if.is_some()
@@ -55,16 +63,21 @@ impl Session {
     /// Waits until the background work for the screen is done and applied (tests,
     /// benchmarks and scripts that need the finished frame).
     pub fn wait_background(&mut self) {
-        while !self.saves.pending.is_empty() {
-            match self.saves.writer.wait_result() {
-                Some(s) => self.apply_saved(vec![s]),
-                None => {
-                    self.saves.pending.clear();
-                    self.message = "the label writer stopped".into();
+        loop {
+            // A worker's result can record a decision (a verdict whose read landed): its
+            // labels are waited for too.
+            while !self.saves.pending.is_empty() {
+                match self.saves.writer.wait_result() {
+                    Some(s) => self.apply_saved(vec![s]),
+                    None => {
+                        self.saves.pending.clear();
+                        self.message = "the label writer stopped".into();
+                    }
                 }
             }
-        }
-        while self.busy() {
+            if !self.busy() {
+                return;
+            }
             match self.background.worker.wait_result() {
                 Some(done) => {
                     self.apply_result(done);
@@ -80,6 +93,11 @@ impl Session {
                         p.wrap_job = None;
                     }
                     self.jobs = super::Jobs::default();
+                    self.key_wait = None;
+                    self.page_jobs.clear();
+                    if let Some(a) = &mut self.adjudication {
+                        a.doc_job = None;
+                    }
                     self.message = "the background worker stopped".into();
                 }
             }
@@ -91,6 +109,41 @@ impl Session {
     pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
         if matches!(result, Ok(Output::Discarded)) {
             return false;
+        }
+        if self.key_wait.as_ref().is_some_and(|(j, _)| *j == id) {
+            return self.apply_key_result(id, result);
+        }
+        if self
+            .adjudication
+            .as_ref()
+            .is_some_and(|a| a.doc_job.as_ref().is_some_and(|(j, _)| *j == id))
+        {
+            return self.apply_adjudication_docs(id, result);
+        }
+        if self.page_jobs.values().any(|j| *j == id) {
+            return self.apply_page(id, result);
+        }
+        if self.jobs.reload == Some(id) {
+            self.jobs.reload = None;
+            match result {
+                Ok(Output::Reloaded(r)) => self.apply_reload(*r),
+                Ok(_) => {}
+                Err(e) => self.message = format!("cannot read the queue again: {e:#}"),
+            }
+            return true;
+        }
+        if self.jobs.status == Some(id) {
+            self.jobs.status = None;
+            return match result {
+                Ok(Output::ClusterStatus { cluster, review }) => {
+                    self.apply_cluster_status(cluster, review)
+                }
+                Ok(_) => false,
+                Err(e) => {
+                    self.message = format!("cannot read the entry's status: {e:#}");
+                    true
+                }
+            };
         }
         if self.cluster.as_ref().is_some_and(|c| c.loading == Some(id)) {
             return match result {
@@ -365,6 +418,154 @@ mod tests {
         assert!(!c.is_loading());
         let ids: Vec<i64> = c.members.iter().map(|m| m.id).collect();
         assert_eq!(ids, c.row.members);
+    }
+
+    /// The job of the key waiting for its read.
+    fn key_job(s: &Session) -> u64 {
+        s.key_wait.as_ref().map(|(j, _)| *j).unwrap()
+    }
+
+    /// `s` after a failed read: `message` said, nothing waiting or running, nothing
+    /// recorded.
+    fn nothing_pending(s: &mut Session, message: &str) {
+        assert!(s.message.contains(message), "{}", s.message);
+        assert!(!s.awaiting() && s.pending.is_none() && !s.busy());
+        assert!(s.store().decision_log("ann").unwrap().is_empty());
+        s.hold_background(false);
+    }
+
+    #[test]
+    fn a_failed_verdict_read_records_nothing_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.decide(crate::model::Decision::Confirm).unwrap();
+        assert!(s.awaiting());
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert_eq!(s.cursor, 0, "no verdict, no advance");
+        nothing_pending(
+            &mut s,
+            "not recorded: cannot read what the confirm would change: disk gone",
+        );
+        // The job's own result, landing later, is dropped.
+        assert!(!s.apply_result((job, Ok(Output::StoredLabels(Vec::new())))));
+        assert!(s.store().decision_log("ann").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_failed_cut_read_cuts_nothing_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.cut().unwrap();
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        nothing_pending(&mut s, "not cut: cannot read the entry's links: disk gone");
+    }
+
+    #[test]
+    fn a_failed_tag_read_leaves_the_prompt_without_completion() {
+        let (_dir, mut s) = held_session();
+        s.start_input(super::super::InputKind::Tag);
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s.input.is_some());
+        s.input_char('w');
+        assert!(s.input.as_ref().unwrap().completions.is_empty());
+        nothing_pending(&mut s, "cannot read the tags in use: disk gone");
+    }
+
+    #[test]
+    fn failed_adjudication_reads_say_so_and_leave_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.open_adjudication().unwrap();
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(!s.adjudication.as_ref().unwrap().loading);
+        nothing_pending(
+            &mut s,
+            "cannot read the pairs coders disagree on: disk gone",
+        );
+        // A final label whose check fails is not recorded.
+        s.hold_background(true);
+        let d = crate::model::adjudication::Disagreement {
+            a: 1,
+            b: 2,
+            coders: Vec::new(),
+            adjudications: Vec::new(),
+        };
+        s.show_disagreements(vec![d]);
+        let docs = s.adjudication.as_ref().unwrap().doc_job.as_ref().unwrap().0;
+        assert!(s.apply_result((docs, Err(anyhow::anyhow!("no text")))));
+        assert!(s
+            .message
+            .contains("cannot read the pair's documents: no text"));
+        assert!(s.adjudication.as_ref().unwrap().doc(1).is_some());
+        s.adjudicate(crate::model::PairLabel::Same).unwrap();
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s
+            .store()
+            .decision_log("adjudicator:ann")
+            .unwrap()
+            .is_empty());
+        nothing_pending(&mut s, "not recorded: pair 1 / 2: disk gone");
+    }
+
+    #[test]
+    fn a_failed_queue_page_read_says_so_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.request_page(0);
+        let job = *s.page_jobs.get(&0).unwrap();
+        assert!(s.busy());
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert_eq!(s.loaded_pages(), 0);
+        nothing_pending(&mut s, "cannot read the queue: disk gone");
+    }
+
+    /// A verdict recorded and its labels written, the worker held again: the queue's
+    /// read after the writer caught up is queued (the session's `reload` job).
+    fn confirmed_and_written(s: &mut Session) -> u64 {
+        s.decide(crate::model::Decision::Confirm).unwrap();
+        // Nothing else is queued: the worker runs only the verdict's read.
+        s.hold_background(false);
+        s.wait_key();
+        s.hold_background(true);
+        while s.saving() > 0 {
+            let r = s.saves.writer.wait_result().unwrap();
+            s.apply_saved(vec![r]);
+        }
+        s.jobs.reload.unwrap()
+    }
+
+    #[test]
+    fn the_queue_is_read_again_on_the_worker_once_the_labels_are_written() {
+        let (_dir, mut s) = held_session();
+        s.ensure_page(0).unwrap();
+        confirmed_and_written(&mut s);
+        // Meanwhile the rows read before show the verdict laid over them.
+        let status = |s: &Session| s.row_at(0).unwrap().status;
+        assert_eq!(status(&s), crate::model::LabelStatus::Confirmed);
+        assert!(!s.saves.optimistic.is_empty() && s.busy());
+        s.hold_background(false);
+        s.wait_background();
+        // Read again: the store's rows, nothing laid over them any more.
+        assert!(s.saves.optimistic.is_empty() && !s.busy());
+        assert_eq!(status(&s), crate::model::LabelStatus::Confirmed);
+        assert_eq!(s.progress.iter().map(|p| p.reviewed).sum::<u64>(), 1);
+    }
+
+    #[test]
+    fn a_failed_queue_reload_says_so_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.ensure_page(0).unwrap();
+        let job = confirmed_and_written(&mut s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s.message.contains("cannot read the queue again: disk gone"));
+        assert!(!s.busy());
+        // The rows read before still show the verdict.
+        assert_eq!(
+            s.row_at(0).unwrap().status,
+            crate::model::LabelStatus::Confirmed
+        );
+        s.hold_background(false);
     }
 
     #[test]
