@@ -136,8 +136,15 @@ pub fn render_keys(
 }
 
 /// Waits for the work running off the UI thread and for the keys typed ahead meanwhile
-/// (each replayed as the key before it finishes), drawing as it goes.
-fn settle<B: Backend>(terminal: &mut Terminal<B>, s: &mut Session, keys: &Keymap) -> Result<()> {
+/// (each replayed as the key before it finishes), drawing as it goes. What a harness that
+/// drives a [`Session`] without the event loop calls before it looks at the database:
+/// [`Session::wait_background`] alone returns with typed-ahead keys still to replay (the
+/// next frame replays them), and a decision they record would then race the reader.
+pub fn settle<B: Backend>(
+    terminal: &mut Terminal<B>,
+    s: &mut Session,
+    keys: &Keymap,
+) -> Result<()> {
     loop {
         s.wait_background();
         render(terminal, s, keys)?;

@@ -164,8 +164,7 @@ fn coder_child() {
                 }
             }
         }
-        s.wait_background();
-        render(&mut term, &mut s, &keys).unwrap();
+        spotcheck::tui::settle(&mut term, &mut s, &keys).unwrap();
         writeln!(out, "DONE {} {}", logged(&s), s.message.replace('\n', " ")).unwrap();
         out.flush().unwrap();
     }

@@ -199,8 +199,7 @@ fn full_disk_review_child() {
     let logged = |s: &Session| s.store().decision_log("fullness").map(|l| l.len());
     for _ in 0..3 {
         handle_key(&mut s, &keys, parse_key("y").unwrap());
-        s.wait_background();
-        render(&mut term, &mut s, &keys).unwrap();
+        spotcheck::tui::settle(&mut term, &mut s, &keys).unwrap();
     }
     let before = logged(&s).unwrap();
     // On a line of its own: the harness has written "test ... " without a newline.
@@ -213,8 +212,7 @@ fn full_disk_review_child() {
     let mut messages: Vec<String> = Vec::new();
     for i in 0..400 {
         handle_key(&mut s, &keys, parse_key(["y", "u"][i % 2]).unwrap());
-        s.wait_background();
-        render(&mut term, &mut s, &keys).unwrap();
+        spotcheck::tui::settle(&mut term, &mut s, &keys).unwrap();
         let failed = s.message.to_lowercase().contains("full") || s.message.contains("error");
         if failed && !messages.contains(&s.message) {
             messages.push(s.message.clone());

@@ -245,8 +245,7 @@ fn kills_review_child() {
             handle_key(&mut s, &keys, parse_key(k).unwrap());
             render(&mut term, &mut s, &keys).unwrap();
         }
-        s.wait_background();
-        render(&mut term, &mut s, &keys).unwrap();
+        spotcheck::tui::settle(&mut term, &mut s, &keys).unwrap();
         states.push(state(&db));
         commits.push(spotcheck::store::commits_counted());
     }
