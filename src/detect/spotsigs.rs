@@ -727,6 +727,9 @@ impl super::staged::Staged for SpotSigs {
 /// and its query (`envvar/CFLAGS.html` → `CFLAGS.html`; `article.php?id=2` →
 /// `article.php?id=2`; `/2024/05/fire-kills-3/` → `fire-kills-3`). The same page in two
 /// releases or directories of a site keeps its name; two pages of one template do not.
+/// Unlike `extract::content::file_name` (the content rule's name, empty for a URL ending in
+/// `/`), a directory-style URL is named by its last segment and the query is kept: news
+/// sites name articles `/2024/05/slug/`, and `?id=1` / `?id=2` are two pages.
 pub fn page_name_key(url: &str) -> u64 {
     let url = url.split('#').next().unwrap_or(url);
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
