@@ -655,6 +655,17 @@ fn merged_queue_first_frame_and_key_latency() {
         s.queue_len
     );
     eprintln!("first frame, queue prebuilt (restart) {restart:?} (CPU {restart_cpu:?})");
+    // As `review` starts (`Session::start`): the first frame, and the frame with the queue.
+    {
+        let (t, c0) = (Instant::now(), cpu_time());
+        let mut started = Session::start(Store::open(&db).unwrap(), "bench", false).unwrap();
+        render(&mut d.term, &mut started, &d.keys).unwrap();
+        let first = t.elapsed();
+        let first_cpu = cpu_time().zip(c0).map(|(b, a)| b - a);
+        let shown = first + d.settle(&mut started);
+        assert_eq!(started.queue_len, s.queue_len, "{}", started.message);
+        eprintln!("first frame, review's start (Session::start) {first:?} (CPU {first_cpu:?}); the queue shown {shown:?}");
+    }
     eprintln!("queue move (j) {}", d.measure(&mut s, "j", 1000));
     eprintln!("queue page down {}", d.measure(&mut s, "PageDown", 100));
     // Open the first 100 entries (the largest first), each entry's first pair for 20. The
@@ -816,6 +827,89 @@ fn merged_queue_first_frame_and_key_latency() {
     );
     d.press(&mut s, "Esc");
     tag_cut_and_adjudicate(&mut d, &mut s, &db);
+    jumps_filters_and_search(&mut d, &mut s);
+}
+
+/// A key's frames: key to its frame, to the frame with what it read (its work off the UI
+/// thread waited for), and the UI-thread CPU of the key.
+#[derive(Default)]
+struct Timed {
+    keys: Vec<Duration>,
+    done: Vec<Duration>,
+    cpu: Vec<Duration>,
+}
+
+impl Timed {
+    /// Presses `key` (the timed key `name`) and waits for what it started; then names it
+    /// on stderr, so `examples/tui_cold/count.py` can count the UI thread's reads per key.
+    fn press(&mut self, d: &mut Driver, s: &mut Session, key: &str, name: &str) {
+        d.cpu.clear();
+        let k = d.press(s, key);
+        self.cpu.append(&mut d.cpu);
+        self.keys.push(k);
+        self.done.push(k + d.settle(s));
+        // One write (count.py reads the name from it).
+        let line = format!("bench key: {name}");
+        eprintln!("{line}");
+    }
+
+    /// "key to frame … · UI-thread CPU p99 …; to the rows …".
+    fn report(self, d: &mut Driver) -> String {
+        d.cpu = self.cpu;
+        format!(
+            "key to frame {}; to the rows {}",
+            d.report(self.keys),
+            stats(self.done)
+        )
+    }
+}
+
+/// Issue 16 (session 13): the keys that read the queue anew — a sort, the filters, a
+/// search, jumps to the end and back, select-all and its clearing — each timed to its frame
+/// and to the frame with the rows read, 25 rounds.
+fn jumps_filters_and_search(d: &mut Driver, s: &mut Session) {
+    use spotcheck::review::Mode;
+    while s.mode() != Mode::Queue {
+        d.press(s, "Esc");
+    }
+    d.settle(s);
+    let names = [
+        "sort (o)",
+        "jump to the end (G)",
+        "jump to the top (g)",
+        "filter method (m)",
+        "filter size (z)",
+        "filter status (f)",
+        "select all (a)",
+        "select all cleared (a)",
+        "search (/ api Enter)",
+        "clear filter (C)",
+    ];
+    let mut timed: Vec<Timed> = names.iter().map(|_| Timed::default()).collect();
+    for _ in 0..25 {
+        timed[0].press(d, s, "o", names[0]);
+        timed[1].press(d, s, "G", names[1]);
+        timed[2].press(d, s, "g", names[2]);
+        timed[3].press(d, s, "m", names[3]);
+        timed[1].press(d, s, "G", names[1]);
+        timed[4].press(d, s, "z", names[4]);
+        timed[5].press(d, s, "f", names[5]);
+        timed[3].press(d, s, "m", names[3]);
+        timed[6].press(d, s, "a", names[6]);
+        timed[7].press(d, s, "a", names[7]);
+        timed[9].press(d, s, "C", names[9]);
+        for k in ["/", "a", "p", "i"] {
+            d.press(s, k);
+        }
+        eprintln!("{}", "bench key: search typed");
+        timed[8].press(d, s, "Enter", names[8]);
+        timed[1].press(d, s, "G", names[1]);
+        timed[2].press(d, s, "g", names[2]);
+        timed[9].press(d, s, "C", names[9]);
+    }
+    for (name, t) in names.iter().zip(timed) {
+        eprintln!("queue keys: {name}: {}", t.report(d));
+    }
 }
 
 /// The last keys of `bench::merged`: a tag typed on 20 entries, a cut on 20, and the
