@@ -901,7 +901,7 @@ fn jumps_filters_and_search(d: &mut Driver, s: &mut Session) {
         for k in ["/", "a", "p", "i"] {
             d.press(s, k);
         }
-        eprintln!("{}", "bench key: search typed");
+        eprintln!("bench key: search typed");
         timed[8].press(d, s, "Enter", names[8]);
         timed[1].press(d, s, "G", names[1]);
         timed[2].press(d, s, "g", names[2]);
