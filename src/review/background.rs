@@ -6,19 +6,23 @@
 //! long documents wrapped again for a new width (a resize); the group view's table (every
 //! member's text read and diffed against the source); the chart screen's figures (every
 //! run's pairs read and binned) and a run's what-if curve; the merged queue when a
-//! session starts on new detector runs; the queue's pages next to the visible ones; and
-//! the reads a key's effect needs (`session::waiting`): a verdict's stored labels among
-//! the entry's members, the tags in use for the tag prompt, an entry's links for a cut,
-//! the pairs coders disagree on and the check of a final label — with the adjudication
-//! screen's documents, the open entry's status after a decision and the queue read again
-//! once the label writer has written the decisions. One worker thread with
+//! session starts on new detector runs; every queue page (those next to the visible ones
+//! read ahead, those a jump shows); and the reads a key's effect needs
+//! (`session::waiting`): a verdict's stored labels among the entry's members, the tags in
+//! use for the tag prompt, an entry's links for a cut, the pairs coders disagree on and the
+//! check of a final label, the queue read anew for a filter, a search, a new order or the
+//! start, every entry of the filter for select-all — with the adjudication screen's
+//! documents, the open entry's status after a decision and the queue read again once the
+//! label writer has written the decisions. One worker thread with
 //! its own read connection to the database; a new job replaces the queued jobs it makes
 //! useless (a new pair the queued pair work, a new entry the queued entry and preview
-//! reads, a chart, group, diff, wrap, status or document job the queued one of its kind),
+//! reads, a chart, group, diff, wrap, status or document job the queued one of its kind;
+//! a read of the queue is never dropped so, since a key may wait for it: the session
+//! cancels the ones it no longer wants),
 //! and every result carries its job's number, so the session drops a result the coder has
 //! moved past.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -122,14 +126,24 @@ pub enum Job {
         at: PageAt,
         rows: u64,
     },
-    /// The queue read again once the label writer has written every decision: its length
-    /// under `filter`, `coder`'s progress, the triage counts and pages `pages` (100 rows
-    /// each, read by offset from the nearer end).
+    /// The queue read again — once the label writer has written every decision, and for
+    /// the keys that change what it holds (a filter, a search, the order) and the session's
+    /// start: its length under `filter`, `coder`'s progress, the triage counts and pages
+    /// `pages` (100 rows each, read by offset from the nearer end). `resume: Some(rows)`
+    /// (the start) also finds the first entry not fully reviewed, for the cursor, and reads
+    /// the pages of the `rows` visible rows that end there instead.
     Reload {
         coder: String,
         filter: QueueFilter,
         sort: QueueSort,
         pages: Vec<u64>,
+        resume: Option<u64>,
+    },
+    /// Every entry `filter` keeps, by (run, cluster), with its members (select-all).
+    Selection {
+        coder: String,
+        filter: QueueFilter,
+        sort: QueueSort,
     },
     /// `coder`'s stored pair labels among `members` (what a verdict on them would change,
     /// asked before it is recorded).
@@ -158,10 +172,11 @@ pub enum Job {
     },
     /// The chart screen of `coder`: every run's figures read, the first run's what-if.
     Charts { coder: String },
-    /// A chart screen the coder left, freed here: its figures hold every run's pairs
-    /// (millions at a million pages), and giving their memory back takes the UI thread
-    /// tens of milliseconds.
-    Discard(Box<ChartView>),
+    /// Something large the session let go of, freed here: a chart screen the coder left
+    /// (its figures hold every run's pairs, millions at a million pages) or a selection of
+    /// every entry cleared; giving their memory back takes the UI thread tens of
+    /// milliseconds.
+    Discard(Box<dyn std::any::Any + Send>),
     /// The what-if points of run `run` (an index into the chart screen's runs) at
     /// `thresholds`.
     WhatIf {
@@ -197,7 +212,6 @@ impl Job {
                 | (Job::WhatIf { .. }, Job::WhatIf { .. })
                 | (Job::BuildQueue, Job::BuildQueue)
                 | (Job::ClusterStatus { .. }, Job::ClusterStatus { .. })
-                | (Job::Reload { .. }, Job::Reload { .. })
                 | (Job::AdjudicationDocs { .. }, Job::AdjudicationDocs { .. })
         )
     }
@@ -228,6 +242,8 @@ pub struct Reloaded {
     pub triaged_entries: u64,
     /// The pages asked for, by number, rows sanitized.
     pub pages: Vec<(u64, Vec<QueueRow>)>,
+    /// With `resume`: the position of the first entry not fully reviewed (0 if none).
+    pub cursor: Option<u64>,
 }
 
 /// What a job produced.
@@ -256,6 +272,8 @@ pub enum Output {
         rows: Vec<QueueRow>,
     },
     Reloaded(Box<Reloaded>),
+    /// Every entry of the filter: (run, cluster) → members.
+    Selection(BTreeMap<(i64, i64), Vec<i64>>),
     /// Each stored pair label among the members: ((a, b), label) with a < b.
     StoredLabels(Vec<((i64, i64), String)>),
     ClusterStatus {
@@ -498,10 +516,21 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
             coder,
             filter,
             sort,
-            pages,
+            mut pages,
+            resume,
         } => {
             let st = connection(store, db)?;
             let queue_len = st.queue_len(&coder, &filter)?;
+            let cursor = match resume {
+                None => None,
+                Some(visible) => {
+                    let at = st.first_unreviewed(&coder, &filter, sort)?.unwrap_or(0);
+                    // The rows shown end at the cursor (the view scrolls down to it).
+                    let first = (at + 1).saturating_sub(visible.max(1));
+                    pages = (first / PAGE_ROWS..=at / PAGE_ROWS).collect();
+                    Some(at)
+                }
+            };
             let mut read = Vec::with_capacity(pages.len());
             for page in pages {
                 let start = page * PAGE_ROWS;
@@ -523,7 +552,28 @@ fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<
                 triage: st.triage_counts()?,
                 triaged_entries: st.triaged_entries()?,
                 pages: read,
+                cursor,
             })))
+        }
+        Job::Selection {
+            coder,
+            filter,
+            sort,
+        } => {
+            let st = connection(store, db)?;
+            let mut selection = BTreeMap::new();
+            let mut at = PageAt::Offset(0);
+            loop {
+                let rows = st.queue_rows(&coder, &filter, sort, at, 1000)?;
+                let Some(last) = rows.last() else {
+                    break;
+                };
+                at = PageAt::After(last.rank);
+                for r in rows {
+                    selection.insert((r.run_id, r.cluster), r.members);
+                }
+            }
+            Ok(Output::Selection(selection))
         }
         Job::StoredLabels { coder, members } => Ok(Output::StoredLabels(
             connection(store, db)?.pair_labels_within(&coder, &members)?,

@@ -144,7 +144,11 @@ fn header_line(s: &Session) -> String {
     let mut parts = vec![
         format!("spotcheck review · {}", sanitize_line(&s.coder)),
         format!("reviewed {progress}"),
-        format!("{} in queue", s.queue_len),
+        if s.queue_reading() {
+            "reading the queue…".to_string()
+        } else {
+            format!("{} in queue", s.queue_len)
+        },
     ];
     let triaged = s.triage.summary();
     if !triaged.is_empty() {
@@ -277,6 +281,12 @@ fn title_cell(r: &QueueRow) -> String {
 const STATUS_WIDTH: u16 = 12;
 
 fn draw_queue(frame: &mut Frame, s: &Session, body: Rect) {
+    if s.queue_reading() {
+        // A filter, a search, the order or the start: the worker reads the queue anew.
+        let text = format!("Reading the queue ({})…", s.filter_summary());
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), body);
+        return;
+    }
     if s.queue_len == 0 {
         let text = format!(
             "No entries match ({}).\nRun `spotcheck detect --db DB` to propose candidate groups, or press C to clear the filter.",

@@ -11,6 +11,7 @@ mod bench;
 mod charts;
 mod entry;
 mod group;
+mod jumps;
 mod saving;
 mod screens;
 mod store;

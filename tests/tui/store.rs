@@ -404,10 +404,24 @@ fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
         "{t}"
     );
     assert!(f.store().decision_log("ann").unwrap().is_empty());
-    // The queue is current now: the next start shows it at once.
-    let s = Session::start(f.store(), "ann", false).unwrap();
-    assert!(!s.busy());
+    // The queue is current now: the next start builds nothing, and reads the queue on the
+    // worker too (its first frame says so; keys typed meanwhile wait for it).
+    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let t = text_of(&tui_support::press_held(&mut s, &["j"]));
+    assert!(s.busy() && s.queue_reading());
+    assert!(t.contains("Reading the queue (sort: "), "{t}");
+    assert!(t.contains("reading the queue…"), "{t}");
+    assert!(!t.contains("building the review queue"), "{t}");
+    let t = text_of(&tui_support::release(&mut s));
     assert_eq!(s.queue_len, 3);
+    assert!(
+        t.contains("resumed at the first unreviewed cluster (1)"),
+        "{t}"
+    );
+    assert_eq!(
+        s.cursor, 1,
+        "the `j` typed ahead moved from the first unreviewed entry"
+    );
 }
 
 #[test]

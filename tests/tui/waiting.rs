@@ -243,7 +243,7 @@ fn the_adjudication_screen_opens_at_once_and_its_pairs_fill_in() {
 }
 
 /// A queue of 250 two-page entries (three pages of 100 rows).
-fn long_queue(dir: &tempfile::TempDir) -> std::path::PathBuf {
+pub(crate) fn long_queue(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let db = dir.path().join("long.db");
     let mut st = Store::open(&db).unwrap();
     let ids: Vec<i64> = (0..500)

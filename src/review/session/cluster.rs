@@ -61,7 +61,7 @@ impl Session {
     pub fn open(&mut self) -> Result<()> {
         match self.mode() {
             Mode::Queue => {
-                let Some(row) = self.current_row()? else {
+                let Some(row) = self.current_row() else {
                     return Ok(());
                 };
                 self.open_cluster(row)

@@ -181,11 +181,11 @@ impl Session {
                 if !self.selection.is_empty() {
                     let targets: Vec<Vec<i64>> = self.selection.values().cloned().collect();
                     let n = self.record(&decision, targets)?;
-                    self.selection.clear();
+                    self.clear_selection();
                     self.message = format!("{action}: {n} selected clusters");
                     return Ok(());
                 }
-                let Some(row) = self.current_row()? else {
+                let Some(row) = self.current_row() else {
                     return Ok(());
                 };
                 let done = format!("{action}: entry {} ({})", row.cluster, row.method);
@@ -273,7 +273,7 @@ impl Session {
     pub fn cut(&mut self) -> Result<()> {
         let row = match self.mode() {
             Mode::Cluster | Mode::Group => self.cluster.as_ref().map(|c| c.row.clone()),
-            _ => self.current_row()?,
+            _ => self.current_row(),
         };
         let Some(row) = row else {
             return Ok(());
@@ -320,7 +320,7 @@ impl Session {
             if !self.selection.is_empty() {
                 return Ok(self.selection.values().cloned().collect());
             }
-            return Ok(self.current_row()?.map(|r| r.members).into_iter().collect());
+            return Ok(self.current_row().map(|r| r.members).into_iter().collect());
         }
         Ok(self
             .cluster

@@ -34,7 +34,7 @@ impl Session {
                 return Ok(());
             }
             Mode::Queue => {
-                let Some(row) = self.current_row()? else {
+                let Some(row) = self.current_row() else {
                     return Ok(());
                 };
                 self.open_cluster(row)?;

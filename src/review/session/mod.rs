@@ -173,6 +173,9 @@ struct Jobs {
     status: Option<u64>,
     /// The queue read again after the label writer caught up.
     reload: Option<u64>,
+    /// The queue read anew for a key that changed what it holds (a filter, a search, the
+    /// order) or for the start, and what asked: keys wait for it (typed ahead).
+    queue_read: Option<(u64, waiting::QueueRead)>,
 }
 
 /// A review session of one coder.
@@ -244,15 +247,22 @@ pub struct Session {
 
 impl Session {
     /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
-    /// the log and puts the cursor on the first unreviewed cluster.
+    /// the log and puts the cursor on the first unreviewed cluster — the queue read by the
+    /// background worker and waited for (scripts and tests, which need it read at once).
     pub fn new(store: Store, coder: &str, blind: bool) -> Result<Session> {
-        Session::opened(store, coder, blind, false)
+        let mut s = Session::opened(store, coder, blind, false)?;
+        s.wait_key();
+        Ok(s)
     }
 
-    /// As [`Session::new`], but a merged queue that must be rebuilt (new detector runs, new
-    /// documents, an upgrade) is built by the background worker: the first frame comes at
-    /// once, saying so, and the queue fills in when it is built (the terminal UI opens this
-    /// way).
+    /// As [`Session::new`], but nothing of the queue is read here: a merged queue that must
+    /// be rebuilt (new detector runs, new documents, an upgrade) is built by the background
+    /// worker, the first frame saying so, and the queue (its length, counts, the first
+    /// unreviewed entry and its rows) is read there too, keys typed meanwhile waiting for
+    /// it (the terminal UI opens this way). What stays here before the first frame: the
+    /// labels a killed session left unwritten, the check that the queue is current (a
+    /// count of the documents), languages missing since an upgrade, the runs and the
+    /// coder's log for undo — every key needs them.
     pub fn start(store: Store, coder: &str, blind: bool) -> Result<Session> {
         Session::opened(store, coder, blind, true)
     }
@@ -351,24 +361,14 @@ impl Session {
             s.message = "building the review queue from the detector runs (one entry per group of every detector's pairs)…".into();
             return Ok(s);
         }
-        s.show_built_queue()?;
+        s.show_built_queue();
         Ok(s)
     }
 
-    /// Reads the queue just built and puts the cursor on the first unreviewed entry.
-    fn show_built_queue(&mut self) -> Result<()> {
-        let s = self;
-        s.reload_queue()?;
-        s.cursor = s
-            .store
-            .first_unreviewed(&s.coder, &s.filter, s.sort)?
-            .unwrap_or(0);
-        s.message = if s.queue_len == 0 {
-            "no clusters to review: run `spotcheck detect` first".into()
-        } else {
-            format!("resumed at the first unreviewed cluster ({})", s.cursor + 1)
-        };
-        Ok(())
+    /// Reads the queue just built on the worker, the cursor put on the first unreviewed
+    /// entry when it lands.
+    fn show_built_queue(&mut self) {
+        self.read_queue(waiting::QueueRead::Resume);
     }
 
     /// Replaces the detectors' explanations with another provider (it runs on the
@@ -431,10 +431,27 @@ impl Session {
         }
     }
 
-    /// Runs a named action of the action table.
+    /// Clears the queue's selection; a large one is freed by the worker (select-all keeps
+    /// every entry of the filter with its members).
+    pub(super) fn clear_selection(&mut self) {
+        let old = std::mem::take(&mut self.selection);
+        if old.len() > 1000 {
+            self.background.worker.submit(Job::Discard(Box::new(old)));
+        }
+    }
+
+    /// Runs a named action of the action table. An action on the queue's current row whose
+    /// page is still being read (after a jump, or read ahead) waits for it: the worker
+    /// reads it, keys meanwhile are typed ahead, and the action runs when it lands.
     pub fn run_action(&mut self, name: &str) -> Result<()> {
         match crate::review::actions::action(name) {
-            Some(a) if a.modes.contains(&self.mode()) => (a.run)(self),
+            Some(a) if a.modes.contains(&self.mode()) => {
+                if a.row && !self.row_is_read() {
+                    self.wait_for_row(waiting::AfterRow::Action(a.name));
+                    return Ok(());
+                }
+                (a.run)(self)
+            }
             Some(_) => Ok(()),
             None => {
                 self.message = format!("unknown action {name}");

@@ -1,24 +1,32 @@
 //! Navigation: the queue (paged from the store by rank, only the pages with visible rows
-//! loaded, the pages next to them read ahead on the background worker), the cursor and
-//! scrolling of every screen, the selection of clusters or members, and the queue's filters
-//! and order.
+//! loaded, every page read on the background worker: the pages next to the visible ones
+//! ahead of the cursor, a page a jump shows while its rows say "reading…"), the cursor
+//! and scrolling of every screen, the selection of clusters or members, and the queue's
+//! filters and order (the queue read anew on the worker, keys typed meanwhile waiting).
+//! Nothing here reads the store on the UI thread.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use anyhow::Result;
 
+use super::waiting::{AfterRow, KeyWait, QueueRead};
 use super::{Mode, Session, Viewport, PAGE_ROWS};
 use crate::model::{set_key, LabelStatus, NoiseShown, QueueFilter, QueueRow, QueueSort};
-use crate::review::background::{clean_row, Job, Output};
+use crate::review::background::{Job, Output, Reloaded};
 use crate::review::sanitize::sanitize_line;
 use crate::store::PageAt;
 
 impl Session {
-    pub(super) fn reload_queue(&mut self) -> Result<()> {
+    /// Reads the queue anew on the worker under the current filter and order: its length,
+    /// the counts and the rows the screen shows (at the start, those of the first entry not
+    /// fully reviewed). Until it lands the queue says it is reading and keys are typed
+    /// ahead; `why` says what the frame says then.
+    pub(super) fn read_queue(&mut self, why: QueueRead) {
         self.pages.clear();
         // Pages of the old queue still being read are of no use any more, nor is a read of
-        // the whole queue after the label writer caught up (this one is newer).
+        // the whole queue after the label writer caught up, or an earlier change's read
+        // (`review --order` right after the start): this one is newer.
         for (_, job) in self.page_jobs.drain() {
             self.background.worker.cancel(job);
         }
@@ -28,48 +36,181 @@ impl Session {
                 self.saves.optimistic.clear();
             }
         }
+        if let Some((job, _)) = self.jobs.queue_read.take() {
+            self.background.worker.cancel(job);
+        }
         if self.jobs.queue.is_some() {
-            // The table is being rebuilt: its old rows are not the queue.
+            // The table is being rebuilt: its old rows are not the queue, and it is read
+            // with the filter of the moment once built.
             self.queue_len = 0;
             self.cursor = 0;
-            return Ok(());
+            self.message = self.queue_message(why);
+            return;
         }
-        self.queue_len = self.store.queue_len(&self.coder, &self.filter)?;
-        self.progress = self.store.review_progress(&self.coder)?;
-        self.triage = self.store.triage_counts()?;
-        self.triaged_entries = self.store.triaged_entries()?;
-        if self.cursor >= self.queue_len {
-            self.cursor = self.queue_len.saturating_sub(1);
-        }
-        Ok(())
-    }
-
-    /// Loads queue page `page` here, unless it is loaded: a jump to rows no page was read
-    /// or asked for yet (the first frame, a filter, `G`), or a key acting on the current
-    /// row before the worker's read of its page landed.
-    pub(super) fn ensure_page(&mut self, page: u64) -> Result<()> {
-        if self.pages.contains_key(&page) {
-            return Ok(());
-        }
-        let (at, n) = self.page_at(page);
-        let rows = if n > 0 {
-            self.store
-                .queue_rows(&self.coder, &self.filter, self.sort, at, n)?
-        } else {
-            Vec::new()
+        let visible = self.viewport.queue_rows.max(1) as u64;
+        let (pages, resume) = match why {
+            QueueRead::Resume => (Vec::new(), Some(visible)),
+            // The cursor is on the first row.
+            QueueRead::Filter | QueueRead::Search => {
+                ((0..=(visible - 1) / PAGE_ROWS).collect(), None)
+            }
         };
-        self.pages
-            .insert(page, rows.into_iter().map(clean_row).collect());
-        Ok(())
+        let job = self.background.worker.submit(Job::Reload {
+            coder: self.coder.clone(),
+            filter: self.filter.clone(),
+            sort: self.sort,
+            pages,
+            resume,
+        });
+        self.jobs.queue_read = Some((job, why));
+        // The queue screen says what is read (the filters and order).
+        self.message = match why {
+            QueueRead::Filter => "filters or order changed: reading the queue…",
+            QueueRead::Search => "searching titles and URLs…",
+            QueueRead::Resume => "reading the queue, to resume at the first unreviewed entry…",
+        }
+        .into();
     }
 
-    /// Asks the worker for queue page `page` unless it is loaded or asked for (the pages
-    /// next to the visible ones, read before the cursor gets there).
+    /// Takes the queue read anew for `why`.
+    pub(super) fn apply_queue_read(&mut self, why: QueueRead, result: Result<Output>) {
+        match result {
+            Ok(Output::Reloaded(r)) => {
+                let Reloaded {
+                    queue_len,
+                    progress,
+                    triage,
+                    triaged_entries,
+                    pages,
+                    cursor,
+                } = *r;
+                self.pages = pages.into_iter().collect();
+                self.queue_len = queue_len;
+                self.progress = progress;
+                self.triage = triage;
+                self.triaged_entries = triaged_entries;
+                if let Some(c) = cursor {
+                    self.cursor = c;
+                }
+                if self.cursor >= self.queue_len {
+                    self.cursor = self.queue_len.saturating_sub(1);
+                }
+                self.message = self.queue_message(why);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                // Nothing of the old queue is shown for the new filter.
+                self.queue_len = 0;
+                self.cursor = 0;
+                self.message = format!("cannot read the queue: {e:#}");
+            }
+        }
+    }
+
+    /// What the frame says once the queue is read for `why`.
+    fn queue_message(&self, why: QueueRead) -> String {
+        match why {
+            QueueRead::Filter => format!("{} entries · {}", self.queue_len, self.filter_summary()),
+            QueueRead::Search => format!("{} clusters match", self.queue_len),
+            QueueRead::Resume if self.queue_len == 0 => {
+                "no clusters to review: run `spotcheck detect` first".into()
+            }
+            QueueRead::Resume => {
+                format!(
+                    "resumed at the first unreviewed cluster ({})",
+                    self.cursor + 1
+                )
+            }
+        }
+    }
+
+    /// Whether the current queue row can be acted on now: not the queue screen, an empty
+    /// queue, or a row whose page is loaded.
+    pub(super) fn row_is_read(&self) -> bool {
+        self.mode() != Mode::Queue || self.queue_len == 0 || self.row_at(self.cursor).is_some()
+    }
+
+    /// Waits for the page of the current queue row (asked for here unless the worker is
+    /// already reading it), then runs `then` (see [`Session::finish_row`]).
+    pub(super) fn wait_for_row(&mut self, then: AfterRow) {
+        let page = self.cursor / PAGE_ROWS;
+        let job = match self.page_jobs.remove(&page) {
+            Some(job) => job,
+            None => {
+                let (at, rows) = self.page_at(page);
+                self.background.worker.submit(Job::QueuePage {
+                    page,
+                    coder: self.coder.clone(),
+                    filter: self.filter.clone(),
+                    sort: self.sort,
+                    at,
+                    rows,
+                })
+            }
+        };
+        let message = std::mem::replace(
+            &mut self.message,
+            format!("reading entry {} of the queue…", self.cursor + 1),
+        );
+        self.key_wait = Some((
+            job,
+            KeyWait::Row {
+                page,
+                then,
+                message,
+            },
+        ));
+    }
+
+    /// Takes the page a key waited for and runs the key (if the row is still not there,
+    /// the key finds no row, as on an empty queue: it never waits twice).
+    pub(super) fn finish_row(
+        &mut self,
+        page: u64,
+        then: AfterRow,
+        message: String,
+        result: Result<Output>,
+    ) -> Result<()> {
+        match result {
+            Ok(Output::QueuePage { page: p, rows }) if p == page => {
+                self.pages.entry(page).or_insert(rows);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.message = format!("cannot read the queue: {e:#}");
+                return Ok(());
+            }
+        }
+        self.message = message;
+        match then {
+            AfterRow::Action(name) => match crate::review::actions::action(name) {
+                Some(a) if a.modes.contains(&self.mode()) => (a.run)(self),
+                _ => Ok(()),
+            },
+            AfterRow::Submit(input) => {
+                self.input = Some(input);
+                self.submit_input_now()
+            }
+        }
+    }
+
+    /// The page a key waits for, if one does.
+    fn row_wait_page(&self) -> Option<u64> {
+        match &self.key_wait {
+            Some((_, KeyWait::Row { page, .. })) => Some(*page),
+            _ => None,
+        }
+    }
+
+    /// Asks the worker for queue page `page` unless it is loaded or asked for (the visible
+    /// pages after a jump, and the pages next to them, read before the cursor gets there).
     pub(super) fn request_page(&mut self, page: u64) {
         if self.pages.contains_key(&page)
             || self.page_jobs.contains_key(&page)
+            || self.row_wait_page() == Some(page)
             || page * PAGE_ROWS >= self.queue_len
             || self.jobs.queue.is_some()
+            || self.jobs.queue_read.is_some()
         {
             return;
         }
@@ -154,12 +295,13 @@ impl Session {
         }
     }
 
-    pub(super) fn current_row(&mut self) -> Result<Option<QueueRow>> {
+    /// The current queue row, if its page is loaded (an action on it waits for the page
+    /// first: [`Session::run_action`]).
+    pub(super) fn current_row(&self) -> Option<QueueRow> {
         if self.queue_len == 0 {
-            return Ok(None);
+            return None;
         }
-        self.ensure_page(self.cursor / PAGE_ROWS)?;
-        Ok(self.row_at(self.cursor).map(Cow::into_owned))
+        self.row_at(self.cursor).map(Cow::into_owned)
     }
 
     /// Positions of the visible queue rows.
@@ -167,8 +309,9 @@ impl Session {
         self.top..(self.top + self.viewport.queue_rows as u64).min(self.queue_len)
     }
 
-    /// Scrolls so the cursors are visible, then loads only the pages the visible rows need
-    /// and wraps the pair view's documents for the pane width. Call before drawing.
+    /// Scrolls so the cursors are visible, then asks the worker for the pages the visible
+    /// rows need (they draw "reading…" until they land) and the pages next to them, and
+    /// wraps the pair view's documents for the pane width. Call before drawing.
     pub fn prepare(&mut self, viewport: Viewport) -> Result<()> {
         self.viewport = viewport;
         self.poll_background();
@@ -185,10 +328,8 @@ impl Session {
         if !r.is_empty() {
             let (first, last) = (r.start / PAGE_ROWS, (r.end - 1) / PAGE_ROWS);
             for page in first..=last {
-                // A page the worker is reading is drawn as "reading…" until it lands.
-                if !self.page_jobs.contains_key(&page) {
-                    self.ensure_page(page)?;
-                }
+                // Drawn as "reading…" until it lands.
+                self.request_page(page);
             }
             // The neighbouring pages are read ahead on the worker: moving onto them reads
             // nothing here.
@@ -327,24 +468,22 @@ impl Session {
         match self.mode() {
             Mode::Queue => {
                 if !self.selection.is_empty() {
-                    self.selection.clear();
+                    self.clear_selection();
                     self.message = "selection cleared".into();
                     return Ok(());
                 }
-                let mut at = PageAt::Offset(0);
-                loop {
-                    let rows =
-                        self.store
-                            .queue_rows(&self.coder, &self.filter, self.sort, at, 1000)?;
-                    let Some(last) = rows.last() else {
-                        break;
-                    };
-                    at = PageAt::After(last.rank);
-                    for r in rows {
-                        self.selection.insert((r.run_id, r.cluster), r.members);
-                    }
-                }
-                self.message = format!("{} clusters selected", self.selection.len());
+                // Every entry of the filter is read on the worker; keys wait for it.
+                let job = self.background.worker.submit(Job::Selection {
+                    coder: self.coder.clone(),
+                    filter: self.filter.clone(),
+                    sort: self.sort,
+                });
+                self.key_wait = Some((job, KeyWait::SelectAll));
+                self.message = format!(
+                    "selecting every entry of {} ({})…",
+                    self.queue_len,
+                    self.filter_summary()
+                );
             }
             Mode::Cluster => {
                 if let Some(c) = &mut self.cluster {
@@ -443,8 +582,7 @@ impl Session {
     pub(super) fn after_filter_change(&mut self) -> Result<()> {
         self.cursor = 0;
         self.top = 0;
-        self.reload_queue()?;
-        self.message = format!("{} entries · {}", self.queue_len, self.filter_summary());
+        self.read_queue(QueueRead::Filter);
         Ok(())
     }
 

@@ -1,12 +1,13 @@
 //! The one-line prompt: a tag (with completion from the tags in use, read on the
 //! background worker when the prompt opens), a note, a search or a tag filter; submitting
-//! it records the tag or note, or filters the queue.
+//! it records the tag or note (on the current queue row once its page is read), or filters
+//! the queue (read anew on the worker).
 
 use std::collections::BTreeSet;
 
 use anyhow::Result;
 
-use super::waiting::KeyWait;
+use super::waiting::{AfterRow, KeyWait, QueueRead};
 use super::{Input, InputKind, Mode, Session};
 use crate::model::Decision;
 use crate::review::background::Job;
@@ -89,13 +90,31 @@ impl Session {
         let Some(input) = self.input.take() else {
             return Ok(());
         };
+        // A tag or note on the current queue row waits for its page (after a jump).
+        let on_row = match input.kind {
+            InputKind::Tag => !input.text.trim().is_empty(),
+            InputKind::Note => true,
+            InputKind::Search | InputKind::TagFilter => false,
+        } && self.selection.is_empty();
+        if on_row && !self.row_is_read() {
+            self.wait_for_row(AfterRow::Submit(input));
+            return Ok(());
+        }
+        self.input = Some(input);
+        self.submit_input_now()
+    }
+
+    /// Submits the open prompt (its row, if it needs one, read).
+    pub(super) fn submit_input_now(&mut self) -> Result<()> {
+        let Some(input) = self.input.take() else {
+            return Ok(());
+        };
         let text = input.text.trim().to_string();
         match input.kind {
             InputKind::Search => {
                 self.filter.search = (!text.is_empty()).then_some(text);
                 self.cursor = 0;
-                self.reload_queue()?;
-                self.message = format!("{} clusters match", self.queue_len);
+                self.read_queue(QueueRead::Search);
             }
             InputKind::TagFilter => {
                 self.filter.tag = (!text.is_empty()).then_some(text);
@@ -106,7 +125,7 @@ impl Session {
                 let targets = self.targets_for_label()?;
                 let n = self.record(&Decision::Tag(text.clone()), targets)?;
                 if self.mode() == Mode::Queue {
-                    self.selection.clear();
+                    self.clear_selection();
                 }
                 self.message = format!("tagged {n} cluster(s) \"{text}\"");
             }

@@ -120,14 +120,20 @@ impl Session {
             filter: self.filter.clone(),
             sort: self.sort,
             pages,
+            resume: None,
         };
+        // A read still queued from an earlier report is of no use any more (this one is
+        // newer; a key's read of the queue is never dropped for it).
+        if let Some(old) = self.jobs.reload.take() {
+            self.background.worker.cancel(old);
+        }
         self.jobs.reload = Some(self.background.worker.submit(job));
     }
 
     /// Takes the queue the worker read again after the label writer caught up, unless more
     /// decisions were made since (their own reload follows).
     pub(super) fn apply_reload(&mut self, r: Reloaded) {
-        if !self.saves.pending.is_empty() || self.jobs.queue.is_some() {
+        if !self.saves.pending.is_empty() || self.jobs.queue.is_some() || self.queue_reading() {
             return;
         }
         self.saves.optimistic.clear();

@@ -2,13 +2,15 @@
 //! the key finishes when its result lands (a verdict asks what it would change first; the
 //! frame drawn at the key says what is being read). Keys pressed before it lands are typed
 //! ahead: the terminal UI keeps them in order and replays them once it has, so a sequence
-//! of keys does what it did when every key read on the UI thread.
+//! of keys does what it did when every key read on the UI thread. The same holds for the
+//! queue read anew (a filter, a search, the order, the session's start: `navigation`) and
+//! for a key acting on a queue row whose page is still being read (after a jump).
 
 use std::collections::VecDeque;
 
 use anyhow::Result;
 
-use super::{PendingDecision, Session};
+use super::{Input, PendingDecision, Session};
 use crate::model::{Decision, PairLabel, QueueRow};
 use crate::review::background::{Job, Output};
 use crate::review::sanitize::sanitize_line;
@@ -31,6 +33,34 @@ pub(super) enum KeyWait {
     Disagreements,
     /// An adjudicator's final label of pair (a, b), waiting for its entries to be checked.
     Adjudge { a: i64, b: i64, label: PairLabel },
+    /// A key acting on the queue's current row, waiting for queue page `page` (the message
+    /// before it is put back when it lands).
+    Row {
+        page: u64,
+        then: AfterRow,
+        message: String,
+    },
+    /// Select-all, waiting for every entry of the filter.
+    SelectAll,
+}
+
+/// What runs once the current row's page has landed.
+pub(super) enum AfterRow {
+    /// The action of this name (of the action table).
+    Action(&'static str),
+    /// The prompt's text, submitted (a tag or note on the current row).
+    Submit(Input),
+}
+
+/// Why the queue is being read anew (what the frame says when it lands).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum QueueRead {
+    /// A filter or the order changed: "N entries · the filters".
+    Filter,
+    /// A search: "N clusters match".
+    Search,
+    /// The session's start: the cursor goes to the first entry not fully reviewed.
+    Resume,
 }
 
 /// Keys typed while a key waits, by keymap name (oldest first).
@@ -40,9 +70,16 @@ pub(super) struct TypedAhead {
 }
 
 impl Session {
-    /// Whether a key is waiting for its read: keys pressed now are typed ahead.
+    /// Whether a key is waiting for its read (or the queue is being read anew): keys
+    /// pressed now are typed ahead.
     pub fn awaiting(&self) -> bool {
-        self.key_wait.is_some()
+        self.key_wait.is_some() || self.jobs.queue_read.is_some()
+    }
+
+    /// Whether the queue is being read anew (a filter, a search, the order, the start):
+    /// the queue screen says so instead of rows.
+    pub fn queue_reading(&self) -> bool {
+        self.jobs.queue_read.is_some()
     }
 
     /// Keeps a key (its keymap name) pressed while another waits for its read.
@@ -74,6 +111,7 @@ impl Session {
                 }
                 None => {
                     self.key_wait = None;
+                    self.jobs.queue_read = None;
                     self.message = "the background worker stopped".into();
                 }
             }
@@ -157,6 +195,23 @@ impl Session {
             }
             (KeyWait::Adjudge { a, b, .. }, Err(e)) => {
                 self.message = format!("not recorded: pair {a} / {b}: {e:#}");
+                Ok(())
+            }
+            (
+                KeyWait::Row {
+                    page,
+                    then,
+                    message,
+                },
+                result,
+            ) => self.finish_row(page, then, message, result),
+            (KeyWait::SelectAll, Ok(Output::Selection(selection))) => {
+                self.selection = selection;
+                self.message = format!("{} clusters selected", self.selection.len());
+                Ok(())
+            }
+            (KeyWait::SelectAll, Err(e)) => {
+                self.message = format!("nothing selected: cannot read the queue: {e:#}");
                 Ok(())
             }
             (_, Ok(_)) => Ok(()),

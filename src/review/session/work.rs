@@ -40,6 +40,7 @@ impl Session {
             || self.jobs.queue.is_some()
             || self.jobs.status.is_some()
             || self.jobs.reload.is_some()
+            || self.jobs.queue_read.is_some()
             || self.jobs.group.is_some()
             || self.jobs.charts.is_some()
             || self.jobs.what_if.is_some()
@@ -113,6 +114,12 @@ impl Session {
         if self.key_wait.as_ref().is_some_and(|(j, _)| *j == id) {
             return self.apply_key_result(id, result);
         }
+        if self.jobs.queue_read.as_ref().is_some_and(|(j, _)| *j == id) {
+            if let Some((_, why)) = self.jobs.queue_read.take() {
+                self.apply_queue_read(why, result);
+            }
+            return true;
+        }
         if self
             .adjudication
             .as_ref()
@@ -174,12 +181,9 @@ impl Session {
         }
         if self.jobs.queue == Some(id) {
             self.jobs.queue = None;
-            let shown = match result {
+            match result {
                 Ok(_) => self.show_built_queue(),
-                Err(e) => Err(e),
-            };
-            if let Err(e) = shown {
-                self.message = format!("cannot build the review queue: {e:#}");
+                Err(e) => self.message = format!("cannot build the review queue: {e:#}"),
             }
             return true;
         }
@@ -512,6 +516,8 @@ mod tests {
     #[test]
     fn a_failed_queue_page_read_says_so_and_leaves_nothing_pending() {
         let (_dir, mut s) = held_session();
+        // The session's start read the first page; a page read ahead fails.
+        s.pages.clear();
         s.request_page(0);
         let job = *s.page_jobs.get(&0).unwrap();
         assert!(s.busy());
@@ -538,7 +544,7 @@ mod tests {
     #[test]
     fn the_queue_is_read_again_on_the_worker_once_the_labels_are_written() {
         let (_dir, mut s) = held_session();
-        s.ensure_page(0).unwrap();
+        assert_eq!(s.loaded_pages(), 1, "the start read the first page");
         confirmed_and_written(&mut s);
         // Meanwhile the rows read before show the verdict laid over them.
         let status = |s: &Session| s.row_at(0).unwrap().status;
@@ -555,7 +561,6 @@ mod tests {
     #[test]
     fn a_failed_queue_reload_says_so_and_leaves_nothing_pending() {
         let (_dir, mut s) = held_session();
-        s.ensure_page(0).unwrap();
         let job = confirmed_and_written(&mut s);
         assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
         assert!(s.message.contains("cannot read the queue again: disk gone"));
@@ -566,6 +571,56 @@ mod tests {
             crate::model::LabelStatus::Confirmed
         );
         s.hold_background(false);
+    }
+
+    #[test]
+    fn a_failed_queue_read_for_a_filter_shows_no_queue_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.cycle_sort().unwrap();
+        assert!(s.awaiting() && s.queue_reading() && s.loaded_pages() == 0);
+        assert!(s.message.contains("reading the queue…"), "{}", s.message);
+        let job = s.jobs.queue_read.as_ref().map(|(j, _)| *j).unwrap();
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert_eq!((s.queue_len, s.cursor), (0, 0));
+        nothing_pending(&mut s, "cannot read the queue: disk gone");
+        // The job's own result, landing later, is dropped.
+        assert!(!s.apply_result((job, Ok(Output::Reloaded(Default::default())))));
+        assert_eq!(s.queue_len, 0);
+    }
+
+    #[test]
+    fn a_key_on_a_row_still_being_read_waits_for_it_and_a_failed_read_drops_it() {
+        let (_dir, mut s) = held_session();
+        s.pages.clear();
+        s.run_action("confirm").unwrap();
+        assert!(s.awaiting() && s.message.contains("reading entry 1 of the queue"));
+        // Nothing else reads the page meanwhile.
+        s.request_page(0);
+        assert!(s.page_jobs.is_empty());
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        nothing_pending(&mut s, "cannot read the queue: disk gone");
+        // Landing, the page lets the key run: a verdict, which asks for its labels.
+        let (_dir, mut s) = held_session();
+        s.pages.clear();
+        s.message = "before".into();
+        s.run_action("confirm").unwrap();
+        s.hold_background(false);
+        s.wait_key();
+        assert_eq!(s.loaded_pages(), 1);
+        assert!(s.message.starts_with("confirm: entry 1"), "{}", s.message);
+        assert_eq!(s.store().decision_log("ann").unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_failed_select_all_read_selects_nothing_and_leaves_nothing_pending() {
+        let (_dir, mut s) = held_session();
+        s.select_all().unwrap();
+        assert!(s.awaiting() && s.selection.is_empty());
+        let job = key_job(&s);
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s.selection.is_empty());
+        nothing_pending(&mut s, "nothing selected: cannot read the queue: disk gone");
     }
 
     #[test]
