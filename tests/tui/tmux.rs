@@ -259,6 +259,9 @@ fn decisions_survive_killing_the_terminal() {
         .unwrap()
         .reviewed;
     assert!(reviewed >= 1);
+    // The queue's length, for select-all below (read before the session runs).
+    let entries = store.queue_len("tmuxer", &QueueFilter::default()).unwrap();
+    drop(store);
     tmux.start(&db);
     wait_for("the restarted queue", || {
         tmux.screen().contains(&format!("reviewed {reviewed}/"))
@@ -272,6 +275,18 @@ fn decisions_survive_killing_the_terminal() {
     // Redo works on the restarted session too, then quit cleanly with q.
     tmux.keys(&["C-r"]);
     wait_for("the redo", || log_len(&db) == 7);
+    // A new order, a jump to its end and select-all, typed at once: the order's read and
+    // the last rows' page run on the worker, the keys behind them wait and replay in
+    // order (select-all selects every entry of the queue read for the new order).
+    tmux.keys(&["o", "G", "a"]);
+    wait_for("select-all after the new order", || {
+        tmux.screen()
+            .contains(&format!("{entries} clusters selected"))
+    });
+    let screen = tmux.screen();
+    assert!(!screen.contains("reading…"), "{screen}");
+    tmux.keys(&["a", "/", "w", "i", "r", "e", "Enter"]);
+    wait_for("the search", || tmux.screen().contains("clusters match"));
     tmux.keys(&["q"]);
     wait_for("the session to end", || {
         !tmux.cmd(&["has-session", "-t", "sc"]).status.success()
