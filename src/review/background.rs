@@ -116,8 +116,9 @@ pub enum Job {
     },
     /// The merged review queue brought up to date with the runs (a write).
     BuildQueue,
-    /// Page `page` of `coder`'s queue under `filter` and `sort`: `rows` rows from `at`
-    /// (titles, tags and names sanitized).
+    /// The queue pages from `page` on of `coder`'s queue under `filter` and `sort`: `rows`
+    /// rows from `at` (a jump's visible pages in one read; titles, tags and names
+    /// sanitized).
     QueuePage {
         page: u64,
         coder: String,

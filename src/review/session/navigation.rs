@@ -6,7 +6,7 @@
 //! Nothing here reads the store on the UI thread.
 
 use std::borrow::Cow;
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 use anyhow::Result;
 
@@ -131,22 +131,28 @@ impl Session {
     }
 
     /// Waits for the page of the current queue row (asked for here unless the worker is
-    /// already reading it), then runs `then` (see [`Session::finish_row`]).
+    /// already reading it: the key takes that read over), then runs `then` (see
+    /// [`Session::finish_row`]).
     pub(super) fn wait_for_row(&mut self, then: AfterRow) {
         let page = self.cursor / PAGE_ROWS;
-        let job = match self.page_jobs.remove(&page) {
-            Some(job) => job,
-            None => {
-                let (at, rows) = self.page_at(page);
-                self.background.worker.submit(Job::QueuePage {
-                    page,
-                    coder: self.coder.clone(),
-                    filter: self.filter.clone(),
-                    sort: self.sort,
-                    at,
-                    rows,
-                })
+        let (job, pages) = match self.page_jobs.get(&page).copied() {
+            Some(job) => {
+                // Every page of that read (a jump's visible pages are read at once).
+                let mut of_job: Vec<u64> = self
+                    .page_jobs
+                    .iter()
+                    .filter(|(_, j)| **j == job)
+                    .map(|(p, _)| *p)
+                    .collect();
+                of_job.sort_unstable();
+                for p in &of_job {
+                    self.page_jobs.remove(p);
+                }
+                let first = of_job.first().copied().unwrap_or(page);
+                let last = of_job.last().copied().unwrap_or(page);
+                (job, first..=last)
             }
+            None => (self.submit_pages(page, page), page..=page),
         };
         let message = std::mem::replace(
             &mut self.message,
@@ -155,7 +161,7 @@ impl Session {
         self.key_wait = Some((
             job,
             KeyWait::Row {
-                page,
+                pages,
                 then,
                 message,
             },
@@ -166,14 +172,14 @@ impl Session {
     /// the key finds no row, as on an empty queue: it never waits twice).
     pub(super) fn finish_row(
         &mut self,
-        page: u64,
+        pages: RangeInclusive<u64>,
         then: AfterRow,
         message: String,
         result: Result<Output>,
     ) -> Result<()> {
         match result {
-            Ok(Output::QueuePage { page: p, rows }) if p == page => {
-                self.pages.entry(page).or_insert(rows);
+            Ok(Output::QueuePage { page: p, rows }) if p == *pages.start() => {
+                self.insert_pages(p, rows);
             }
             Ok(_) => {}
             Err(e) => {
@@ -194,72 +200,109 @@ impl Session {
         }
     }
 
-    /// The page a key waits for, if one does.
-    fn row_wait_page(&self) -> Option<u64> {
+    /// The pages a key waits for, if one does.
+    fn row_wait_pages(&self) -> Option<&RangeInclusive<u64>> {
         match &self.key_wait {
-            Some((_, KeyWait::Row { page, .. })) => Some(*page),
+            Some((_, KeyWait::Row { pages, .. })) => Some(pages),
             _ => None,
         }
     }
 
-    /// Asks the worker for queue page `page` unless it is loaded or asked for (the visible
-    /// pages after a jump, and the pages next to them, read before the cursor gets there).
+    /// Asks the worker for queue page `page` unless it is loaded or asked for (the pages
+    /// next to the visible ones, read before the cursor gets there).
     pub(super) fn request_page(&mut self, page: u64) {
-        if self.pages.contains_key(&page)
-            || self.page_jobs.contains_key(&page)
-            || self.row_wait_page() == Some(page)
-            || page * PAGE_ROWS >= self.queue_len
-            || self.jobs.queue.is_some()
-            || self.jobs.queue_read.is_some()
-        {
+        self.request_pages(page, page);
+    }
+
+    /// Asks the worker for the pages `first..=last` not loaded or asked for yet, each run
+    /// of adjacent ones in one read (the visible pages after a jump: one walk from the
+    /// nearer end of the queue rather than one per page).
+    pub(super) fn request_pages(&mut self, first: u64, last: u64) {
+        if self.jobs.queue.is_some() || self.jobs.queue_read.is_some() {
             return;
         }
-        let (at, rows) = self.page_at(page);
-        let job = self.background.worker.submit(Job::QueuePage {
-            page,
+        let waited = self.row_wait_pages().cloned();
+        let wanted: Vec<u64> = (first..=last)
+            .filter(|p| {
+                !self.pages.contains_key(p)
+                    && !self.page_jobs.contains_key(p)
+                    && !waited.as_ref().is_some_and(|w| w.contains(p))
+                    && p * PAGE_ROWS < self.queue_len
+            })
+            .collect();
+        let mut i = 0;
+        while i < wanted.len() {
+            let mut j = i;
+            while j + 1 < wanted.len() && wanted[j + 1] == wanted[j] + 1 {
+                j += 1;
+            }
+            let job = self.submit_pages(wanted[i], wanted[j]);
+            for p in &wanted[i..=j] {
+                self.page_jobs.insert(*p, job);
+            }
+            i = j + 1;
+        }
+    }
+
+    /// Submits one read of the queue pages `first..=last`; its job number.
+    fn submit_pages(&mut self, first: u64, last: u64) -> u64 {
+        let (at, rows) = self.pages_at(first, last);
+        self.background.worker.submit(Job::QueuePage {
+            page: first,
             coder: self.coder.clone(),
             filter: self.filter.clone(),
             sort: self.sort,
             at,
             rows,
-        });
-        self.page_jobs.insert(page, job);
+        })
     }
 
-    /// Takes a queue page the worker read for job `id`, if it is still wanted (false: not
-    /// a page job).
+    /// Keeps `rows`, read from the start of page `first` on, as the pages they fill.
+    fn insert_pages(&mut self, first: u64, rows: Vec<QueueRow>) {
+        let mut rows = rows.into_iter().peekable();
+        let mut page = first;
+        while rows.peek().is_some() {
+            let chunk: Vec<QueueRow> = rows.by_ref().take(PAGE_ROWS as usize).collect();
+            self.pages.entry(page).or_insert(chunk);
+            page += 1;
+        }
+    }
+
+    /// Takes the queue pages the worker read for job `id`, if they are still wanted
+    /// (false: not a page job).
     pub(super) fn apply_page(&mut self, id: u64, result: Result<Output>) -> bool {
-        let Some(page) = self
+        let pages: Vec<u64> = self
             .page_jobs
             .iter()
-            .find(|(_, j)| **j == id)
+            .filter(|(_, j)| **j == id)
             .map(|(p, _)| *p)
-        else {
+            .collect();
+        let Some(first) = pages.iter().min().copied() else {
             return false;
         };
-        self.page_jobs.remove(&page);
+        for p in &pages {
+            self.page_jobs.remove(p);
+        }
         match result {
-            Ok(Output::QueuePage { page: p, rows }) if p == page => {
-                self.pages.entry(page).or_insert(rows);
-            }
+            Ok(Output::QueuePage { page: p, rows }) if p == first => self.insert_pages(p, rows),
             Ok(_) => {}
             Err(e) => self.message = format!("cannot read the queue: {e:#}"),
         }
         true
     }
 
-    /// Where page `page` starts and how many rows it has: next to a loaded page it
-    /// continues from that page's first or last rank (an index walk of one page); a jump
-    /// reads from the nearer end of the queue.
-    fn page_at(&self, page: u64) -> (PageAt, u64) {
-        let start = page * PAGE_ROWS;
-        let end = (start + PAGE_ROWS).min(self.queue_len);
-        let after = page
+    /// Where the pages `first..=last` start and how many rows they have: next to a loaded
+    /// page they continue from that page's first or last rank (an index walk); a jump reads
+    /// from the nearer end of the queue.
+    fn pages_at(&self, first: u64, last: u64) -> (PageAt, u64) {
+        let start = first * PAGE_ROWS;
+        let end = ((last + 1) * PAGE_ROWS).min(self.queue_len);
+        let after = first
             .checked_sub(1)
             .and_then(|p| self.pages.get(&p))
             .filter(|rows| rows.len() as u64 == PAGE_ROWS)
             .and_then(|rows| rows.last());
-        let before = self.pages.get(&(page + 1)).and_then(|rows| rows.first());
+        let before = self.pages.get(&(last + 1)).and_then(|rows| rows.first());
         let at = match (after, before) {
             (Some(r), _) => PageAt::After(r.rank),
             (None, Some(r)) => PageAt::Before(r.rank),
@@ -327,16 +370,16 @@ impl Session {
         let r = self.visible_range();
         if !r.is_empty() {
             let (first, last) = (r.start / PAGE_ROWS, (r.end - 1) / PAGE_ROWS);
-            for page in first..=last {
-                // Drawn as "reading…" until it lands.
-                self.request_page(page);
+            // Drawn as "reading…" until they land (after a jump: one read).
+            self.request_pages(first, last);
+            // The neighbouring pages are read ahead on the worker, once the visible ones are
+            // in (then they continue from a known rank): moving onto them reads nothing here.
+            if (first..=last).all(|p| self.pages.contains_key(&p)) {
+                if let Some(before) = first.checked_sub(1) {
+                    self.request_page(before);
+                }
+                self.request_page(last + 1);
             }
-            // The neighbouring pages are read ahead on the worker: moving onto them reads
-            // nothing here.
-            if let Some(before) = first.checked_sub(1) {
-                self.request_page(before);
-            }
-            self.request_page(last + 1);
         }
         if let Some(c) = &mut self.cluster {
             // The previews the screen lacks are read by the worker ("reading…" meanwhile).

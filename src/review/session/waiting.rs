@@ -33,10 +33,10 @@ pub(super) enum KeyWait {
     Disagreements,
     /// An adjudicator's final label of pair (a, b), waiting for its entries to be checked.
     Adjudge { a: i64, b: i64, label: PairLabel },
-    /// A key acting on the queue's current row, waiting for queue page `page` (the message
-    /// before it is put back when it lands).
+    /// A key acting on the queue's current row, waiting for the read of queue pages
+    /// `pages` (its row's among them; the message before it is put back when it lands).
     Row {
-        page: u64,
+        pages: std::ops::RangeInclusive<u64>,
         then: AfterRow,
         message: String,
     },
@@ -199,12 +199,12 @@ impl Session {
             }
             (
                 KeyWait::Row {
-                    page,
+                    pages,
                     then,
                     message,
                 },
                 result,
-            ) => self.finish_row(page, then, message, result),
+            ) => self.finish_row(pages, then, message, result),
             (KeyWait::SelectAll, Ok(Output::Selection(selection))) => {
                 self.selection = selection;
                 self.message = format!("{} clusters selected", self.selection.len());

@@ -624,6 +624,65 @@ mod tests {
     }
 
     #[test]
+    fn a_jumps_visible_pages_are_one_read_and_their_neighbours_follow_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("long.db")).unwrap();
+        let ids: Vec<i64> = (0..700)
+            .map(|i| {
+                store
+                    .insert_test_document(
+                        &format!("http://site{}.example/{i}", i % 7),
+                        "Page",
+                        &format!("text of page {i}: long enough not to be triaged as a near-empty page, which takes a hundred characters"),
+                        None,
+                    )
+                    .unwrap()
+            })
+            .collect();
+        let run = store
+            .create_run("spotsigs", &serde_json::json!({}))
+            .unwrap();
+        let rows: Vec<ClusterRow> = ids
+            .chunks(2)
+            .enumerate()
+            .map(|(i, m)| ClusterRow {
+                members: m.to_vec(),
+                min_score: Some(0.5 + (i % 40) as f64 / 100.0),
+                max_score: Some(0.9),
+                weakest_bridge: None,
+            })
+            .collect();
+        store.write_run_clusters(run, &rows).unwrap();
+        store.finish_run(run, &serde_json::json!({})).unwrap();
+        let mut s = Session::new(store, "ann", false).unwrap();
+        assert_eq!((s.queue_len, s.loaded_pages()), (350, 1));
+        s.hold_background(true);
+        // 150 rows on screen: the last ones fill pages 2 and 3.
+        let viewport = crate::review::Viewport {
+            queue_rows: 150,
+            ..s.viewport
+        };
+        s.move_by(1 << 40).unwrap();
+        s.prepare(viewport).unwrap();
+        let (two, three) = (s.page_jobs[&2], s.page_jobs[&3]);
+        assert_eq!(two, three, "one read for both");
+        assert_eq!(s.page_jobs.len(), 2, "no neighbour yet: {:?}", s.page_jobs);
+        s.hold_background(false);
+        s.wait_background();
+        s.prepare(viewport).unwrap();
+        // Page 1 follows, read back from page 2's first rank.
+        assert!(s.page_jobs.contains_key(&1));
+        s.wait_background();
+        let all = s
+            .store()
+            .queue_page("ann", &s.filter, s.sort, 0, 1000)
+            .unwrap();
+        for (pos, row) in all.iter().enumerate() {
+            assert_eq!(s.row_at(pos as u64).map(|r| r.cluster), Some(row.cluster));
+        }
+    }
+
+    #[test]
     fn a_failed_entry_read_says_so_and_leaves_nothing_pending() {
         let (_dir, mut s) = held_session();
         s.open().unwrap();
