@@ -225,7 +225,7 @@ fn the_start_reads_the_queue_on_the_worker_and_keys_wait_for_it() {
     f.store()
         .record_decision("ann", "confirm", &f.docs[..3], serde_json::json!({}))
         .unwrap();
-    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let mut s = Session::start_held(f.store(), "ann", false).unwrap();
     let (held, done) = held_then_released(&mut s, &[]);
     insta::assert_snapshot!("start_reading", held);
     insta::assert_snapshot!("start_read", done);
@@ -234,7 +234,7 @@ fn the_start_reads_the_queue_on_the_worker_and_keys_wait_for_it() {
         "{done}"
     );
     // Keys typed before the queue lands act from the first unreviewed entry.
-    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let mut s = Session::start_held(f.store(), "ann", false).unwrap();
     press_held(&mut s, &["j", "x"]);
     release(&mut s);
     let log = f.store().decision_log("ann").unwrap();

@@ -384,7 +384,7 @@ fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
     let f = fixture();
     // The fixture's runs were never merged into a queue: the workbench's start builds it
     // on the background worker, held here to see the first frame.
-    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let mut s = Session::start_held(f.store(), "ann", false).unwrap();
     let buf = tui_support::press_held(&mut s, &[]);
     let t = text_of(&buf);
     assert!(s.busy());
@@ -406,7 +406,7 @@ fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
     assert!(f.store().decision_log("ann").unwrap().is_empty());
     // The queue is current now: the next start builds nothing, and reads the queue on the
     // worker too (its first frame says so; keys typed meanwhile wait for it).
-    let mut s = Session::start(f.store(), "ann", false).unwrap();
+    let mut s = Session::start_held(f.store(), "ann", false).unwrap();
     let t = text_of(&tui_support::press_held(&mut s, &["j"]));
     assert!(s.busy() && s.queue_reading());
     assert!(t.contains("Reading the queue (sort: "), "{t}");

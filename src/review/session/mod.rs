@@ -267,11 +267,24 @@ impl Session {
         Session::opened(store, coder, blind, true)
     }
 
-    fn opened(
+    /// [`Session::start`] with the background worker held from the outset (nothing it is
+    /// asked runs until [`Session::hold_background`] releases it), so a test sees the first
+    /// frame whatever the timing.
+    #[doc(hidden)]
+    pub fn start_held(store: Store, coder: &str, blind: bool) -> Result<Session> {
+        Session::opened_held(store, coder, blind, true, true)
+    }
+
+    fn opened(store: Store, coder: &str, blind: bool, build_off_thread: bool) -> Result<Session> {
+        Session::opened_held(store, coder, blind, build_off_thread, false)
+    }
+
+    fn opened_held(
         mut store: Store,
         coder: &str,
         blind: bool,
         build_off_thread: bool,
+        held: bool,
     ) -> Result<Session> {
         // Labels a killed session left unwritten (`Store::open` writes them too).
         store.materialize_pending()?;
@@ -304,6 +317,7 @@ impl Session {
         methods.dedup();
         let undo = UndoStack::from_log(&store.decision_log(coder)?);
         let worker = Worker::new(store.path().to_path_buf());
+        worker.hold(held);
         let writer = LabelWriter::new(store.path().to_path_buf());
         let mut s = Session {
             store,
