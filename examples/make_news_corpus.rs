@@ -666,7 +666,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pages = load_pages(news)?;
     let mut rng = Rng(seed);
     // `--web-edits` draws from its own stream: the main stream's draws stay as without it.
-    let mut web_rng = Rng(seed ^ 0x5EED_0F_3EB5);
+    let mut web_rng = Rng(seed ^ 0x005E_ED0F_3EB5);
     // Sites and their pages (templates), in a fixed order.
     let mut by_site: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
