@@ -873,7 +873,7 @@ impl Detector for IMatch {
 pub fn collection_dfs(store: &Store, text: TextKind, terms: &TermOptions) -> Result<DocFreqs> {
     // Only the frequencies: no per-document lists (budget 0).
     Ok(super::shared::count_terms(store, text, terms, 0)?
-        .0
+        .sets
         .doc_freqs())
 }
 

@@ -16,6 +16,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::driver::CHUNK;
+use super::spotsigs::same_content_key;
 use crate::sig::lexicon::{DocFreqs, TermOptions};
 use crate::sig::termsets::{PackedTerms, TermSets, TermSetsBuilder, DEFAULT_BUDGET};
 use crate::store::{DocText, Store, TextKind};
@@ -31,6 +32,10 @@ pub struct Counted {
     /// The site hash of each of `sets`' documents (Cooper keeps its containment rule to
     /// pairs across sites).
     pub sites: Vec<u64>,
+    /// The text key of each of `sets`' documents ([`super::spotsigs::same_content_key`]),
+    /// taken where the text was read: Cooper's equal-text rule compares them, and signing
+    /// from this memo never sees the texts. Empty for a pass that keeps no term lists.
+    pub text_keys: Vec<Option<u64>>,
     pub dfs: Arc<DocFreqs>,
 }
 
@@ -62,23 +67,23 @@ impl Shared {
         if let Some(hit) = self.memo(text, terms) {
             return Ok(hit);
         }
-        let (sets, ids, sites) = count_terms(store, text, terms, DEFAULT_BUDGET)?;
-        Ok(self.insert(text, terms, sets, ids, sites))
+        let pass = count_terms(store, text, terms, DEFAULT_BUDGET)?;
+        Ok(self.insert(text, terms, pass))
     }
 
-    fn insert(
-        &self,
-        text: TextKind,
-        terms: &TermOptions,
-        sets: TermSets,
-        ids: Vec<i64>,
-        sites: Vec<u64>,
-    ) -> Arc<Counted> {
+    fn insert(&self, text: TextKind, terms: &TermOptions, pass: CountingPass) -> Arc<Counted> {
+        let CountingPass {
+            sets,
+            ids,
+            sites,
+            text_keys,
+        } = pass;
         let fresh = Arc::new(Counted {
             dfs: Arc::new(sets.doc_freqs()),
             sets,
             ids,
             sites,
+            text_keys,
         });
         self.counted
             .borrow_mut()
@@ -107,19 +112,20 @@ impl Shared {
                 .collect(),
             ids: Vec::new(),
             sites: Vec::new(),
+            text_keys: Vec::new(),
         }
     }
 
     /// Keeps the passes made along a run's stream in the memo.
     pub fn finish_along(&self, along: CountingAlong) {
         for (o, builder) in along.passes {
-            self.insert(
-                along.text,
-                &o,
-                builder.finish(),
-                along.ids.clone(),
-                along.sites.clone(),
-            );
+            let pass = CountingPass {
+                sets: builder.finish(),
+                ids: along.ids.clone(),
+                sites: along.sites.clone(),
+                text_keys: along.text_keys.clone(),
+            };
+            self.insert(along.text, &o, pass);
         }
     }
 
@@ -160,6 +166,14 @@ pub struct CountingAlong {
     passes: Vec<(TermOptions, TermSetsBuilder)>,
     ids: Vec<i64>,
     sites: Vec<u64>,
+    text_keys: Vec<Option<u64>>,
+}
+
+/// One document's share of [`CountingAlong`]: its unique terms for each pass and its text
+/// key.
+pub struct AlongTerms {
+    passes: Vec<PackedTerms>,
+    text_key: Option<u64>,
 }
 
 impl CountingAlong {
@@ -168,11 +182,13 @@ impl CountingAlong {
         self.passes.is_empty()
     }
 
-    /// One document's unique terms for each pass, from its words (called in parallel).
-    pub fn terms(&self, words: Words) -> Vec<PackedTerms> {
+    /// One document's unique terms for each pass, from its words, and its text key (called
+    /// in parallel).
+    pub fn terms(&self, d: &DocText, words: Words) -> AlongTerms {
         let mut words = Some(words);
         let last = self.passes.len().saturating_sub(1);
-        self.passes
+        let passes = self
+            .passes
             .iter()
             .enumerate()
             .filter_map(|(k, (o, _))| {
@@ -183,46 +199,79 @@ impl CountingAlong {
                 };
                 w.map(|w| PackedTerms::from_words(w, o))
             })
-            .collect()
+            .collect();
+        AlongTerms {
+            passes,
+            text_key: same_content_key(&d.text),
+        }
     }
 
     /// Counts a chunk of documents given [`Self::terms`] of each, in document order.
-    pub fn add_chunk(&mut self, chunk: &[DocText], terms: &[Vec<PackedTerms>]) {
-        for (d, per_pass) in chunk.iter().zip(terms) {
-            for ((_, builder), p) in self.passes.iter_mut().zip(per_pass) {
+    pub fn add_chunk(&mut self, chunk: &[DocText], terms: &[AlongTerms]) {
+        for (d, t) in chunk.iter().zip(terms) {
+            for ((_, builder), p) in self.passes.iter_mut().zip(&t.passes) {
                 builder.add_document(p.iter());
             }
             self.ids.push(d.id);
             self.sites.push(super::cooper::site_hash(&d.url));
+            self.text_keys.push(t.text_key);
         }
     }
 }
 
+/// What one counting pass over a text keeps: every document's unique terms, and its id,
+/// site hash and text key, in document order.
+pub struct CountingPass {
+    pub sets: TermSets,
+    pub ids: Vec<i64>,
+    pub sites: Vec<u64>,
+    pub text_keys: Vec<Option<u64>>,
+}
+
 /// One streamed pass over `text`: every document's unique terms (tokenized in parallel,
-/// interned in document order), the document ids and their site hashes, keeping the per-document lists within
-/// `budget` term numbers (see [`TermSetsBuilder::with_budget`]).
+/// interned in document order), the document ids, their site hashes and their text keys,
+/// keeping the per-document lists within `budget` term numbers (see
+/// [`TermSetsBuilder::with_budget`]). With `budget` 0 (frequencies only: nothing will be
+/// signed from the pass) no text keys are taken.
 pub fn count_terms(
     store: &Store,
     text: TextKind,
     terms: &TermOptions,
     budget: usize,
-) -> Result<(TermSets, Vec<i64>, Vec<u64>)> {
+) -> Result<CountingPass> {
     let mut builder = TermSetsBuilder::with_budget(budget);
     let mut ids = Vec::new();
     let mut sites = Vec::new();
+    let mut text_keys = Vec::new();
+    let keyed = budget > 0;
     store.for_each_text_chunk(text, CHUNK, |chunk| {
-        let packed: Vec<PackedTerms> = chunk
+        let packed: Vec<(PackedTerms, Option<u64>)> = chunk
             .par_iter()
-            .map(|d| PackedTerms::of(&d.text, terms))
+            .map(|d| {
+                let key = if keyed {
+                    same_content_key(&d.text)
+                } else {
+                    None
+                };
+                (PackedTerms::of(&d.text, terms), key)
+            })
             .collect();
-        for p in &packed {
+        for (p, key) in &packed {
             builder.add_document(p.iter());
+            if keyed {
+                text_keys.push(*key);
+            }
         }
         ids.extend(chunk.iter().map(|d| d.id));
         sites.extend(chunk.iter().map(|d| super::cooper::site_hash(&d.url)));
         Ok(())
     })?;
-    Ok((builder.finish(), ids, sites))
+    Ok(CountingPass {
+        sets: builder.finish(),
+        ids,
+        sites,
+        text_keys,
+    })
 }
 
 #[cfg(test)]
@@ -310,8 +359,15 @@ mod tests {
         crate::detect::driver::run_detector::<SpotSigs>(&mut s, &settings, &shared, &|_| {})
             .unwrap();
         let along = shared.memo(TextKind::Visible, &opts).expect("made along");
-        let (sets, ids, sites) = count_terms(&s, TextKind::Visible, &opts, DEFAULT_BUDGET).unwrap();
+        let CountingPass {
+            sets,
+            ids,
+            sites,
+            text_keys,
+        } = count_terms(&s, TextKind::Visible, &opts, DEFAULT_BUDGET).unwrap();
         assert_eq!((&along.ids, &along.sites), (&ids, &sites));
+        assert_eq!(along.text_keys, text_keys);
+        assert_eq!(text_keys[2], None, "a text without words has no key");
         assert_eq!(along.sets.doc_freqs(), sets.doc_freqs());
         assert_eq!(
             along.sets.terms().collect::<Vec<_>>(),
