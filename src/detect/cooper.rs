@@ -314,9 +314,9 @@ impl<'de> Deserialize<'de> for Salient {
 }
 
 /// One document's signature: its site (a hash of its host: the containment rule is for
-/// pairs across sites), its salient terms, and with the equal-text rule on the key of its
-/// text ([`super::spotsigs::same_content_key`], `None` for a text without words or with the
-/// rule off).
+/// pairs across sites), its salient terms, and when its list is short under the equal-text
+/// rule ([`keyed`]) the key of its text ([`super::spotsigs::same_content_key`]; `None`
+/// otherwise, or for a text without words).
 ///
 /// Stored (`query`'s index, as JSON) as the list `[site, terms, key]`; an index stored
 /// before the key existed holds `[site, terms]` and reads back with no key (its run had
@@ -335,9 +335,20 @@ impl Serialize for CooperSig {
     }
 }
 
-/// A document's text key under `params`: computed only with the equal-text rule on.
-fn text_key(text: &str, params: &CooperParams) -> Option<u64> {
-    (params.min_terms > 0)
+/// Whether a document with `terms` salient terms carries a text key under `params`: with the
+/// equal-text rule on, when its list is short enough for the rule to judge its pairs.
+///
+/// Only those: two texts equal but for case and white space have the same terms, so a pair
+/// of equal texts whose smaller list is short has two short lists, and a short list paired
+/// with a longer one never stands. Hashing every text was 12% of a Cooper run's CPU on
+/// dd6k (issue 14, session 13).
+fn keyed(terms: usize, params: &CooperParams) -> bool {
+    terms < params.min_terms as usize
+}
+
+/// A document's text key under `params` given its number of salient terms ([`keyed`]).
+fn text_key(text: &str, terms: usize, params: &CooperParams) -> Option<u64> {
+    keyed(terms, params)
         .then(|| super::spotsigs::same_content_key(text))
         .flatten()
 }
@@ -376,8 +387,8 @@ impl super::staged::Staged for Cooper {
 
     /// `cooper_terms`: the salient terms; `cooper_site`: the site hash (its bits as an
     /// int64), which keeps the containment rule to pairs across sites; `cooper_text_key`:
-    /// the text key of the equal-text rule (its bits as an int64; null with the rule off or
-    /// for a text without words).
+    /// the text key of the equal-text rule (its bits as an int64; null but for a document
+    /// with a short list, see [`keyed`]).
     fn sig_columns(sigs: Vec<CooperSig>) -> Vec<(&'static str, Column)> {
         let mut sites = Vec::with_capacity(sigs.len());
         let mut terms = Vec::with_capacity(sigs.len());
@@ -475,14 +486,13 @@ impl Detector for Cooper {
 
     fn signer(p: &Prepared) -> impl Fn(&DocText) -> CooperSig + Sync + '_ {
         let terms = TermOptions::default();
-        move |d| CooperSig {
-            site: site_hash(&d.url),
-            salient: Salient::Terms(cooper::salient_terms(
-                &unique_terms(&d.text, &terms),
-                &p.dfs,
-                &p.params,
-            )),
-            text_key: text_key(&d.text, &p.params),
+        move |d| {
+            let salient = cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params);
+            CooperSig {
+                site: site_hash(&d.url),
+                text_key: text_key(&d.text, salient.len(), &p.params),
+                salient: Salient::Terms(salient),
+            }
         }
     }
 
@@ -490,7 +500,11 @@ impl Detector for Cooper {
         Some((s.text, TermOptions::default()))
     }
 
-    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<CooperSig>)> {
+    fn sign_from_shared(
+        p: &Prepared,
+        shared: &Shared,
+        store: &Store,
+    ) -> Option<(Vec<i64>, Vec<CooperSig>)> {
         let counted = shared.memo(p.text, &TermOptions::default())?;
         // Only the frequencies `prepare` took from this very pass make the same salient sets.
         if !Arc::ptr_eq(&counted.dfs, &p.dfs) || !counted.sets.has_documents() {
@@ -498,7 +512,7 @@ impl Detector for Cooper {
         }
         let sets = &counted.sets;
         let table = sets.term_table();
-        let sigs = (0..counted.ids.len())
+        let mut sigs: Vec<CooperSig> = (0..counted.ids.len())
             .into_par_iter()
             .map(|i| {
                 let ids = sets
@@ -512,16 +526,19 @@ impl Detector for Cooper {
                 CooperSig {
                     site: counted.sites[i],
                     salient: Salient::Numbered { table, ids },
-                    // The key the counting pass took where it read the text.
-                    text_key: counted
-                        .text_keys
-                        .get(i)
-                        .copied()
-                        .flatten()
-                        .filter(|_| p.params.min_terms > 0),
+                    text_key: None,
                 }
             })
             .collect();
+        // The text keys of the documents with short lists, from their texts read by id (few:
+        // the pages of one to three salient terms). A text that cannot be read: sign from the
+        // streamed texts instead.
+        for (sig, &id) in sigs.iter_mut().zip(&counted.ids) {
+            if keyed(sig.salient.len(), &p.params) {
+                let text = store.doc_text(id, p.text).ok()??;
+                sig.text_key = super::spotsigs::same_content_key(&text);
+            }
+        }
         Some((counted.ids.clone(), sigs))
     }
 
@@ -662,18 +679,19 @@ mod tests {
     }
 
     #[test]
-    fn the_text_key_is_taken_only_with_the_equal_text_rule_on() {
+    fn the_text_key_is_taken_only_for_short_lists_with_the_rule_on() {
         let on = CooperSettings::default().params();
         assert_eq!(on.min_terms, DEFAULT_MIN_TERMS);
         let off = CooperParams { min_terms: 0, ..on };
         let text = "List of All Members\n begin()";
         assert_eq!(
-            text_key(text, &on),
+            text_key(text, 3, &on),
             super::super::spotsigs::same_content_key("list of all members begin()")
         );
-        assert!(text_key(text, &on).is_some());
-        assert_eq!(text_key(text, &off), None);
-        assert_eq!(text_key(" \n", &on), None);
+        assert!(text_key(text, 0, &on).is_some());
+        assert_eq!(text_key(text, 4, &on), None, "not a short list");
+        assert_eq!(text_key(text, 1, &off), None);
+        assert_eq!(text_key(" \n", 0, &on), None);
         // A run stored before the rule had it off.
         let stored: CooperSettings =
             serde_json::from_value(serde_json::json!({"size_pct": 10})).expect("old settings");

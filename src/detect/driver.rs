@@ -14,8 +14,9 @@ use serde_json::json;
 
 use super::method::{validate, Detector, Found, RunContext};
 use super::pipeline::ordered_par_batches;
-use super::shared::{AlongTerms, Shared};
+use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
+use crate::sig::termsets::PackedTerms;
 use crate::store::{encode_run_sig, ClusterRow, Store, StoredDocSig, TextKind, NO_MAIN_TEXT};
 use crate::text::Words;
 
@@ -91,7 +92,7 @@ pub(crate) fn run_detector<D: Detector>(
         (D::reads(&prepared) == TextKind::Main && !store.has_main_texts()?).then_some(NO_MAIN_TEXT);
     let mut ids: Vec<i64> = Vec::new();
     let mut sigs: Vec<D::Sig> = Vec::new();
-    if let Some((shared_ids, shared_sigs)) = D::sign_from_shared(&prepared, shared) {
+    if let Some((shared_ids, shared_sigs)) = D::sign_from_shared(&prepared, shared, store) {
         (ids, sigs) = (shared_ids, shared_sigs);
         progress(Progress::Signed {
             documents: ids.len(),
@@ -103,7 +104,7 @@ pub(crate) fn run_detector<D: Detector>(
         // tokenized once for them and for this run's signer.
         let mut along = shared.counting_along(D::reads(&prepared));
         store.for_each_text_chunk_read_ahead(D::reads(&prepared), CHUNK, |chunk| {
-            let (mut signed, terms): (Vec<D::Sig>, Vec<AlongTerms>) = if along.is_empty() {
+            let (mut signed, terms): (Vec<D::Sig>, Vec<Vec<PackedTerms>>) = if along.is_empty() {
                 (chunk.par_iter().map(&sign).collect(), Vec::new())
             } else {
                 chunk
@@ -114,7 +115,7 @@ pub(crate) fn run_detector<D: Detector>(
                             Some(ws) => ws(d, &words),
                             None => sign(d),
                         };
-                        (sig, along.terms(d, words))
+                        (sig, along.terms(words))
                     })
                     .unzip()
             };

@@ -16,7 +16,6 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::driver::CHUNK;
-use super::spotsigs::same_content_key;
 use crate::sig::lexicon::{DocFreqs, TermOptions};
 use crate::sig::termsets::{PackedTerms, TermSets, TermSetsBuilder, DEFAULT_BUDGET};
 use crate::store::{DocText, Store, TextKind};
@@ -32,10 +31,6 @@ pub struct Counted {
     /// The site hash of each of `sets`' documents (Cooper keeps its containment rule to
     /// pairs across sites).
     pub sites: Vec<u64>,
-    /// The text key of each of `sets`' documents ([`super::spotsigs::same_content_key`]),
-    /// taken where the text was read: Cooper's equal-text rule compares them, and signing
-    /// from this memo never sees the texts. Empty for a pass that keeps no term lists.
-    pub text_keys: Vec<Option<u64>>,
     pub dfs: Arc<DocFreqs>,
 }
 
@@ -67,23 +62,23 @@ impl Shared {
         if let Some(hit) = self.memo(text, terms) {
             return Ok(hit);
         }
-        let pass = count_terms(store, text, terms, DEFAULT_BUDGET)?;
-        Ok(self.insert(text, terms, pass))
+        let (sets, ids, sites) = count_terms(store, text, terms, DEFAULT_BUDGET)?;
+        Ok(self.insert(text, terms, sets, ids, sites))
     }
 
-    fn insert(&self, text: TextKind, terms: &TermOptions, pass: CountingPass) -> Arc<Counted> {
-        let CountingPass {
-            sets,
-            ids,
-            sites,
-            text_keys,
-        } = pass;
+    fn insert(
+        &self,
+        text: TextKind,
+        terms: &TermOptions,
+        sets: TermSets,
+        ids: Vec<i64>,
+        sites: Vec<u64>,
+    ) -> Arc<Counted> {
         let fresh = Arc::new(Counted {
             dfs: Arc::new(sets.doc_freqs()),
             sets,
             ids,
             sites,
-            text_keys,
         });
         self.counted
             .borrow_mut()
@@ -112,20 +107,19 @@ impl Shared {
                 .collect(),
             ids: Vec::new(),
             sites: Vec::new(),
-            text_keys: Vec::new(),
         }
     }
 
     /// Keeps the passes made along a run's stream in the memo.
     pub fn finish_along(&self, along: CountingAlong) {
         for (o, builder) in along.passes {
-            let pass = CountingPass {
-                sets: builder.finish(),
-                ids: along.ids.clone(),
-                sites: along.sites.clone(),
-                text_keys: along.text_keys.clone(),
-            };
-            self.insert(along.text, &o, pass);
+            self.insert(
+                along.text,
+                &o,
+                builder.finish(),
+                along.ids.clone(),
+                along.sites.clone(),
+            );
         }
     }
 
@@ -166,14 +160,6 @@ pub struct CountingAlong {
     passes: Vec<(TermOptions, TermSetsBuilder)>,
     ids: Vec<i64>,
     sites: Vec<u64>,
-    text_keys: Vec<Option<u64>>,
-}
-
-/// One document's share of [`CountingAlong`]: its unique terms for each pass and its text
-/// key.
-pub struct AlongTerms {
-    passes: Vec<PackedTerms>,
-    text_key: Option<u64>,
 }
 
 impl CountingAlong {
@@ -182,13 +168,11 @@ impl CountingAlong {
         self.passes.is_empty()
     }
 
-    /// One document's unique terms for each pass, from its words, and its text key (called
-    /// in parallel).
-    pub fn terms(&self, d: &DocText, words: Words) -> AlongTerms {
+    /// One document's unique terms for each pass, from its words (called in parallel).
+    pub fn terms(&self, words: Words) -> Vec<PackedTerms> {
         let mut words = Some(words);
         let last = self.passes.len().saturating_sub(1);
-        let passes = self
-            .passes
+        self.passes
             .iter()
             .enumerate()
             .filter_map(|(k, (o, _))| {
@@ -199,79 +183,46 @@ impl CountingAlong {
                 };
                 w.map(|w| PackedTerms::from_words(w, o))
             })
-            .collect();
-        AlongTerms {
-            passes,
-            text_key: same_content_key(&d.text),
-        }
+            .collect()
     }
 
     /// Counts a chunk of documents given [`Self::terms`] of each, in document order.
-    pub fn add_chunk(&mut self, chunk: &[DocText], terms: &[AlongTerms]) {
-        for (d, t) in chunk.iter().zip(terms) {
-            for ((_, builder), p) in self.passes.iter_mut().zip(&t.passes) {
+    pub fn add_chunk(&mut self, chunk: &[DocText], terms: &[Vec<PackedTerms>]) {
+        for (d, per_pass) in chunk.iter().zip(terms) {
+            for ((_, builder), p) in self.passes.iter_mut().zip(per_pass) {
                 builder.add_document(p.iter());
             }
             self.ids.push(d.id);
             self.sites.push(super::cooper::site_hash(&d.url));
-            self.text_keys.push(t.text_key);
         }
     }
 }
 
-/// What one counting pass over a text keeps: every document's unique terms, and its id,
-/// site hash and text key, in document order.
-pub struct CountingPass {
-    pub sets: TermSets,
-    pub ids: Vec<i64>,
-    pub sites: Vec<u64>,
-    pub text_keys: Vec<Option<u64>>,
-}
-
 /// One streamed pass over `text`: every document's unique terms (tokenized in parallel,
-/// interned in document order), the document ids, their site hashes and their text keys,
-/// keeping the per-document lists within `budget` term numbers (see
-/// [`TermSetsBuilder::with_budget`]). With `budget` 0 (frequencies only: nothing will be
-/// signed from the pass) no text keys are taken.
+/// interned in document order), the document ids and their site hashes, keeping the per-document lists within
+/// `budget` term numbers (see [`TermSetsBuilder::with_budget`]).
 pub fn count_terms(
     store: &Store,
     text: TextKind,
     terms: &TermOptions,
     budget: usize,
-) -> Result<CountingPass> {
+) -> Result<(TermSets, Vec<i64>, Vec<u64>)> {
     let mut builder = TermSetsBuilder::with_budget(budget);
     let mut ids = Vec::new();
     let mut sites = Vec::new();
-    let mut text_keys = Vec::new();
-    let keyed = budget > 0;
     store.for_each_text_chunk(text, CHUNK, |chunk| {
-        let packed: Vec<(PackedTerms, Option<u64>)> = chunk
+        let packed: Vec<PackedTerms> = chunk
             .par_iter()
-            .map(|d| {
-                let key = if keyed {
-                    same_content_key(&d.text)
-                } else {
-                    None
-                };
-                (PackedTerms::of(&d.text, terms), key)
-            })
+            .map(|d| PackedTerms::of(&d.text, terms))
             .collect();
-        for (p, key) in &packed {
+        for p in &packed {
             builder.add_document(p.iter());
-            if keyed {
-                text_keys.push(*key);
-            }
         }
         ids.extend(chunk.iter().map(|d| d.id));
         sites.extend(chunk.iter().map(|d| super::cooper::site_hash(&d.url)));
         Ok(())
     })?;
-    Ok(CountingPass {
-        sets: builder.finish(),
-        ids,
-        sites,
-        text_keys,
-    })
+    Ok((builder.finish(), ids, sites))
 }
 
 #[cfg(test)]
@@ -282,13 +233,13 @@ mod tests {
     use crate::detect::method::Detector;
 
     /// The signatures from the memo equal the signer's over the streamed texts.
-    fn same_as_streamed<D: Detector>(settings: &D::Settings, store: &Store)
+    fn same_as_streamed<D: Detector>(settings: &D::Settings, store: &Store) -> Vec<D::Sig>
     where
         D::Sig: PartialEq + std::fmt::Debug,
     {
         let shared = Shared::default();
         let prepared = D::prepare(settings, store, &shared).unwrap();
-        let (ids, sigs) = D::sign_from_shared(&prepared, &shared).expect("memo present");
+        let (ids, sigs) = D::sign_from_shared(&prepared, &shared, store).expect("memo present");
         let sign = D::signer(&prepared);
         let mut streamed = Vec::new();
         store
@@ -303,6 +254,7 @@ mod tests {
             // And `query`'s index stores them alike.
             assert_eq!(D::sig_bytes(&prepared, sig), D::sig_bytes(&prepared, ssig));
         }
+        sigs
     }
 
     #[test]
@@ -359,15 +311,8 @@ mod tests {
         crate::detect::driver::run_detector::<SpotSigs>(&mut s, &settings, &shared, &|_| {})
             .unwrap();
         let along = shared.memo(TextKind::Visible, &opts).expect("made along");
-        let CountingPass {
-            sets,
-            ids,
-            sites,
-            text_keys,
-        } = count_terms(&s, TextKind::Visible, &opts, DEFAULT_BUDGET).unwrap();
+        let (sets, ids, sites) = count_terms(&s, TextKind::Visible, &opts, DEFAULT_BUDGET).unwrap();
         assert_eq!((&along.ids, &along.sites), (&ids, &sites));
-        assert_eq!(along.text_keys, text_keys);
-        assert_eq!(text_keys[2], None, "a text without words has no key");
         assert_eq!(along.sets.doc_freqs(), sets.doc_freqs());
         assert_eq!(
             along.sets.terms().collect::<Vec<_>>(),
@@ -398,6 +343,22 @@ mod tests {
             s.insert_test_document(&format!("u/{i}"), "", &text, None)
                 .unwrap();
         }
+        // Pages of two salient terms (Cooper's short lists, which carry their text's key; the
+        // pages above have one or two, their words being on most pages), two with one text
+        // and one with another.
+        // And one of five (its own words), which carries none.
+        for (i, text) in [
+            "Graph Legend",
+            "graph  LEGEND\n",
+            "the Graph's legend",
+            "zulu yankee xray whiskey victor",
+        ]
+        .iter()
+        .enumerate()
+        {
+            s.insert_test_document(&format!("legend/{i}"), "", text, None)
+                .unwrap();
+        }
         let imatch = IMatchSettings {
             min_terms: 2,
             text: crate::store::TextKind::Visible,
@@ -408,6 +369,10 @@ mod tests {
             text: crate::store::TextKind::Visible,
             ..CooperSettings::default()
         };
-        same_as_streamed::<Cooper>(&cooper, &s);
+        let keys = same_as_streamed::<Cooper>(&cooper, &s);
+        let keys: Vec<Option<u64>> = keys.iter().map(|k| k.text_key).collect();
+        assert_eq!(keys[15], None, "not a short list");
+        assert_eq!(keys[12], keys[13]);
+        assert!(keys[12].is_some() && keys[14].is_some() && keys[12] != keys[14]);
     }
 }

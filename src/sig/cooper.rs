@@ -300,7 +300,8 @@ pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<Strin
 /// The equal-text rule ([`CooperParams::min_terms`]) over a matcher's pairs: drops a pair
 /// whose smaller list has fewer than `min_terms` terms unless its two documents have the
 /// same text key, `keys[i]` being document `i`'s (the hash of its text with case and white
-/// space folded; `None`, a text without words or a key not computed, equals nothing).
+/// space folded; `None`, a text without words or a key not taken, equals nothing). Keys are
+/// only needed for documents whose own list is short: equal texts have equal lists.
 ///
 /// Why: a page whose salient terms are one to three words (a doxygen example's index, a
 /// legend page) has the same list as every other page of its kind, so the delta test passes
