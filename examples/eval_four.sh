@@ -10,6 +10,7 @@
 #   then examples/dd_held3_gold.py ~/.cache/spotcheck/dd-held3 (libxml2-doc moved its manual).
 # news-v3 (untuned, session 4): make_news_corpus NEWS_DIR ~/.cache/spotcheck/news-v3 --seed 2026 --cross
 # news-v4 (untuned, session 11): make_news_corpus NEWS_DIR ~/.cache/spotcheck/news-v4 --seed 4242 --copies 8 --stories 120
+# news-v5 (untuned, session 13): make_news_corpus NEWS_DIR ~/.cache/spotcheck/news-v5 --seed 505 --web-edits
 # Every corpus here: examples/corpora.sh.
 # dd-held4 (a fourth held-out doc family, session 7):
 #   debian-docs.sh ~/.cache/spotcheck/dd-held4 libatkmm-1.6-doc libxml++2.6-doc libsoup2.4-doc
@@ -21,7 +22,7 @@ bin=$1; dbdir=$2; shift 2
 cache=${SPOTCHECK_CACHE:-$HOME/.cache/spotcheck}
 here=$(dirname "$0")
 mkdir -p "$dbdir"
-corpora="news-whole=$cache/news-v2/whole news-single=$cache/news-v2/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held dd-held3=$cache/dd-held3 news-v3-whole=$cache/news-v3/whole news-v3-single=$cache/news-v3/single dd-held4=$cache/dd-held4 news-v4-whole=$cache/news-v4/whole news-v4-single=$cache/news-v4/single ${EXTRA_CORPORA:-}"
+corpora="news-whole=$cache/news-v2/whole news-single=$cache/news-v2/single ci-dd=$cache/ci-dd cc-held=$cache/cc-held dd-held3=$cache/dd-held3 news-v3-whole=$cache/news-v3/whole news-v3-single=$cache/news-v3/single dd-held4=$cache/dd-held4 news-v4-whole=$cache/news-v4/whole news-v4-single=$cache/news-v4/single news-v5-whole=$cache/news-v5/whole news-v5-single=$cache/news-v5/single ${EXTRA_CORPORA:-}"
 for c in $corpora; do
     name=${c%%=*}; dir=${c#*=}
     db=$dbdir/$name.db

@@ -24,10 +24,17 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N] [--cross]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross] [--web-edits]` (defaults: seed 14, 165 stories, 5 copies a story).
 //! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
 //! sites and the other way round (a split no story of the default layout is built with: a
 //! copy's frame always comes from the other collection), for a second, untuned corpus.
+//! `--web-edits` adds, from a second seeded stream (so the corpora built without it stay
+//! byte-identical), the edits a web copy of a story carries beside the wire service's:
+//! a byline and an "Updated" line, an advertisement or "Story continues below" block, an
+//! image with a caption, a "Read more:" link to another story, share-button text inside the
+//! article, a middle paragraph cut by an editor, paragraphs split or merged, typographic
+//! quotes and dashes, and words of the text wrapped in links (a held-out news corpus whose
+//! edits no rule of the detectors was written against: news-v5).
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -384,6 +391,142 @@ fn syndicate(story: &Page, related: &str, rng: &mut Rng) -> (Vec<String>, String
     (paras, headline)
 }
 
+/// A byline for `--web-edits` copies.
+const BYLINES: &[&str] = &[
+    "By Maria Gonzalez, Staff Writer",
+    "By The Associated Press",
+    "By Jonathan Okafor | Reuters",
+    "Staff and wire reports",
+    "By Priya Natarajan, Correspondent",
+];
+/// Image captions for `--web-edits` copies.
+const CAPTIONS: &[&str] = &[
+    "People gather outside the building on Tuesday. (Photo: File)",
+    "A view of the city skyline at dusk. Getty Images",
+    "Officials speak to reporters during a news conference.",
+    "The scene earlier this week, in a handout photo.",
+];
+/// In-article blocks a site's own markup puts between paragraphs.
+const INSERTS: &[&str] = &[
+    "<div class=\"ad-slot\">Advertisement</div>",
+    "<div class=\"continue\">Story continues below advertisement</div>",
+    "<aside class=\"newsletter\">Sign up for our daily newsletter to get the latest headlines in your inbox.</aside>",
+    "<div class=\"share\">Share this article Facebook Twitter Email Print</div>",
+];
+
+/// `--web-edits`: what a site's web copy does to a wire story beyond the wire's own edits
+/// (`syndicate`). The paragraphs come out as HTML blocks (`place` wraps plain text in `<p>`).
+fn web_edits(mut paras: Vec<String>, other_headline: &str, rng: &mut Rng) -> Vec<String> {
+    if rng.chance(0.3) && paras.len() > 4 {
+        // An editor cuts a paragraph from the middle.
+        let at = 1 + rng.below(paras.len() - 2);
+        paras.remove(at);
+    }
+    if rng.chance(0.4) {
+        // Paragraphs re-flowed: one split at a sentence end, or two merged.
+        let i = rng.below(paras.len());
+        if rng.chance(0.5) {
+            if let Some(cut) = paras[i].find(". ").map(|c| c + 1) {
+                let rest = paras[i][cut..].trim().to_string();
+                paras[i].truncate(cut);
+                if !rest.is_empty() {
+                    paras.insert(i + 1, rest);
+                }
+            }
+        } else if i + 1 < paras.len() {
+            let next = paras.remove(i + 1);
+            paras[i] = format!("{} {next}", paras[i]);
+        }
+    }
+    if rng.chance(0.5) {
+        // Typographic quotes and dashes.
+        for p in &mut paras {
+            let mut open = true;
+            // The paragraphs hold escaped text: quotes come as entities.
+            *p = p
+                .replace("&quot;", "\"")
+                .replace("&apos;", "'")
+                .replace("&#39;", "'")
+                .chars()
+                .map(|c| match c {
+                    '"' => {
+                        open = !open;
+                        if open {
+                            '\u{201D}'
+                        } else {
+                            '\u{201C}'
+                        }
+                    }
+                    '\'' => '\u{2019}',
+                    c => c,
+                })
+                .collect::<String>()
+                .replace(" - ", " \u{2014} ");
+        }
+    }
+    if rng.chance(0.4) {
+        // Words of the text become links to the site's topic pages.
+        for p in &mut paras {
+            let words: Vec<&str> = p.split(' ').collect();
+            if words.len() < 12 || !rng.chance(0.5) {
+                continue;
+            }
+            let at = rng.below(words.len() - 2);
+            let linked = format!(
+                "<a href=\"/topic/{}\">{} {}</a>",
+                rng.below(1000),
+                words[at],
+                words[at + 1]
+            );
+            let mut out: Vec<String> = words[..at].iter().map(|w| w.to_string()).collect();
+            out.push(linked);
+            out.extend(words[at + 2..].iter().map(|w| w.to_string()));
+            *p = format!("<p>{}</p>", out.join(" "));
+        }
+    }
+    if rng.chance(0.5) && paras.len() > 2 {
+        let at = 1 + rng.below(paras.len() - 1);
+        paras.insert(at, rng.pick(INSERTS).to_string());
+    }
+    if rng.chance(0.4) {
+        let at = rng.below(paras.len().min(3) + 1);
+        paras.insert(
+            at,
+            format!(
+                "<figure><img src=\"/img/{}.jpg\" alt=\"\"><figcaption>{}</figcaption></figure>",
+                rng.below(100_000),
+                rng.pick(CAPTIONS)
+            ),
+        );
+    }
+    if rng.chance(0.3) && paras.len() > 3 {
+        let at = 2 + rng.below(paras.len() - 2);
+        paras.insert(
+            at,
+            format!(
+                "<p class=\"read-more\"><a href=\"/story/{}\">Read more: {other_headline}</a></p>",
+                rng.below(100_000)
+            ),
+        );
+    }
+    if rng.chance(0.5) {
+        paras.insert(0, format!("<p class=\"byline\">{}</p>", rng.pick(BYLINES)));
+    }
+    if rng.chance(0.3) {
+        paras.insert(
+            1.min(paras.len()),
+            format!(
+                "<p class=\"dateline\">Updated {}:{:02} p.m. ET, {} {}</p>",
+                1 + rng.below(11),
+                rng.below(60),
+                ["March", "June", "October", "December"][rng.below(4)],
+                1 + rng.below(28)
+            ),
+        );
+    }
+    paras
+}
+
 /// A story's copy in `template`'s frame: the template's body paragraphs give way to
 /// `paras` (all placed where its first one was), its title and first h1 to `headline`.
 fn place(template: &Page, paras: &[String], headline: &str) -> String {
@@ -391,7 +534,12 @@ fn place(template: &Page, paras: &[String], headline: &str) -> String {
     let low = lower(html);
     let mut cuts: Vec<(usize, usize, String)> = Vec::new();
     let body: String = paras.iter().fold(String::new(), |mut s, p| {
-        let _ = writeln!(s, "<p>{p}</p>");
+        // `--web-edits` blocks come as HTML already; a wire paragraph is text.
+        if p.starts_with('<') {
+            let _ = writeln!(s, "{p}");
+        } else {
+            let _ = writeln!(s, "<p>{p}</p>");
+        }
         s
     });
     for (i, &(a, b)) in template.body_spans.iter().enumerate() {
@@ -495,7 +643,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut positional = Vec::new();
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
-    let mut cross = false;
+    let (mut cross, mut web) = (false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -504,18 +652,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--stories" => n_stories = value()?.parse()?,
             "--copies" => n_copies = value()?.parse()?,
             "--cross" => cross = true,
+            "--web-edits" => web = true,
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross]"
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits]"
                 .into(),
         );
     };
     let stop = WordList::default_stopwords();
     let pages = load_pages(news)?;
     let mut rng = Rng(seed);
+    // `--web-edits` draws from its own stream: the main stream's draws stay as without it.
+    let mut web_rng = Rng(seed ^ 0x005E_ED0F_3EB5);
     // Sites and their pages (templates), in a fixed order.
     let mut by_site: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
@@ -568,7 +719,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rng.shuffle(&mut others);
         for site in others.into_iter().take(n_copies.saturating_sub(1)) {
             let template = &pages[*rng.pick(&by_site[site])];
-            let (paras, headline) = syndicate(story, related, &mut rng);
+            let (mut paras, headline) = syndicate(story, related, &mut rng);
+            if web {
+                let other = &pages[*web_rng.pick(&stories)].headline;
+                paras = web_edits(paras, other, &mut web_rng);
+            }
             copies.push(Out {
                 site: site.to_string(),
                 file: format!("syndicated-{s:03}.html"),

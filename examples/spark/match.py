@@ -35,7 +35,8 @@ pairs (scores to the last bit) and clusters are exactly those of `spotcheck dete
   list's first |S| − α + 1 + e terms with the later list's first |L| − α + 1 + e, α the
   fewest terms a passing pair shares, e the count margin `COOPER_MARGIN`) with the size
   bounds, the hits counted per pair (at least e + 1), then the delta test for every pair
-  and the containment rule for pairs across sites on the exact intersection.
+  and the containment rule for pairs across sites on the exact intersection; a pair whose
+  smaller list has fewer than `min_terms` terms then needs equal text keys.
 
 SpotSigs' and Cooper's clusters are the connected components of the pairs, which
 `stage import` makes (with each cluster's weakest bridge) as it stores the pairs: the pairs
@@ -415,6 +416,7 @@ def cooper(spark, docs, s):
     contained_pct = int(s.get("contained_pct", 0) or 0)
     contained_size_pct = int(s.get("contained_size_pct", 0) or 0)
     contained_min_terms = int(s.get("contained_min_terms", 0) or 0)
+    min_terms = int(s.get("min_terms", 0) or 0)
     contained = contained_pct > 0
     occ = docs.select("idx", F.explode("cooper_terms").alias("t"))
     ids = ranked_ids(occ.groupBy("t").agg(F.count("*").alias("df")), "t")
@@ -507,13 +509,36 @@ def cooper(spark, docs, s):
         & (large * 100 <= small * (100 + contained_size_pct))
         & (missing * 100 < small * contained_pct)
     )
-    pairs = (
+    passing = (
         cand.withColumn("differing", differing)
         .withColumn("smaller", small)
         .withColumn("missing", missing)
         .withColumn("delta", delta)
         .where(F.col("delta") | contained_ok)
-        .select(
+    )
+    if min_terms > 0:
+        # The equal-text rule (`--cooper-min-terms`, `sig::cooper::keep_short_pairs`): a pair
+        # whose smaller list has fewer than `min_terms` terms stands only when the two texts'
+        # keys are equal (a null key equals nothing). The keys (16 bytes a document) are
+        # broadcast as the token lists are when small. A file signed before the key existed
+        # has no key column: no keys, as detect reads it.
+        if "cooper_text_key" in docs.columns:
+            keys = docs.select("idx", F.col("cooper_text_key").alias("k"))
+        else:
+            keys = docs.select("idx", F.lit(None).cast("long").alias("k"))
+        ka = keys.select(F.col("idx").alias("a"), F.col("k").alias("ka"))
+        kb = keys.select(F.col("idx").alias("b"), F.col("k").alias("kb"))
+        if n * 16 <= BROADCAST_LISTS_BYTES:
+            ka, kb = F.broadcast(ka), F.broadcast(kb)
+        equal = F.col("ka").isNotNull() & (F.col("ka") == F.col("kb"))
+        passing = (
+            passing.join(ka, "a", "left")
+            .join(kb, "b", "left")
+            .where((F.col("smaller") >= F.lit(min_terms)) | equal)
+            .drop("ka", "kb")
+        )
+    pairs = (
+        passing.select(
             F.least("a", "b").alias("a"),
             F.greatest("a", "b").alias("b"),
             F.when(

@@ -41,6 +41,10 @@ pub struct CooperSettings {
     /// stored before it existed.
     #[serde(default)]
     pub passage_min_terms: u32,
+    /// The equal-text rule's floor (see `CooperParams::min_terms`); 0 (off) for a run
+    /// stored before it existed.
+    #[serde(default)]
+    pub min_terms: u32,
 }
 
 impl Default for CooperSettings {
@@ -55,6 +59,7 @@ impl Default for CooperSettings {
             contained_size_pct: DEFAULT_CONTAINED_SIZE_PCT,
             contained_min_terms: DEFAULT_CONTAINED_MIN_TERMS,
             passage_min_terms: DEFAULT_PASSAGE_MIN_TERMS,
+            min_terms: DEFAULT_MIN_TERMS,
         }
     }
 }
@@ -69,6 +74,7 @@ impl CooperSettings {
             contained_size_pct: self.contained_size_pct,
             contained_min_terms: self.contained_min_terms,
             passage_min_terms: self.passage_min_terms,
+            min_terms: self.min_terms,
         }
     }
 }
@@ -92,6 +98,12 @@ pub const DEFAULT_CONTAINED_MIN_TERMS: u32 = 20;
 /// 14, session 12; BENCHMARKS.md), 40 terms is the floor that adds no false pair on any
 /// corpus; 30 added pairs of two folders of one real site sharing its template's prose.
 pub const DEFAULT_PASSAGE_MIN_TERMS: u32 = 40;
+
+/// Default of `--cooper-min-terms`: on dd-held8 (issue 14, session 13; BENCHMARKS.md) 819
+/// of Cooper's 1,129 false pairs were pages whose smaller list had one to three terms
+/// (doxygen example indexes, legend pages: "0 of 1 terms differ"); a plain floor of 4 lost
+/// the small true pairs of ci-dd and dd-held3/4/5, which are pages with equal texts.
+pub const DEFAULT_MIN_TERMS: u32 = 4;
 
 /// The Cooper row of the method table.
 pub struct Cooper;
@@ -203,6 +215,22 @@ static PARAMS: &[Param<S>] = &[
         unset: "",
         set: |s, v| s.passage_min_terms = v.int() as u32,
     },
+    Param {
+        flag: "cooper-min-terms",
+        value_name: "TERMS",
+        kind: Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        help: "Equal-text rule: two pages whose smaller list has fewer than this many salient \
+               terms are a pair only when their texts are equal (case and white space aside): \
+               a page of one to three terms has the list of every other page of its kind; 0 = \
+               off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Int(u64::from(s.min_terms))),
+        unset: "",
+        set: |s, v| s.min_terms = v.int() as u32,
+    },
 ];
 
 /// The site of a document's URL as Cooper compares it: pages on one site get only the
@@ -285,6 +313,46 @@ impl<'de> Deserialize<'de> for Salient {
     }
 }
 
+/// One document's signature: its site (a hash of its host: the containment rule is for
+/// pairs across sites), its salient terms, and when its list is short under the equal-text
+/// rule ([`keyed`]) the key of its text ([`super::spotsigs::same_content_key`]; `None`
+/// otherwise, or for a text without words).
+///
+/// Stored (`query`'s index, as JSON) as the list `[site, terms, key]`; an index stored
+/// before the key existed holds `[site, terms]` and reads back with no key (its run had
+/// the rule off).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CooperSig {
+    pub site: u64,
+    pub salient: Salient,
+    #[serde(default)]
+    pub text_key: Option<u64>,
+}
+
+impl Serialize for CooperSig {
+    fn serialize<Z: serde::Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
+        (self.site, &self.salient, self.text_key).serialize(serializer)
+    }
+}
+
+/// Whether a document with `terms` salient terms carries a text key under `params`: with the
+/// equal-text rule on, when its list is short enough for the rule to judge its pairs.
+///
+/// Only those: two texts equal but for case and white space have the same terms, so a pair
+/// of equal texts whose smaller list is short has two short lists, and a short list paired
+/// with a longer one never stands. Hashing every text was 12% of a Cooper run's CPU on
+/// dd6k (issue 14, session 13).
+fn keyed(terms: usize, params: &CooperParams) -> bool {
+    terms < params.min_terms as usize
+}
+
+/// A document's text key under `params` given its number of salient terms ([`keyed`]).
+fn text_key(text: &str, terms: usize, params: &CooperParams) -> Option<u64> {
+    keyed(terms, params)
+        .then(|| super::spotsigs::same_content_key(text))
+        .flatten()
+}
+
 /// What signing needs: the collection's document frequencies and the test's parameters.
 pub struct Prepared {
     dfs: Arc<DocFreqs>,
@@ -318,9 +386,18 @@ impl super::staged::Staged for Cooper {
     }
 
     /// `cooper_terms`: the salient terms; `cooper_site`: the site hash (its bits as an
-    /// int64), which keeps the containment rule to pairs across sites.
-    fn sig_columns(sigs: Vec<(u64, Salient)>) -> Vec<(&'static str, Column)> {
-        let (sites, terms): (Vec<u64>, Vec<Salient>) = sigs.into_iter().unzip();
+    /// int64), which keeps the containment rule to pairs across sites; `cooper_text_key`:
+    /// the text key of the equal-text rule (its bits as an int64; null but for a document
+    /// with a short list, see [`keyed`]).
+    fn sig_columns(sigs: Vec<CooperSig>) -> Vec<(&'static str, Column)> {
+        let mut sites = Vec::with_capacity(sigs.len());
+        let mut terms = Vec::with_capacity(sigs.len());
+        let mut keys = Vec::with_capacity(sigs.len());
+        for sig in sigs {
+            sites.push(sig.site);
+            terms.push(sig.salient);
+            keys.push(sig.text_key.map(|k| k as i64));
+        }
         vec![
             (
                 "cooper_terms",
@@ -335,20 +412,27 @@ impl super::staged::Staged for Cooper {
                 "cooper_site",
                 Column::Int(sites.into_iter().map(|h| Some(h as i64)).collect()),
             ),
+            ("cooper_text_key", Column::Int(keys)),
         ]
     }
 
-    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<(u64, Salient)>> {
+    fn sigs_from_batch(batch: &arrow_array::RecordBatch) -> Result<Vec<CooperSig>> {
         let terms = crate::columnar::batch_text_lists(batch, "cooper_terms")?;
         let sites = crate::columnar::batch_ints(batch, "cooper_site")?;
+        // A file signed before the equal-text rule has no key column: its rows carry no keys,
+        // as rows signed with the rule off (match it with the rule off too).
+        let keys = match batch.column_by_name("cooper_text_key") {
+            Some(_) => crate::columnar::batch_ints(batch, "cooper_text_key")?,
+            None => vec![None; terms.len()],
+        };
         Ok(sites
             .into_iter()
             .zip(terms)
-            .map(|(site, t)| {
-                (
-                    site.unwrap_or_default() as u64,
-                    Salient::Terms(t.into_iter().collect()),
-                )
+            .zip(keys)
+            .map(|((site, t), key)| CooperSig {
+                site: site.unwrap_or_default() as u64,
+                salient: Salient::Terms(t.into_iter().collect()),
+                text_key: key.map(|k| k as u64),
             })
             .collect())
     }
@@ -374,8 +458,7 @@ fn one_table(salient: &[Salient]) -> Option<Arc<[Box<str>]>> {
 impl Detector for Cooper {
     type Settings = CooperSettings;
     type Prepared = Prepared;
-    /// The document's site (a hash of its host) and its salient terms.
-    type Sig = (u64, Salient);
+    type Sig = CooperSig;
 
     const NAME: &'static str = "cooper";
     const TITLE: &'static str = "Cooper";
@@ -401,17 +484,15 @@ impl Detector for Cooper {
         p.text
     }
 
-    fn signer(p: &Prepared) -> impl Fn(&DocText) -> (u64, Salient) + Sync + '_ {
+    fn signer(p: &Prepared) -> impl Fn(&DocText) -> CooperSig + Sync + '_ {
         let terms = TermOptions::default();
         move |d| {
-            (
-                site_hash(&d.url),
-                Salient::Terms(cooper::salient_terms(
-                    &unique_terms(&d.text, &terms),
-                    &p.dfs,
-                    &p.params,
-                )),
-            )
+            let salient = cooper::salient_terms(&unique_terms(&d.text, &terms), &p.dfs, &p.params);
+            CooperSig {
+                site: site_hash(&d.url),
+                text_key: text_key(&d.text, salient.len(), &p.params),
+                salient: Salient::Terms(salient),
+            }
         }
     }
 
@@ -419,7 +500,11 @@ impl Detector for Cooper {
         Some((s.text, TermOptions::default()))
     }
 
-    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<(u64, Salient)>)> {
+    fn sign_from_shared(
+        p: &Prepared,
+        shared: &Shared,
+        store: &Store,
+    ) -> Option<(Vec<i64>, Vec<CooperSig>)> {
         let counted = shared.memo(p.text, &TermOptions::default())?;
         // Only the frequencies `prepare` took from this very pass make the same salient sets.
         if !Arc::ptr_eq(&counted.dfs, &p.dfs) || !counted.sets.has_documents() {
@@ -427,7 +512,7 @@ impl Detector for Cooper {
         }
         let sets = &counted.sets;
         let table = sets.term_table();
-        let sigs = (0..counted.ids.len())
+        let mut sigs: Vec<CooperSig> = (0..counted.ids.len())
             .into_par_iter()
             .map(|i| {
                 let ids = sets
@@ -438,22 +523,43 @@ impl Detector for Cooper {
                     .filter(|&id| cooper::is_salient(sets.df(id), sets.n_docs(), &p.params))
                     .collect();
                 let table = Arc::clone(&table);
-                (counted.sites[i], Salient::Numbered { table, ids })
+                CooperSig {
+                    site: counted.sites[i],
+                    salient: Salient::Numbered { table, ids },
+                    text_key: None,
+                }
             })
             .collect();
+        // The text keys of the documents with short lists, from their texts read by id (few:
+        // the pages of one to three salient terms). A text that cannot be read: sign from the
+        // streamed texts instead.
+        for (sig, &id) in sigs.iter_mut().zip(&counted.ids) {
+            if keyed(sig.salient.len(), &p.params) {
+                let text = store.doc_text(id, p.text).ok()??;
+                sig.text_key = super::spotsigs::same_content_key(&text);
+            }
+        }
         Some((counted.ids.clone(), sigs))
     }
 
-    fn sig_bytes(_p: &Prepared, sig: &(u64, Salient)) -> Option<Vec<u8>> {
+    fn sig_bytes(_p: &Prepared, sig: &CooperSig) -> Option<Vec<u8>> {
         serde_json::to_vec(sig).ok()
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<(u64, Salient)> {
+    fn sig_from_bytes(bytes: &[u8]) -> Option<CooperSig> {
         serde_json::from_slice(bytes).ok()
     }
 
-    fn find_pairs(p: Prepared, signed: Vec<(u64, Salient)>, ctx: &RunContext) -> Result<Found> {
-        let (sites, salient): (Vec<u64>, Vec<Salient>) = signed.into_iter().unzip();
+    fn find_pairs(p: Prepared, signed: Vec<CooperSig>, ctx: &RunContext) -> Result<Found> {
+        let n = signed.len();
+        let mut sites = Vec::with_capacity(n);
+        let mut salient = Vec::with_capacity(n);
+        let mut keys = Vec::with_capacity(n);
+        for sig in signed {
+            sites.push(sig.site);
+            salient.push(sig.salient);
+            keys.push(sig.text_key);
+        }
         // What the stored document signatures need, taken before the sets are consumed.
         // On both cores (a hash of every salient term's text), in document order.
         let sums: Vec<(u64, usize)> = salient
@@ -466,7 +572,7 @@ impl Detector for Cooper {
         let candidates = super::cooper_passage::candidates(&sites, &salient, &p.params);
         let passage_candidates = candidates.len();
         let dfs = (!candidates.is_empty()).then_some(p.dfs);
-        let found = match one_table(&salient) {
+        let mut found = match one_table(&salient) {
             Some(table) => {
                 let numbered = salient
                     .into_iter()
@@ -487,6 +593,12 @@ impl Detector for Cooper {
                 cooper::detect_across_sites(&terms, &sites, &p.params)
             }
         };
+        // The equal-text rule on the term lists' pairs (the passage rule's pairs are judged
+        // on a passage of at least `passage_min_terms` terms, not on the lists).
+        let matched = found.len();
+        cooper::keep_short_pairs(&mut found, &keys, &p.params);
+        let short_dropped = matched - found.len();
+        drop(keys);
         let passage_started = std::time::Instant::now();
         let found = match dfs {
             Some(dfs) => {
@@ -514,6 +626,8 @@ impl Detector for Cooper {
             "matchable": sums.iter().filter(|s| s.1 > 0).count(),
             "pairs": found.len(),
             "contained_pairs": contained,
+            // Pairs of short lists (under `min_terms` terms) whose texts differ.
+            "short_pairs_dropped": short_dropped,
             "passage_candidates": passage_candidates,
             "passage_pairs": passage,
             "passage_seconds": passage_seconds,
@@ -538,5 +652,49 @@ impl Detector for Cooper {
 
     fn explain(_s: &S, _pair: &PairText) -> (Vec<Highlight>, Vec<Highlight>) {
         (Vec::new(), Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_stored_before_the_text_key_reads_back_without_one() {
+        let old = br#"[12,["alpha","bravo"]]"#;
+        let sig = Cooper::sig_from_bytes(old).expect("old index");
+        assert_eq!(sig.site, 12);
+        assert_eq!(sig.salient.sorted(), ["alpha", "bravo"]);
+        assert_eq!(sig.text_key, None);
+        let new = CooperSig {
+            text_key: Some(u64::MAX - 3),
+            ..sig
+        };
+        let bytes = serde_json::to_vec(&new).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&bytes),
+            format!(r#"[12,["alpha","bravo"],{}]"#, u64::MAX - 3)
+        );
+        assert_eq!(Cooper::sig_from_bytes(&bytes), Some(new));
+    }
+
+    #[test]
+    fn the_text_key_is_taken_only_for_short_lists_with_the_rule_on() {
+        let on = CooperSettings::default().params();
+        assert_eq!(on.min_terms, DEFAULT_MIN_TERMS);
+        let off = CooperParams { min_terms: 0, ..on };
+        let text = "List of All Members\n begin()";
+        assert_eq!(
+            text_key(text, 3, &on),
+            super::super::spotsigs::same_content_key("list of all members begin()")
+        );
+        assert!(text_key(text, 0, &on).is_some());
+        assert_eq!(text_key(text, 4, &on), None, "not a short list");
+        assert_eq!(text_key(text, 1, &off), None);
+        assert_eq!(text_key(" \n", 0, &on), None);
+        // A run stored before the rule had it off.
+        let stored: CooperSettings =
+            serde_json::from_value(serde_json::json!({"size_pct": 10})).expect("old settings");
+        assert_eq!(stored.min_terms, 0);
     }
 }

@@ -92,7 +92,7 @@ pub(crate) fn run_detector<D: Detector>(
         (D::reads(&prepared) == TextKind::Main && !store.has_main_texts()?).then_some(NO_MAIN_TEXT);
     let mut ids: Vec<i64> = Vec::new();
     let mut sigs: Vec<D::Sig> = Vec::new();
-    if let Some((shared_ids, shared_sigs)) = D::sign_from_shared(&prepared, shared) {
+    if let Some((shared_ids, shared_sigs)) = D::sign_from_shared(&prepared, shared, store) {
         (ids, sigs) = (shared_ids, shared_sigs);
         progress(Progress::Signed {
             documents: ids.len(),

@@ -611,7 +611,11 @@ impl Detector for IMatch {
             .then(|| (s.text, lexicon_params(s).terms))
     }
 
-    fn sign_from_shared(p: &Prepared, shared: &Shared) -> Option<(Vec<i64>, Vec<IMatchSig>)> {
+    fn sign_from_shared(
+        p: &Prepared,
+        shared: &Shared,
+        _store: &Store,
+    ) -> Option<(Vec<i64>, Vec<IMatchSig>)> {
         let counted = shared.memo(p.settings.text, &p.lexicon.params.terms)?;
         let sets = &counted.sets;
         if !sets.has_documents() {

@@ -95,9 +95,12 @@ pub trait Detector: Sync + Send + 'static {
     fn memo_key(_settings: &Self::Settings) -> Option<(TextKind, TermOptions)> {
         None
     }
+    /// `store`: for the few documents whose text a signature needs besides their terms
+    /// (Cooper's text key of a document with a short list), read by id.
     fn sign_from_shared(
         _prepared: &Self::Prepared,
         _shared: &Shared,
+        _store: &Store,
     ) -> Option<(Vec<i64>, Vec<Self::Sig>)> {
         None
     }

@@ -233,13 +233,13 @@ mod tests {
     use crate::detect::method::Detector;
 
     /// The signatures from the memo equal the signer's over the streamed texts.
-    fn same_as_streamed<D: Detector>(settings: &D::Settings, store: &Store)
+    fn same_as_streamed<D: Detector>(settings: &D::Settings, store: &Store) -> Vec<D::Sig>
     where
         D::Sig: PartialEq + std::fmt::Debug,
     {
         let shared = Shared::default();
         let prepared = D::prepare(settings, store, &shared).unwrap();
-        let (ids, sigs) = D::sign_from_shared(&prepared, &shared).expect("memo present");
+        let (ids, sigs) = D::sign_from_shared(&prepared, &shared, store).expect("memo present");
         let sign = D::signer(&prepared);
         let mut streamed = Vec::new();
         store
@@ -254,6 +254,7 @@ mod tests {
             // And `query`'s index stores them alike.
             assert_eq!(D::sig_bytes(&prepared, sig), D::sig_bytes(&prepared, ssig));
         }
+        sigs
     }
 
     #[test]
@@ -342,6 +343,22 @@ mod tests {
             s.insert_test_document(&format!("u/{i}"), "", &text, None)
                 .unwrap();
         }
+        // Pages of two salient terms (Cooper's short lists, which carry their text's key; the
+        // pages above have one or two, their words being on most pages), two with one text
+        // and one with another.
+        // And one of five (its own words), which carries none.
+        for (i, text) in [
+            "Graph Legend",
+            "graph  LEGEND\n",
+            "the Graph's legend",
+            "zulu yankee xray whiskey victor",
+        ]
+        .iter()
+        .enumerate()
+        {
+            s.insert_test_document(&format!("legend/{i}"), "", text, None)
+                .unwrap();
+        }
         let imatch = IMatchSettings {
             min_terms: 2,
             text: crate::store::TextKind::Visible,
@@ -352,6 +369,10 @@ mod tests {
             text: crate::store::TextKind::Visible,
             ..CooperSettings::default()
         };
-        same_as_streamed::<Cooper>(&cooper, &s);
+        let keys = same_as_streamed::<Cooper>(&cooper, &s);
+        let keys: Vec<Option<u64>> = keys.iter().map(|k| k.text_key).collect();
+        assert_eq!(keys[15], None, "not a short list");
+        assert_eq!(keys[12], keys[13]);
+        assert!(keys[12].is_some() && keys[14].is_some() && keys[12] != keys[14]);
     }
 }

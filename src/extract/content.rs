@@ -56,7 +56,8 @@ pub struct ContentRule {
     /// The per-page classification's version (2: the page's language judged on its prose
     /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4; 3:
     /// the blocks' structure signals, [`super::structure`], session 5; 4: the same session,
-    /// pages whose article is mostly prose of an unlisted language classed by length). The
+    /// pages whose article is mostly prose of an unlisted language classed by length; 5: the
+    /// context rule looks through one insert between two paragraphs, session 13). The
     /// structure signals themselves are stored at ingest and are not made again: a database
     /// made by a build of version 3 keeps its pages' link shares as that build took them
     /// (before long links counted as text) until its pages are ingested into a new one. The
@@ -79,7 +80,7 @@ impl Default for ContentRule {
             max_names: 20,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 4,
+            per_page_version: 5,
         }
     }
 }
@@ -626,18 +627,25 @@ pub fn per_page(
 /// boilerplate containers, outside the article containers when it requires them, with a
 /// link density over [`MAX_LINK_DENSITY`], or holding a copyright sign (jusText) is bad.
 fn classify(stats: &[Block], structure: Structure, attempt: Attempt) -> Vec<Class> {
+    // Bad by where it sits or by its links (not by its own text): an advertisement, a
+    // newsletter box, a "Read more" link between two paragraphs of a story.
+    let structure_bad: Vec<bool> = stats
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            structure.signals.get(i).is_some_and(|&s| {
+                s.flags & structure.boilerplate != 0
+                    || (structure.require_article && s.flags & structure::ARTICLE == 0)
+                    || s.link_density() > MAX_LINK_DENSITY
+            }) && !b.copyright
+        })
+        .collect();
     let mut class: Vec<Class> = stats
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            if let Some(&s) = structure.signals.get(i) {
-                if s.flags & structure.boilerplate != 0
-                    || (structure.require_article && s.flags & structure::ARTICLE == 0)
-                    || s.link_density() > MAX_LINK_DENSITY
-                    || b.copyright
-                {
-                    return Class::Bad;
-                }
+            if structure_bad[i] || (!structure.signals.is_empty() && b.copyright) {
+                return Class::Bad;
             }
             let Block {
                 chars,
@@ -680,11 +688,22 @@ fn classify(stats: &[Block], structure: Structure, attempt: Attempt) -> Vec<Clas
             }
         })
         .collect();
+    // An insert: one block bad by its place or links, right between two blocks of prose
+    // (good or near-good by their text). The context rule looks through it, so the short
+    // paragraphs of a wire story cut by an advertisement, a newsletter box or a "Read more"
+    // link keep their context (news-v5, BENCHMARKS.md issue 14 session 13: jusText's rule
+    // dropped the paragraphs between two such inserts). A run of two bad blocks, or one
+    // beside a heading or menu line, is no insert.
+    let prose = |j: usize| !structure_bad[j] && matches!(class[j], Class::Good | Class::NearGood);
+    let insert: Vec<bool> = (0..class.len())
+        .map(|i| structure_bad[i] && i > 0 && i + 1 < class.len() && prose(i - 1) && prose(i + 1))
+        .collect();
     // Context: the nearest good-or-bad block on each side (an edge counts as bad).
     let nearest = |class: &[Class], i: usize, step: isize| -> Class {
         let mut j = i as isize + step;
         while j >= 0 && (j as usize) < class.len() {
             match class[j as usize] {
+                _ if insert[j as usize] => j += step,
                 c @ (Class::Good | Class::Bad) => return c,
                 _ => j += step,
             }

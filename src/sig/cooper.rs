@@ -55,6 +55,11 @@ pub struct CooperParams {
     /// other page. 0 = off (the paper). Applied by the detector, which has the texts'
     /// lines (`detect::cooper_passage`), not by [`detect`].
     pub passage_min_terms: u32,
+    /// The equal-text rule for short lists: a pair whose smaller list has fewer than this
+    /// many terms is a near-duplicate only when the two documents' texts are equal (case
+    /// and white space aside). 0 = off (the paper). Applied to the matcher's pairs by
+    /// [`keep_short_pairs`], which is given the texts' keys; [`detect`] does not apply it.
+    pub min_terms: u32,
 }
 
 impl Default for CooperParams {
@@ -68,6 +73,7 @@ impl Default for CooperParams {
             contained_size_pct: 0,
             contained_min_terms: 0,
             passage_min_terms: 0,
+            min_terms: 0,
         }
     }
 }
@@ -88,8 +94,13 @@ impl CooperParams {
         } else {
             String::new()
         };
+        let short = if self.min_terms > 0 {
+            format!(" min_terms={}", self.min_terms)
+        } else {
+            String::new()
+        };
         format!(
-            "cooper v1 size={}% delta={}% min_idf={}{contained}{passage} sum=fnv1a64",
+            "cooper v1 size={}% delta={}% min_idf={}{contained}{passage}{short} sum=fnv1a64",
             self.size_tolerance_pct, self.delta_pct, self.min_idf
         )
     }
@@ -124,6 +135,13 @@ impl CooperParams {
             && smaller >= self.contained_min_terms as usize
             && l * 100 <= s * (100 + u128::from(self.contained_size_pct))
             && (missing as u128) * 100 < s * u128::from(self.contained_pct)
+    }
+
+    /// Whether the equal-text rule lets a pair whose smaller list has `smaller` terms stand:
+    /// always at `min_terms` terms or more, below that only when the two texts are equal
+    /// (`same_text`).
+    pub fn short_ok(&self, smaller: usize, same_text: bool) -> bool {
+        same_text || smaller >= self.min_terms as usize
     }
 
     /// The test on list sizes and counts: `a_only` terms of a list of `a` terms are missing
@@ -277,6 +295,27 @@ pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<Strin
         a.difference(b).cloned().collect(),
         b.difference(a).cloned().collect(),
     )
+}
+
+/// The equal-text rule ([`CooperParams::min_terms`]) over a matcher's pairs: drops a pair
+/// whose smaller list has fewer than `min_terms` terms unless its two documents have the
+/// same text key, `keys[i]` being document `i`'s (the hash of its text with case and white
+/// space folded; `None`, a text without words or a key not taken, equals nothing). Keys are
+/// only needed for documents whose own list is short: equal texts have equal lists.
+///
+/// Why: a page whose salient terms are one to three words (a doxygen example's index, a
+/// legend page) has the same list as every other page of its kind, so the delta test passes
+/// them all ("0 of 1 terms differ"), though most are different pages; the copies among
+/// them are pages with the same text (BENCHMARKS.md, issue 14 session 13).
+pub fn keep_short_pairs(pairs: &mut Vec<CooperPair>, keys: &[Option<u64>], params: &CooperParams) {
+    if params.min_terms == 0 {
+        return;
+    }
+    let key = |i: u32| keys.get(i as usize).copied().flatten();
+    pairs.retain(|p| {
+        let same_text = matches!((key(p.a), key(p.b)), (Some(x), Some(y)) if x == y);
+        params.short_ok(p.smaller as usize, same_text)
+    });
 }
 
 /// Length of the prefix filter of a list of `len` terms: one more than the largest number
@@ -895,6 +934,59 @@ mod tests {
         assert!(!p.contained_ok(0, 50, 151));
         assert!(!p.contained_ok(0, 0, 0), "empty lists never match");
         assert!(!CooperParams::default().contained_ok(0, 50, 50));
+    }
+
+    #[test]
+    fn short_lists_need_equal_texts() {
+        let rule = CooperParams {
+            min_terms: 4,
+            ..CooperParams::default()
+        };
+        // Three pages of one term (two with one text), two of three terms with two texts,
+        // and two of four terms with two texts.
+        let docs = [
+            terms(0..1),
+            terms(0..1),
+            terms(0..1),
+            terms(10..13),
+            terms(10..13),
+            terms(20..24),
+            terms(20..24),
+        ];
+        let keys = [
+            Some(7),
+            Some(8),
+            Some(7),
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(4),
+        ];
+        let all: Vec<(u32, u32)> = detect(&docs, &rule).iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(all, [(0, 1), (0, 2), (1, 2), (3, 4), (5, 6)]);
+        let mut pairs = detect(&docs, &rule);
+        keep_short_pairs(&mut pairs, &keys, &rule);
+        let kept: Vec<(u32, u32)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+        // One term, equal texts; four terms, any texts.
+        assert_eq!(kept, [(0, 2), (5, 6)]);
+        assert_eq!(pairs[0].explanation(), "0 of 1 terms differ");
+        // No key (a text without words, or none computed) equals nothing, not even itself.
+        let mut pairs = detect(&docs, &rule);
+        keep_short_pairs(&mut pairs, &[None; 7], &rule);
+        assert_eq!(pairs.len(), 1);
+        // Off (the paper): every pair stands, keys or not.
+        let mut pairs = detect(&docs, &CooperParams::default());
+        keep_short_pairs(&mut pairs, &[], &CooperParams::default());
+        assert_eq!(pairs.len(), 5);
+        assert!(rule.short_ok(4, false) && rule.short_ok(3, true) && !rule.short_ok(3, false));
+        assert!(
+            !rule.short_ok(0, false),
+            "two empty lists need equal texts too"
+        );
+        assert_eq!(
+            rule.describe(),
+            "cooper v1 size=10% delta=10% min_idf=0.2 min_terms=4 sum=fnv1a64"
+        );
     }
 
     // The sequential matching as it was before the parallel one (session 7), with its

@@ -4,13 +4,15 @@
 //! default rules for truncated copies and signatureless pages, and documents in other
 //! languages (identification, a Spanish wire story found like an English one), Cooper's
 //! containment rule for truncated copies on other sites and its passage rule for copies on
-//! one-page sites that keep their template's prose, and I-Match on a copy with a dateline.
+//! one-page sites that keep their template's prose, its equal-text rule for pages of one to
+//! three terms, and I-Match on a copy with a dateline.
 //! One test crate per source area (`cargo test --test detect`); each file below is one
 //! concern, named after what it tests.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod cooper_equal_text;
 mod cooper_imatch_defaults;
 mod cooper_passage;
 mod imatch_across_sites;

@@ -91,6 +91,11 @@ fn out_of_range_and_inconsistent_values_are_usage_errors_naming_the_flag() {
             "K+1 = 3",
         ),
         (&["--cooper-size", "5000"], "--cooper-size", "0..=1000"),
+        (
+            &["--cooper-min-terms", "-1"],
+            "--cooper-min-terms",
+            "0..=100000",
+        ),
         (&["--threshold", "0"], "--threshold", "(0, 1]"),
         (&["--lsh-bits", "9000"], "--lsh-bits", "0..=8192"),
         (

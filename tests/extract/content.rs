@@ -641,3 +641,48 @@ fn an_english_story_in_a_czech_template_keeps_out_the_czech_teasers() {
         assert!(!text.contains(&start), "{start} kept in {text}");
     }
 }
+
+#[test]
+fn a_story_cut_by_a_newsletter_box_and_a_read_more_link_stays_whole() {
+    // A web copy of a wire story (news-v5, issue 14 session 13): one-sentence paragraphs,
+    // a newsletter box after the first and a "Read more" link after the fourth. Both are
+    // bad (a boilerplate container, all link), and jusText's context rule then dropped every
+    // short paragraph between them: its nearest neighbours were bad on both sides.
+    let closing = "The council will meet again next month to decide how the repairs will be \
+        paid for, and the mayor said that she expected the vote to be close, as members of the \
+        council had asked for more time to read the engineers' report before they made up \
+        their minds about the bridge.";
+    let p = |t: &str| format!("<p>{t}</p>");
+    let body = [
+        p(BRIEF[0]),
+        "<aside class='newsletter'>Sign up for our daily newsletter to get the latest \
+         headlines in your inbox.</aside>"
+            .to_string(),
+        p(BRIEF[1]),
+        p(BRIEF[2]),
+        p(BRIEF[3]),
+        "<p class='read-more'><a href='/story/1'>Read more: Flooding closes the \
+         riverside road for a week</a></p>"
+            .to_string(),
+        p(BRIEF[4]),
+        p(closing),
+    ]
+    .concat();
+    let menu: String = ["Home", "World", "Business", "Sport", "Culture"]
+        .iter()
+        .map(|m| format!("<li><a href='/{m}'>{m}</a></li>"))
+        .collect();
+    let html = format!(
+        "<html><body><header><ul>{menu}</ul></header><div class='main'>\
+         <h1>Harbour bridge to close</h1><div class='story'>{body}</div></div>\
+         <footer><p>Contact us</p></footer></body></html>"
+    );
+    let texts = content_texts(&[("web.example/a.html".into(), html)]);
+    let text = &texts["web.example/a.html"];
+    for b in BRIEF {
+        assert!(text.contains(b), "{b} missing from {text}");
+    }
+    assert!(text.contains("The council will meet again"), "{text}");
+    assert!(!text.contains("daily newsletter"), "{text}");
+    assert!(!text.contains("Read more"), "{text}");
+}
