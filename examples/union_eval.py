@@ -12,7 +12,15 @@ whose titles or URL file names each carry a name of their own (the two rules of 
 below on the content texts and titles read from DB; neither judges two pages at one place of their
 site, the same last directory and file name: one page in two releases); "union raw" is the
 plain union, before them; "queue" is the union less the pairs with a page noise triage keeps out
-of the default queue (the rules of `src/model/triage.rs`, mirrored below)."""
+of the default queue (the rules of `src/model/triage.rs`, mirrored below).
+
+On a doc corpus (no stories.tsv) it then prints a line per documentation package ("family": the
+URL's first path segment, its releases the second) with each detector's and the queue's P/R/F1
+on that family: its true pairs, and every found pair with a page in it (a false pair across two
+packages counts against both). A family is "patch" when all its releases share the upstream
+major.minor version (linux-doc 6.1.x, libgtk 3.24.x: the near-duplicates the issue asks for),
+"major" otherwise (rust-doc 1.48/1.63/1.85, sqlite 3.34/3.40/3.46: graded, years of edits apart),
+"one" with a single release (look-alikes only: no true pair)."""
 import subprocess, sys, itertools, collections, os, re, sqlite3
 B, db, d = sys.argv[1], sys.argv[2], sys.argv[3]
 gold = {}
@@ -139,3 +147,26 @@ row("queue≠text", {p for p in queue if differ(p)})
 true = true_all
 print("triaged:", " ".join(f"{k} {v}" for k, v in sorted(noise.items())) or "none")
 row("minhash", pairs("minhash"))
+
+# Per documentation package (see the header): patch-release families apart from major ones.
+def family(u): return u.split("/", 1)[0]
+def release(u): return u.split("/", 2)[1] if u.count("/") >= 2 else ""
+def upstream(r):
+    v = r.split(":", 1)[-1].split("-", 1)[0].split("+", 1)[0]
+    return tuple(v.split(".")[:2])
+if not lang and all("://" not in u for u in gold):
+    releases = collections.defaultdict(set)
+    for u in gold: releases[family(u)].add(release(u))
+    columns = [("spotsigs", pairs("spotsigs")), ("imatch", pairs("imatch")), ("cooper", pairs("cooper")), ("queue", queue)]
+    print("families (P/R/F1 on each package's true pairs and the found pairs touching it):")
+    for f in sorted(releases):
+        rs = releases[f]
+        kind = "one" if len(rs) == 1 else "patch" if len({upstream(r) for r in rs}) == 1 else "major"
+        tf = {p for p in true if family(p[0]) == f}
+        cells = []
+        for name, s in columns:
+            df = {p for p in s if family(p[0]) == f or family(p[1]) == f}
+            tp = len(df & tf); P = tp / len(df) if df else 1.0; R = tp / len(tf) if tf else 1.0
+            F = 2 * P * R / (P + R) if P + R else 0.0
+            cells.append(f"{name} {P:.3f}/{R:.3f}/{F:.3f}")
+        print(f"  {f} [{kind}: {' '.join(sorted(rs))}] true {len(tf)}: " + "  ".join(cells))
