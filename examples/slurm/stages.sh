@@ -13,7 +13,8 @@
 #
 # Chain them with --dependency=afterok:JOBID. METHOD=spotsigs|imatch|cooper (default imatch);
 # PARAMS='{"tau":0.5}' the run parameters in their stored form, the same for every stage
-# (Cooper: '{"passage_min_terms":0}': its passage rule reads the texts, which the stages refuse).
+# (Cooper: '{"passage_min_terms":0}': its passage rule reads the texts, which the stages refuse;
+# SpotSigs: '{"fallback_tau":0}', its fallback for unsigned pages, likewise).
 #SBATCH --cpus-per-task=4
 #SBATCH --mem=8G
 #SBATCH --time=02:00:00

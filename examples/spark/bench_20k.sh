@@ -54,6 +54,9 @@ for method in $METHODS; do
   # they refuse it, so both sides run without it.
   extra=(); PARAMS='{"text":"Visible"}'
   if [[ $method == cooper ]]; then extra=(--cooper-passage 0); PARAMS='{"text":"Visible","passage_min_terms":0}'; fi
+  # SpotSigs' fallback for unsigned pages (--fallback-tau, issue 14 session 14) reads the
+  # texts too: both sides run without it.
+  if [[ $method == spotsigs ]]; then extra=(--fallback-tau 0); PARAMS='{"text":"Visible","fallback_tau":0}'; fi
   if [ -z "$SKIP_DETECT" ] && [ ! -s "$WORK/$method.detect.clusters" ]; then
     s=$(now)
     "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible "${extra[@]}" 2>&1 | tail -1

@@ -185,6 +185,13 @@ def spotsigs(spark, docs, s):
     the multiset Jaccard of `cluster::spotsigs_matcher`, over the vectors of
     `sig::spotsigs::build_vectors` (idf window, site rule, min_sigs), then detect's
     containment rule and exact-duplicate / equal-content pairs."""
+    # The fallback for unsigned pages (`--fallback-tau`; issue 14 session 14) reads the
+    # documents' texts, which the signed files do not carry: refuse rather than differ.
+    if float(s.get("fallback_tau", 0) or 0) > 0:
+        raise SystemExit(
+            "spotsigs: the fallback for unsigned pages is not in the Spark job (it reads the "
+            "texts); sign with --params '{\"fallback_tau\":0}'"
+        )
     n = docs.count()
     idf_min = s["idf_min"]
     idf_max = s["idf_max"]

@@ -90,6 +90,9 @@ for method in $METHODS; do
   # Cooper's passage rule (--cooper-passage, issue 14 session 12) reads the texts, which the
   # stages do not carry; they refuse it: both sides run without it.
   if [[ $method == cooper ]]; then extra=(--cooper-passage 0); PARAMS='{"text":"Visible","passage_min_terms":0}'; fi
+  # SpotSigs' fallback for unsigned pages (--fallback-tau, issue 14 session 14) reads the
+  # texts too: both sides run without it.
+  if [[ $method == spotsigs ]]; then extra=(--fallback-tau 0); PARAMS='{"text":"Visible","fallback_tau":0}'; fi
   "$BIN" detect --db "$WORK/whole.db" --method "$method" --text visible "${extra[@]}" >/dev/null 2>&1
   "$BIN" pairs --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.pairs"
   "$BIN" clusters --db "$WORK/whole.db" --method "$method" > "$WORK/$method.detect.clusters"

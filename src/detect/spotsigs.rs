@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
@@ -63,6 +64,12 @@ pub struct SpotSigsSettings {
     /// Jaccard of at least this (and never by the containment rule); `None`: off, every pair
     /// is judged by τ.
     pub sibling_tau: Option<f64>,
+    /// The fallback for the pages left unsigned (fewer than `min_sigs` signatures: index,
+    /// member-list and table-of-contents pages, whose text holds no antecedent): two of them
+    /// are a pair at a Jaccard of their word 3-shingle sets of at least this, unless they are
+    /// two differently named pages of one site or either has fewer than
+    /// [`FALLBACK_MIN_SHINGLES`] shingles; `None`: off (the paper: such pages have no pair).
+    pub fallback_tau: Option<f64>,
 }
 
 impl Default for SpotSigsSettings {
@@ -95,6 +102,11 @@ impl Default for SpotSigsSettings {
             // `git-annotate` / `git-blame`) reach 0.4–0.7 — so they must be close copies
             // (print versions, URL aliases) to be a pair (BENCHMARKS.md, issue 14 session 12).
             sibling_tau: Some(0.8),
+            // A page SpotSigs cannot sign is still a page of two releases or two captures:
+            // at 0.8 its word shingles (a member list with a few members added) find it
+            // again, and no two pages of one template reach it under two names
+            // (BENCHMARKS.md, issue 14 session 14).
+            fallback_tau: Some(DEFAULT_FALLBACK_TAU),
         }
     }
 }
@@ -113,6 +125,7 @@ impl SpotSigsSettings {
             containment: None,
             same_content: false,
             sibling_tau: None,
+            fallback_tau: None,
             ..Self::default()
         }
     }
@@ -130,6 +143,19 @@ impl SpotSigsSettings {
         })
     }
 }
+
+/// Default of `--fallback-tau`: chosen on ci-dd and dd-held8 (flat from 0.75 to 0.85 there),
+/// confirmed on the doc families not looked at (issue 14 session 14, BENCHMARKS.md).
+pub const DEFAULT_FALLBACK_TAU: f64 = 0.8;
+
+/// The fallback's shingles: 3 consecutive words (`detect::minhash`'s word shingles).
+const FALLBACK_SHINGLE_WORDS: usize = 3;
+
+/// A page with fewer word 3-shingles than this (under about 27 words) is left out of the
+/// fallback: a near-equal stub says little (doxygen's one-sentence graph legends of a dozen
+/// example projects, each its own page: dd-held8's only false pairs of the fallback), and two
+/// equal stubs are already a pair by `same_content`.
+pub const FALLBACK_MIN_SHINGLES: usize = 25;
 
 /// The SpotSigs row of the method table.
 pub struct SpotSigs;
@@ -251,6 +277,22 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| {
             let f = v.float();
             s.sibling_tau = (f > 0.0).then_some(f);
+        },
+    },
+    Param {
+        flag: "fallback-tau",
+        value_name: "F",
+        kind: Kind::closed(0.0, 1.0),
+        help: "Pages left unsigned (fewer than --min-sigs signatures: index and member-list \
+               pages) are a pair at a Jaccard of their word 3-shingle sets of at least F \
+               (pages of 25 shingles or more; never two differently named pages of one \
+               site); 0 = off.",
+        paper: Some("0"),
+        get: |s| Some(Value::Float(s.fallback_tau.unwrap_or(0.0))),
+        unset: "",
+        set: |s, v| {
+            let f = v.float();
+            s.fallback_tau = (f > 0.0).then_some(f);
         },
     },
     Param {
@@ -519,6 +561,7 @@ impl Detector for SpotSigs {
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let names: Vec<Option<u64>> = docs.iter().map(|d| d.name).collect();
+        let same_content: Vec<Option<u64>> = docs.iter().map(|d| d.same_content).collect();
         let (sig_lists, sites): (Vec<Vec<u32>>, Vec<String>) = docs
             .into_iter()
             .map(|d| {
@@ -598,6 +641,31 @@ impl Detector for SpotSigs {
         doc_pairs.sort_by_key(|p| (p.0, p.1));
         doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
         let exact_pairs_added = doc_pairs.len() - matched;
+        let fallback_started = std::time::Instant::now();
+        // (0 from stored parameters is off, as `--fallback-tau 0`.)
+        let (fallback, fallback_docs) = match s.fallback_tau.filter(|&t| t > 0.0) {
+            Some(tau) => {
+                let mut signed = vec![false; n];
+                for &i in &index {
+                    signed[i] = true;
+                }
+                let unsigned: Vec<usize> = (0..n).filter(|&i| !signed[i]).collect();
+                let meta = DocsMeta {
+                    sites: &sites,
+                    names: &names,
+                    same_content: &same_content,
+                };
+                fallback_pairs(&unsigned, &meta, tau, s.text, ctx)?
+            }
+            None => (Vec::new(), 0),
+        };
+        let fallback_added = {
+            let before = doc_pairs.len();
+            doc_pairs.extend(fallback);
+            doc_pairs.sort_by_key(|p| (p.0, p.1));
+            doc_pairs.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
+            doc_pairs.len() - before
+        };
         let summary = json!({
             "documents": n,
             "matchable": vectors.len(),
@@ -609,6 +677,9 @@ impl Detector for SpotSigs {
             "pairs_by_containment": contained,
             "sibling_pairs_dropped": siblings_dropped,
             "exact_duplicate_pairs_added": exact_pairs_added,
+            "fallback_documents": fallback_docs,
+            "fallback_pairs_added": fallback_added,
+            "fallback_seconds": fallback_started.elapsed().as_secs_f64(),
             "match_stats": format!("{stats:?}"),
             "sign_seconds": signed_at,
             "match_seconds": matched_at - signed_at,
@@ -664,6 +735,15 @@ impl super::staged::Staged for SpotSigs {
     }
 
     fn prepare_from(s: &S, _dfs: Option<&crate::sig::lexicon::DocFreqs>) -> Result<Self::Prepared> {
+        // The fallback for unsigned pages reads their texts, which the signed files do not
+        // carry: refuse rather than make other pairs than `detect`.
+        if s.fallback_tau.is_some_and(|t| t > 0.0) {
+            anyhow::bail!(
+                "spotsigs: the fallback for unsigned pages (--fallback-tau) reads the texts, \
+                 which the stages do not carry; give --params '{{\"fallback_tau\":0}}' to \
+                 every stage and compare with detect --fallback-tau 0"
+            );
+        }
         Ok((s.extraction()?, s.clone(), Interner::default()))
     }
 
@@ -721,6 +801,101 @@ impl super::staged::Staged for SpotSigs {
             })
             .collect())
     }
+}
+
+/// A pair of document indices with its similarity.
+type DocPair = (u32, u32, f64);
+
+/// What the fallback knows of each document beside its text: its site, its page name and
+/// its equal-text key, by document index.
+struct DocsMeta<'a> {
+    sites: &'a [String],
+    names: &'a [Option<u64>],
+    same_content: &'a [Option<u64>],
+}
+
+/// SpotSigs' fallback ([`SpotSigsSettings::fallback_tau`]): the pairs at word 3-shingle
+/// Jaccard ≥ `tau` among the `unsigned` documents (indices), with the number of documents
+/// it compared. Their texts are read from the store by id, as few as they are (a page the
+/// signatures match is never read again). One document per equal-text key takes part (the
+/// others are its pairs already, by `same_content`), so a template page repeated a
+/// thousand times is one set, not half a million pairs. Two differently named pages of one
+/// site never pair here: the fallback has no template rule, and sibling pages of a
+/// generator share most of their words.
+///
+/// A query's outside documents (negative ids) have no stored text: a query runs without
+/// the fallback (its answer leaves out what the fallback would add for an unsigned
+/// outside page), rather than read every unsigned stored page for pairs it drops.
+fn fallback_pairs(
+    unsigned: &[usize],
+    meta: &DocsMeta<'_>,
+    tau: f64,
+    text: TextKind,
+    ctx: &RunContext,
+) -> Result<(Vec<DocPair>, usize)> {
+    if ctx.ids.iter().any(|&id| id < 0) {
+        return Ok((Vec::new(), 0));
+    }
+    // Each equal-text group's first document stands for it; `group_of[i]` lists the group.
+    let mut groups: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    let mut members: Vec<usize> = Vec::with_capacity(unsigned.len());
+    for &i in unsigned {
+        match meta.same_content[i] {
+            Some(k) => {
+                let g = groups.entry(k).or_default();
+                if g.is_empty() {
+                    members.push(i);
+                }
+                g.push(i);
+            }
+            None => members.push(i),
+        }
+    }
+    let group = |i: usize| -> Vec<usize> {
+        meta.same_content[i]
+            .and_then(|k| groups.get(&k))
+            .map_or_else(|| vec![i], Clone::clone)
+    };
+    let mut texts: Vec<(usize, String)> = Vec::with_capacity(members.len());
+    for &i in &members {
+        if let Some(t) = ctx.store.doc_text(ctx.ids[i], text)? {
+            texts.push((i, t));
+        }
+    }
+    let shingled: Vec<(usize, Vec<u64>)> = texts
+        .into_par_iter()
+        .map(|(i, t)| {
+            let set = super::minhash::shingle_set(
+                &t,
+                super::minhash::Shingle::Word,
+                FALLBACK_SHINGLE_WORDS,
+            );
+            (i, set)
+        })
+        .filter(|(_, set)| set.len() >= FALLBACK_MIN_SHINGLES)
+        .collect();
+    let (doc_of, sets): (Vec<usize>, Vec<Vec<u64>>) = shingled.into_iter().unzip();
+    let mut pairs = Vec::new();
+    for (a, b, sim) in crate::cluster::set_join::jaccard_pairs(&sets, tau) {
+        let (a, b) = (doc_of[a as usize], doc_of[b as usize]);
+        if siblings(&meta.sites[a], meta.names[a], &meta.sites[b], meta.names[b]) {
+            continue;
+        }
+        // The pair stands for every pair of the two equal-text groups (`pairs` lists a
+        // method's pairs, not only its clusters), up to the bound exact duplicates have.
+        let (ga, gb) = (group(a), group(b));
+        let (ga, gb) = if ga.len() * gb.len() <= MAX_EXACT_GROUP_PAIRS {
+            (ga, gb)
+        } else {
+            (vec![a], vec![b])
+        };
+        for &x in &ga {
+            for &y in &gb {
+                pairs.push((x.min(y) as u32, x.max(y) as u32, sim));
+            }
+        }
+    }
+    Ok((pairs, sets.len()))
 }
 
 /// The key of a page's name in its site: the hash of its URL's last non-empty path segment

@@ -96,15 +96,18 @@ fn shards_through_the_stages_give_exactly_the_pairs_and_clusters_of_detect() {
     }
     assert_eq!(shard_dbs.len(), 3);
     for method in ["spotsigs", "imatch", "cooper"] {
-        // Cooper's passage rule reads the texts, which the stages do not carry: they refuse
-        // it, and both sides run without it.
-        let (params, extra): (&str, &[&str]) = if method == "cooper" {
-            (
+        // Cooper's passage rule and SpotSigs' fallback for unsigned pages read the texts,
+        // which the stages do not carry: they refuse them, and both sides run without them.
+        let (params, extra): (&str, &[&str]) = match method {
+            "cooper" => (
                 r#"{"text":"Visible","passage_min_terms":0}"#,
                 &["--cooper-passage", "0"],
-            )
-        } else {
-            (r#"{"text":"Visible"}"#, &[])
+            ),
+            "spotsigs" => (
+                r#"{"text":"Visible","fallback_tau":0}"#,
+                &["--fallback-tau", "0"],
+            ),
+            _ => (r#"{"text":"Visible"}"#, &[]),
         };
         let mut detect = vec![
             "detect", "--db", whole_s, "--method", method, "--text", "visible",

@@ -1,0 +1,171 @@
+//! All pairs of sets whose Jaccard similarity reaches a threshold, exactly: prefix filtering
+//! over one rare-first order of the elements (AllPairs, Bayardo, Ma and Srikant, WWW 2007).
+//! Two sets with Jaccard ≥ t share an element among the first `|x| − ⌈t·|x|⌉ + 1` of each
+//! in that order, so only sets sharing a prefix element are compared, and only when their
+//! sizes allow the threshold (`|small| ≥ t·|large|`). The result equals comparing every
+//! pair (a property test checks it against the quadratic loop).
+//!
+//! Used by SpotSigs' fallback for the pages it cannot sign (`detect::spotsigs`): those are
+//! few (index and member-list pages) and a set of word shingles each.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// Every pair `(i, j, jaccard)` with `i < j` of `sets` (each sorted, without repeats) whose
+/// Jaccard similarity is at least `threshold` (in (0, 1]), sorted by `(i, j)`. Empty sets
+/// pair with nothing.
+pub fn jaccard_pairs(sets: &[Vec<u64>], threshold: f64) -> Vec<(u32, u32, f64)> {
+    // Elements ranked rare-first (ties by value: one order for every run).
+    let mut freq: FxHashMap<u64, u32> = FxHashMap::default();
+    for s in sets {
+        for &e in s {
+            *freq.entry(e).or_default() += 1;
+        }
+    }
+    let mut order: Vec<(u32, u64)> = freq.iter().map(|(&e, &f)| (f, e)).collect();
+    order.sort_unstable();
+    let rank: FxHashMap<u64, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(r, &(_, e))| (e, r as u32))
+        .collect();
+    drop(order);
+    drop(freq);
+    let ranked: Vec<Vec<u32>> = sets
+        .par_iter()
+        .map(|s| {
+            let mut r: Vec<u32> = s.iter().filter_map(|e| rank.get(e).copied()).collect();
+            r.sort_unstable();
+            r
+        })
+        .collect();
+    drop(rank);
+    // The prefix elements' postings.
+    let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (i, r) in ranked.iter().enumerate() {
+        for &e in &r[..prefix_len(r.len(), threshold)] {
+            postings.entry(e).or_default().push(i as u32);
+        }
+    }
+    let mut pairs: Vec<(u32, u32, f64)> = (0..ranked.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let x = &ranked[i];
+            let mut candidates: Vec<u32> = x[..prefix_len(x.len(), threshold)]
+                .iter()
+                .filter_map(|e| postings.get(e))
+                .flatten()
+                .copied()
+                .filter(|&j| j as usize > i)
+                .collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            let ranked = &ranked;
+            candidates.into_iter().filter_map(move |j| {
+                let y = &ranked[j as usize];
+                let (small, large) = (x.len().min(y.len()), x.len().max(y.len()));
+                if (small as f64) < threshold * large as f64 {
+                    return None;
+                }
+                let j_sim = jaccard(x, y);
+                (j_sim >= threshold).then_some((i as u32, j, j_sim))
+            })
+        })
+        .collect();
+    pairs.sort_unstable_by_key(|p| (p.0, p.1));
+    pairs
+}
+
+/// How many of a set's first elements (in the rare-first order) a pair at Jaccard ≥ t must
+/// share one of: `n − ⌈t·n⌉ + 1`, all of a set when t is tiny, none of an empty one. The
+/// small slack keeps a product like 0.8 · 5 = 4.000000000000001 from rounding up to 5.
+fn prefix_len(n: usize, threshold: f64) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let need = ((threshold * n as f64) - 1e-9).ceil().max(1.0) as usize;
+    (n + 1).saturating_sub(need).min(n)
+}
+
+/// Jaccard similarity of two sorted sets without repeats (0 for two empty sets).
+pub fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut inter) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                inter += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let union = a.len() + b.len() - inter;
+    if union == 0 {
+        0.0
+    } else {
+        inter as f64 / union as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The definition: every pair compared.
+    fn every_pair(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, f64)> {
+        let mut out = Vec::new();
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                let (a, b) = (&sets[i], &sets[j]);
+                let inter = a.iter().filter(|e| b.binary_search(e).is_ok()).count();
+                let union = a.len() + b.len() - inter;
+                if union > 0 && inter as f64 / union as f64 >= t {
+                    out.push((i as u32, j as u32, inter as f64 / union as f64));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn near_copies_pair_and_others_do_not() {
+        let a: Vec<u64> = (0..10).collect();
+        let b: Vec<u64> = (0..9).chain([100]).collect(); // 9 of 11: 0.818
+        let c: Vec<u64> = (50..60).collect();
+        let pairs = jaccard_pairs(&[a, b, c, Vec::new()], 0.8);
+        assert_eq!(pairs.len(), 1);
+        assert_eq!((pairs[0].0, pairs[0].1), (0, 1));
+        assert!((pairs[0].2 - 9.0 / 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_prefix_is_never_longer_than_the_set() {
+        assert_eq!(prefix_len(0, 0.8), 0);
+        assert_eq!(prefix_len(5, 0.8), 2);
+        assert_eq!(prefix_len(1, 0.8), 1);
+        assert_eq!(prefix_len(4, 0.01), 4);
+        assert_eq!(prefix_len(4, 1.0), 1);
+    }
+
+    proptest! {
+        #[test]
+        fn prefix_filtering_finds_exactly_the_pairs_every_comparison_finds(
+            raw in proptest::collection::vec(proptest::collection::btree_set(0u64..24, 0..12), 0..24),
+            t in prop_oneof![Just(0.8), Just(0.5), Just(1.0), 0.05f64..1.0],
+        ) {
+            let sets: Vec<Vec<u64>> = raw.into_iter().map(|s| s.into_iter().collect()).collect();
+            let fast = jaccard_pairs(&sets, t);
+            let slow = every_pair(&sets, t);
+            prop_assert_eq!(
+                fast.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+                slow.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>()
+            );
+            for (f, s) in fast.iter().zip(&slow) {
+                prop_assert!((f.2 - s.2).abs() < 1e-12);
+            }
+        }
+    }
+}
