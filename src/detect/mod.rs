@@ -172,10 +172,15 @@ impl<D: Detector> Method for D {
             return store.run_doc_sigs(run.id, urls);
         }
         let rows = store.run_signature_rows(run.id)?;
+        // Only an index of every document the run signed makes its signatures (SpotSigs'
+        // vectors depend on all of them); otherwise (a run stored before the index, whose
+        // documents were all left unsigned) the table is read, as it shows them.
+        let documents = run.summary.as_ref().and_then(|s| s["documents"].as_u64());
+        if documents != Some(rows.len() as u64) {
+            return store.run_doc_sigs(run.id, urls);
+        }
         let bytes: Vec<&[u8]> = rows.iter().map(|(_, b)| b.as_slice()).collect();
         let Some(sigs) = D::doc_sigs_from_index(&run.params, &bytes) else {
-            // Nothing stored to make them from (a run stored before the index, with no
-            // document signed): as the table shows it, no signatures.
             return store.run_doc_sigs(run.id, urls);
         };
         let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
@@ -522,9 +527,44 @@ mod stored_signatures {
         );
         // One document asked for by URL.
         let one = urls[&ids[1]].clone();
-        let got = method.doc_sigs(store, &run, std::slice::from_ref(&one)).unwrap();
+        let got = method
+            .doc_sigs(store, &run, std::slice::from_ref(&one))
+            .unwrap();
         assert_eq!(got.get(&one), want.get(&one), "{}", D::NAME);
         want.len()
+    }
+
+    /// Runs of older versions show the `run_doc_sigs` rows they stored, beside an index or
+    /// without one.
+    #[test]
+    fn an_older_runs_stored_document_signatures_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_copies(dir.path());
+        let urls = store.url_ids().unwrap();
+        let method = METHODS.iter().find(|m| m.name() == "cooper").unwrap();
+        let sig = serde_json::json!({"salient_terms": 2, "sum_signature": -5});
+        for with_index in [false, true] {
+            let run = store.create_run("cooper", &serde_json::json!({})).unwrap();
+            store
+                .write_run_doc_sigs(run, [(urls[0].1, sig.clone())])
+                .unwrap();
+            if with_index {
+                let old = br#"[12,["alpha","bravo"]]"#.to_vec();
+                store
+                    .write_run_signatures(run, urls.iter().map(|&(_, id)| (id, old.clone())))
+                    .unwrap();
+            }
+            store
+                .finish_run(run, &serde_json::json!({"documents": urls.len()}))
+                .unwrap();
+            let run = store.resolve_run("cooper", Some(run)).unwrap();
+            let got = method.doc_sigs(&store, &run, &[]).unwrap();
+            let want: BTreeMap<String, Vec<serde_json::Value>> =
+                [(urls[0].0.clone(), vec![sig.clone()])]
+                    .into_iter()
+                    .collect();
+            assert_eq!(got, want, "with an index: {with_index}");
+        }
     }
 
     #[test]
