@@ -101,15 +101,56 @@ runs = dict(con.execute("SELECT method, max(id) FROM runs GROUP BY method"))
 doc_url = dict(con.execute("SELECT id, url FROM documents"))
 # A stored signature is JSON text, or from 200 bytes up that JSON zstd-compressed as a BLOB
 # (src/store/detections.rs); Python's standard library has no zstd, so the `zstd` tool reads those.
+# Since issue 16 session 14 it is binary (src/detect/sig_codec.rs, format byte 0xB1), read by
+# `binary_sig` into the JSON shapes older versions stored.
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-def sig_json(v):
+class Bin:
+    def __init__(s, b): s.b, s.i = b, 1
+    def varint(s):
+        v = shift = 0
+        while True:
+            x = s.b[s.i]; s.i += 1; v |= (x & 0x7F) << shift; shift += 7
+            if x < 0x80: return v
+    def zigzag(s): z = s.varint(); return (z >> 1) ^ -(z & 1)
+    def raw(s, n): r = s.b[s.i:s.i + n]; s.i += n; return r
+    def u64(s): return int.from_bytes(s.raw(8), "little")
+    def byte(s): return s.raw(1)[0]
+    def str(s): return s.raw(s.varint()).decode()
+def binary_sig(method, b, vocab):
+    r = Bin(b)
+    if method == "spotsigs":
+        # The strings this row adds to the run's vocabulary (rows are read in document order),
+        # the site, flags, then the signatures as ids.
+        r.varint(); vocab.extend(r.str() for _ in range(r.varint()))
+        site = r.str(); flags = r.byte()
+        if flags & 1: r.zigzag()
+        if flags & 2: r.u64()
+        if flags & 4: r.u64()
+        return {"site": site, "sigs": [vocab[r.varint()] for _ in range(r.varint())]}
+    if method == "imatch":
+        outcomes = []
+        for _ in range(r.varint()):
+            tag = r.byte()
+            if tag == 0: r.raw(20); outcomes.append({"Signed": {"terms": r.varint(), "extended": r.varint()}})
+            elif tag == 1: outcomes.append({"TooFewTerms": {"terms": r.varint()}})
+            else: outcomes.append({"Unreliable": {"terms": r.varint(), "unique": r.varint()}})
+        return {"outcomes": outcomes}
+    site = r.u64()
+    if r.byte(): r.u64()
+    terms, prev = [], b""
+    for _ in range(r.varint()):
+        shared = r.varint(); prev = prev[:shared] + r.raw(r.varint()); terms.append(prev.decode())
+    return [site, terms]
+def sig_json(method, v, vocab):
     b = v if isinstance(v, bytes) else v.encode()
     if b.startswith(ZSTD_MAGIC):
         b = subprocess.run(["zstd", "-dc"], input=b, capture_output=True, check=True).stdout
+    if b[:1] == b"\xb1": return binary_sig(method, b, vocab)
     return json.loads(b)
 def sigs_of(method):
-    return {doc_url[i]: sig_json(s) for i, s in con.execute(
-        "SELECT doc_id, sig FROM run_signatures WHERE run_id = ?", (runs[method],))}
+    vocab = []
+    return {doc_url[i]: sig_json(method, s, vocab) for i, s in con.execute(
+        "SELECT doc_id, sig FROM run_signatures WHERE run_id = ? ORDER BY doc_id", (runs[method],))}
 spot = sigs_of("spotsigs")
 # SpotSigs' site rule (src/sig/spotsigs.rs site_boilerplate, default 10 / 0.02 / 50 pages).
 site_docs = collections.Counter(v["site"] for v in spot.values())

@@ -97,12 +97,13 @@ pub fn sigs(a: &SigsConfig) -> Result<ExitCode> {
     let mut merged: std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>> =
         Default::default();
     let mut any = false;
-    for method in crate::detect::METHODS.iter().map(|m| m.name()) {
+    for m in crate::detect::METHODS.iter() {
+        let method = m.name();
         let Ok(run) = store.resolve_run(method, None) else {
             continue;
         };
         any = true;
-        for (url, mut values) in store.run_doc_sigs(run.id, &a.url)? {
+        for (url, mut values) in m.doc_sigs(&store, &run, &a.url)? {
             if let Some(v) = values.pop() {
                 merged.entry(url).or_default().insert(method.into(), v);
             }

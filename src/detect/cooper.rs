@@ -14,6 +14,7 @@ use super::explain::Highlight;
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
+use super::sig_codec;
 use crate::columnar::Column;
 use crate::sig::cooper::{self, CooperParams};
 use crate::sig::lexicon::{unique_terms, DocFreqs, TermOptions};
@@ -335,6 +336,57 @@ impl Serialize for CooperSig {
     }
 }
 
+impl CooperSig {
+    /// The signature in `query`'s index (`detect::sig_codec`, version 1): the site's 64-bit
+    /// hash ([`site_hash`], FNV-1a: no seed) in eight bytes little-endian, a flags byte (bit
+    /// 0: a text key, then its eight bytes: `same_content_key`, FNV-1a), and the salient
+    /// terms sorted and front-coded.
+    pub fn index_bytes(&self) -> Vec<u8> {
+        let mut w = sig_codec::Writer::new();
+        w.u64_le(self.site);
+        match self.text_key {
+            Some(k) => {
+                w.byte(1);
+                w.u64_le(k);
+            }
+            None => w.byte(0),
+        }
+        sig_codec::write_sorted_strs(&mut w, &self.salient.sorted());
+        w.finish()
+    }
+
+    /// A signature from `query`'s index: the binary form of [`Self::index_bytes`], or the
+    /// JSON list `[site, terms, key]` of older versions (`[site, terms]` before the key).
+    pub fn from_index_bytes(bytes: &[u8]) -> Option<CooperSig> {
+        let Some(mut r) = sig_codec::Reader::new(bytes) else {
+            return serde_json::from_slice(bytes).ok();
+        };
+        let site = r.u64_le()?;
+        let text_key = match r.byte()? {
+            0 => None,
+            1 => Some(r.u64_le()?),
+            _ => return None,
+        };
+        let terms = sig_codec::read_sorted_strs(&mut r)?;
+        r.at_end().then(|| CooperSig {
+            site,
+            salient: Salient::Terms(terms.into_iter().collect()),
+            text_key,
+        })
+    }
+}
+
+/// What `spotcheck sigs` shows of a document's salient terms: their sum signature (as a
+/// signed 64-bit number) and how many; `None` for a document without any.
+fn doc_sig_of(sum: u64, len: usize) -> Option<serde_json::Value> {
+    (len > 0).then(|| {
+        json!({
+            "sum_signature": sum as i64,
+            "salient_terms": len,
+        })
+    })
+}
+
 /// Whether a document with `terms` salient terms carries a text key under `params`: with the
 /// equal-text rule on, when its list is short enough for the rule to judge its pairs.
 ///
@@ -543,11 +595,27 @@ impl Detector for Cooper {
     }
 
     fn sig_bytes(_p: &Prepared, sig: &CooperSig) -> Option<Vec<u8>> {
-        serde_json::to_vec(sig).ok()
+        Some(sig.index_bytes())
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<CooperSig> {
-        serde_json::from_slice(bytes).ok()
+    fn sig_from_bytes(_p: &Prepared, bytes: &[u8]) -> Option<CooperSig> {
+        CooperSig::from_index_bytes(bytes)
+    }
+
+    const DOC_SIGS_FROM_INDEX: bool = true;
+
+    /// Each document's sum signature and salient-term count, from its stored terms: what
+    /// `find_pairs` stored.
+    fn doc_sigs_from_index(
+        _stored: &serde_json::Value,
+        rows: &[&[u8]],
+    ) -> Option<Vec<Option<serde_json::Value>>> {
+        rows.iter()
+            .map(|b| {
+                CooperSig::from_index_bytes(b)
+                    .map(|s| doc_sig_of(s.salient.sum_signature(), s.salient.len()))
+            })
+            .collect()
     }
 
     fn find_pairs(p: Prepared, signed: Vec<CooperSig>, ctx: &RunContext) -> Result<Found> {
@@ -640,11 +708,8 @@ impl Detector for Cooper {
             detail: Some(Box::new(move |i| Some(found.get(i)?.explanation()))),
             clusters: None,
             doc_sig: Box::new(move |i| {
-                let &(sum, len) = sums.get(i).filter(|s| s.1 > 0)?;
-                Some(json!({
-                    "sum_signature": sum as i64,
-                    "salient_terms": len,
-                }))
+                let &(sum, len) = sums.get(i)?;
+                doc_sig_of(sum, len)
             }),
             summary,
         })
@@ -662,7 +727,7 @@ mod tests {
     #[test]
     fn an_index_stored_before_the_text_key_reads_back_without_one() {
         let old = br#"[12,["alpha","bravo"]]"#;
-        let sig = Cooper::sig_from_bytes(old).expect("old index");
+        let sig = CooperSig::from_index_bytes(old).expect("old index");
         assert_eq!(sig.site, 12);
         assert_eq!(sig.salient.sorted(), ["alpha", "bravo"]);
         assert_eq!(sig.text_key, None);
@@ -675,7 +740,20 @@ mod tests {
             String::from_utf8_lossy(&bytes),
             format!(r#"[12,["alpha","bravo"],{}]"#, u64::MAX - 3)
         );
-        assert_eq!(Cooper::sig_from_bytes(&bytes), Some(new));
+        assert_eq!(CooperSig::from_index_bytes(&bytes), Some(new.clone()));
+        // This version's binary form, with and without a key, terms sharing prefixes.
+        let terms = ["alpha", "alphabet", "bravo", "brave", "zürich"];
+        let many = CooperSig {
+            site: 7,
+            salient: Salient::Terms(terms.iter().map(|t| t.to_string()).collect()),
+            text_key: None,
+        };
+        for sig in [new, many] {
+            let bytes = sig.index_bytes();
+            assert!(crate::detect::sig_codec::is_binary(&bytes));
+            assert_eq!(CooperSig::from_index_bytes(&bytes), Some(sig.clone()));
+            assert_eq!(CooperSig::from_index_bytes(&bytes[..bytes.len() - 1]), None);
+        }
     }
 
     #[test]

@@ -141,10 +141,10 @@ pub(crate) fn run_detector<D: Detector>(
     // collected first, they were a second copy of every signature in memory). A method keeps
     // none when it serializes none; one that failed midway leaves fewer rows than
     // documents, which `query` takes as no index.
-    if sigs
+    let indexed = sigs
         .first()
-        .is_some_and(|s| D::sig_bytes(&prepared, s).is_some())
-    {
+        .is_some_and(|s| D::sig_bytes(&prepared, s).is_some());
+    if indexed {
         let (prepared, sigs) = (&prepared, &sigs);
         ordered_par_batches(
             sigs.len(),
@@ -261,13 +261,18 @@ pub(crate) fn run_detector<D: Detector>(
     stages.mark("store_pairs_and_cluster");
     merge(&mut summary, store_clusters(store, run, clusters)?);
     stages.mark("store_clusters");
-    // Each document's signature made and encoded on both cores a batch ahead of the writes.
-    ordered_par_batches(
-        ids.len(),
-        STORE_BATCH,
-        |i| doc_sig(i).map(|s| StoredDocSig::encode(&s).map(|e| (ids[i], e))),
-        |rows| store.write_run_doc_sigs_encoded(run, rows.flatten()),
-    )?;
+    // Each document's signature made and encoded on both cores a batch ahead of the writes;
+    // none when `sigs` makes them from the index just stored (a second copy of every
+    // signature was a third of storing a run; issue 16 session 14).
+    if !(D::DOC_SIGS_FROM_INDEX && indexed) {
+        ordered_par_batches(
+            ids.len(),
+            STORE_BATCH,
+            |i| doc_sig(i).map(|s| StoredDocSig::encode(&s).map(|e| (ids[i], e))),
+            |rows| store.write_run_doc_sigs_encoded(run, rows.flatten()),
+        )?;
+    }
+    drop(doc_sig);
     stages.mark("store_document_signatures");
     merge(
         &mut summary,

@@ -15,11 +15,12 @@ use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
+use super::sig_codec;
 use crate::cluster::buckets::{cluster_signatures, cross_site_pairs, BucketOptions};
 use crate::columnar::Column;
 use crate::sig::imatch::{
     count_rules, extended_signature, overlap_weights, primary_indices, shared_terms_with,
-    sorted_overlap_holds, to_hex, BaggedLexicon, IMatchParams, SigOutcome,
+    sorted_overlap_holds, to_hex, BaggedLexicon, IMatchParams, SigOutcome, Signature,
 };
 use crate::sig::lexicon::{unique_terms, DocFreqs, Lexicon, LexiconParams, TermClass, TermOptions};
 use crate::store::{ClusterRow, DocText, Store, TextKind};
@@ -212,6 +213,147 @@ pub struct IMatchSig {
     /// pair still has to pass the overlap check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub across: Vec<u64>,
+}
+
+/// What `spotcheck sigs` shows of a document's extended signature: each coordinate in hex
+/// (`null` where unsigned); `None` when no coordinate is signed.
+fn doc_sig_of(ext: &[Option<Signature>]) -> Option<serde_json::Value> {
+    if !ext.iter().any(Option::is_some) {
+        return None;
+    }
+    Some(serde_json::Value::Array(
+        ext.iter()
+            .map(|c| {
+                c.as_ref()
+                    .map_or(serde_json::Value::Null, |x| to_hex(x).into())
+            })
+            .collect(),
+    ))
+}
+
+/// Outcome tags of the index's binary form ([`IMatchSig::index_bytes`]).
+const SIGNED: u8 = 0;
+const TOO_FEW_TERMS: u8 = 1;
+const UNRELIABLE: u8 = 2;
+
+impl IMatchSig {
+    /// The signature in `query`'s index (`detect::sig_codec`, version 1): the outcomes
+    /// (per coordinate a tag, the 20 bytes of a signature and the counts), a flags byte
+    /// (bit 0: terms kept, bit 1: a site), the primary term indices as zigzag deltas, the
+    /// site's 64-bit hash and the cross-site coordinates, eight bytes each, little-endian.
+    /// The signatures are SHA-1 of the terms (unseeded); the site is `cooper::site_hash`.
+    pub fn index_bytes(&self) -> Vec<u8> {
+        let mut w = sig_codec::Writer::new();
+        w.varint(self.outcomes.len() as u64);
+        for o in &self.outcomes {
+            match *o {
+                SigOutcome::Signed {
+                    sig,
+                    terms,
+                    extended,
+                } => {
+                    w.byte(SIGNED);
+                    w.raw(&sig);
+                    w.varint(terms as u64);
+                    w.varint(extended as u64);
+                }
+                SigOutcome::TooFewTerms { terms } => {
+                    w.byte(TOO_FEW_TERMS);
+                    w.varint(terms as u64);
+                }
+                SigOutcome::Unreliable { terms, unique } => {
+                    w.byte(UNRELIABLE);
+                    w.varint(terms as u64);
+                    w.varint(unique as u64);
+                }
+            }
+        }
+        w.byte(u8::from(self.terms.is_some()) | (u8::from(self.site.is_some()) << 1));
+        if let Some(terms) = &self.terms {
+            w.varint(terms.len() as u64);
+            let mut prev = 0i64;
+            for &t in terms {
+                w.signed(i64::from(t) - prev);
+                prev = i64::from(t);
+            }
+        }
+        if let Some(site) = self.site {
+            w.u64_le(site);
+        }
+        w.varint(self.across.len() as u64);
+        for &a in &self.across {
+            w.u64_le(a);
+        }
+        w.finish()
+    }
+
+    /// A signature from `query`'s index: the binary form of [`Self::index_bytes`], or the
+    /// JSON of older versions (an object since the overlap check, before it the array of
+    /// outcomes).
+    pub fn from_index_bytes(bytes: &[u8]) -> Option<IMatchSig> {
+        let Some(mut r) = sig_codec::Reader::new(bytes) else {
+            return serde_json::from_slice(bytes).ok().or_else(|| {
+                serde_json::from_slice(bytes)
+                    .ok()
+                    .map(|outcomes| IMatchSig {
+                        outcomes,
+                        terms: None,
+                        site: None,
+                        across: Vec::new(),
+                    })
+            });
+        };
+        let n = r.count()?;
+        let mut outcomes = Vec::with_capacity(n);
+        for _ in 0..n {
+            let count = |r: &mut sig_codec::Reader<'_>| usize::try_from(r.varint()?).ok();
+            outcomes.push(match r.byte()? {
+                SIGNED => {
+                    let mut sig: Signature = [0; 20];
+                    sig.copy_from_slice(r.raw(20)?);
+                    SigOutcome::Signed {
+                        sig,
+                        terms: count(&mut r)?,
+                        extended: count(&mut r)?,
+                    }
+                }
+                TOO_FEW_TERMS => SigOutcome::TooFewTerms {
+                    terms: count(&mut r)?,
+                },
+                UNRELIABLE => SigOutcome::Unreliable {
+                    terms: count(&mut r)?,
+                    unique: count(&mut r)?,
+                },
+                _ => return None,
+            });
+        }
+        let flags = r.byte()?;
+        let terms = if flags & 1 != 0 {
+            let n = r.count()?;
+            let mut terms = Vec::with_capacity(n);
+            let mut prev = 0i64;
+            for _ in 0..n {
+                prev = prev.checked_add(r.signed()?)?;
+                terms.push(u32::try_from(prev).ok()?);
+            }
+            Some(terms)
+        } else {
+            None
+        };
+        let site = if flags & 2 != 0 {
+            Some(r.u64_le()?)
+        } else {
+            None
+        };
+        let n = r.count()?;
+        let across = (0..n).map(|_| r.u64_le()).collect::<Option<Vec<u64>>>()?;
+        r.at_end().then_some(IMatchSig {
+            outcomes,
+            terms,
+            site,
+            across,
+        })
+    }
 }
 
 /// A signed coordinate as the cross-site bags keep it: the first 8 bytes of its SHA-1, never
@@ -649,27 +791,26 @@ impl Detector for IMatch {
         Some((counted.ids.clone(), sigs))
     }
 
-    /// The coordinates as before the overlap check (a JSON array), or with the check's
-    /// terms an object `{"outcomes": [...], "terms": [...]}`.
     fn sig_bytes(_p: &Prepared, sig: &IMatchSig) -> Option<Vec<u8>> {
-        if sig.terms.is_none() && sig.site.is_none() && sig.across.is_empty() {
-            serde_json::to_vec(&sig.outcomes).ok()
-        } else {
-            serde_json::to_vec(sig).ok()
-        }
+        Some(sig.index_bytes())
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<IMatchSig> {
-        serde_json::from_slice(bytes).ok().or_else(|| {
-            serde_json::from_slice(bytes)
-                .ok()
-                .map(|outcomes| IMatchSig {
-                    outcomes,
-                    terms: None,
-                    site: None,
-                    across: Vec::new(),
-                })
-        })
+    fn sig_from_bytes(_p: &Prepared, bytes: &[u8]) -> Option<IMatchSig> {
+        IMatchSig::from_index_bytes(bytes)
+    }
+
+    const DOC_SIGS_FROM_INDEX: bool = true;
+
+    /// Each document's coordinates in hex, from the index: what `find_pairs` stored.
+    fn doc_sigs_from_index(
+        _stored: &serde_json::Value,
+        rows: &[&[u8]],
+    ) -> Option<Vec<Option<serde_json::Value>>> {
+        rows.iter()
+            .map(|b| {
+                IMatchSig::from_index_bytes(b).map(|s| doc_sig_of(&extended_signature(&s.outcomes)))
+            })
+            .collect()
     }
 
     fn find_pairs(p: Prepared, signed: Vec<IMatchSig>, ctx: &RunContext) -> Result<Found> {
@@ -829,20 +970,7 @@ impl Detector for IMatch {
                 })
             })),
             clusters: Some(clusters),
-            doc_sig: Box::new(move |i| {
-                let s = sigs.get(i)?;
-                if !s.iter().any(Option::is_some) {
-                    return None;
-                }
-                Some(serde_json::Value::Array(
-                    s.iter()
-                        .map(|c| {
-                            c.as_ref()
-                                .map_or(serde_json::Value::Null, |x| to_hex(x).into())
-                        })
-                        .collect(),
-                ))
-            }),
+            doc_sig: Box::new(move |i| doc_sig_of(sigs.get(i)?)),
             summary,
         })
     }
@@ -1220,7 +1348,7 @@ mod tests {
         // An index written before the overlap check: a plain array, no terms.
         let old = serde_json::to_vec(&outcomes).unwrap();
         assert_eq!(
-            IMatch::sig_from_bytes(&old),
+            IMatchSig::from_index_bytes(&old),
             Some(IMatchSig {
                 outcomes: outcomes.clone(),
                 terms: None,
@@ -1235,6 +1363,33 @@ mod tests {
             across: vec![0, 1, u64::MAX],
         };
         let bytes = serde_json::to_vec(&new).unwrap();
-        assert_eq!(IMatch::sig_from_bytes(&bytes), Some(new));
+        assert_eq!(IMatchSig::from_index_bytes(&bytes), Some(new.clone()));
+        // This version's binary form, with every kind of outcome, and without the optional
+        // fields.
+        let mut every = new.clone();
+        every.outcomes = vec![
+            SigOutcome::Signed {
+                sig: [7; 20],
+                terms: 300,
+                extended: 2,
+            },
+            SigOutcome::TooFewTerms { terms: 2 },
+            SigOutcome::Unreliable {
+                terms: 4,
+                unique: 90,
+            },
+        ];
+        let bare = IMatchSig {
+            terms: None,
+            site: None,
+            across: Vec::new(),
+            ..every.clone()
+        };
+        for sig in [new, every, bare] {
+            let bytes = sig.index_bytes();
+            assert!(crate::detect::sig_codec::is_binary(&bytes));
+            assert_eq!(IMatchSig::from_index_bytes(&bytes), Some(sig.clone()));
+            assert_eq!(IMatchSig::from_index_bytes(&bytes[..bytes.len() - 1]), None);
+        }
     }
 }

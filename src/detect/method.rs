@@ -121,8 +121,29 @@ pub trait Detector: Sync + Send + 'static {
     fn sig_bytes(_prepared: &Self::Prepared, _sig: &Self::Sig) -> Option<Vec<u8>> {
         None
     }
-    /// A signature back from [`Self::sig_bytes`].
-    fn sig_from_bytes(_bytes: &[u8]) -> Option<Self::Sig> {
+    /// Called once with every stored signature of a run, in document id order, before
+    /// [`Self::sig_from_bytes`] reads them (in parallel): a method whose signatures refer to
+    /// a run vocabulary spread over the rows (SpotSigs) loads it into `prepared` here.
+    /// `false`: the rows cannot be read (the caller signs the documents again).
+    fn load_index<'a>(_prepared: &Self::Prepared, _rows: impl Iterator<Item = &'a [u8]>) -> bool {
+        true
+    }
+    /// A signature back from [`Self::sig_bytes`] (or from the JSON an older version stored),
+    /// given `prepared` after [`Self::load_index`].
+    fn sig_from_bytes(_prepared: &Self::Prepared, _bytes: &[u8]) -> Option<Self::Sig> {
+        None
+    }
+    /// Whether `spotcheck sigs` shows this method's runs from their index
+    /// ([`Self::doc_sigs_from_index`]): the driver then stores no `run_doc_sigs` rows (a
+    /// second copy of every signature, issue 16 session 14).
+    const DOC_SIGS_FROM_INDEX: bool = false;
+    /// What [`Found::doc_sig`] gave each document of a run, made again from the run's
+    /// stored signatures (`rows`, every one of the run in document id order, as
+    /// [`Self::sig_bytes`] wrote them) under its stored parameters. `None`: not possible.
+    fn doc_sigs_from_index(
+        _stored: &serde_json::Value,
+        _rows: &[&[u8]],
+    ) -> Option<Vec<Option<serde_json::Value>>> {
         None
     }
     /// The spans of `left` and `right` that are this method's evidence that the two are

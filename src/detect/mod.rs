@@ -27,6 +27,7 @@ pub mod params;
 pub mod pipeline;
 pub mod query;
 pub mod shared;
+pub mod sig_codec;
 pub mod spotsigs;
 pub mod staged;
 
@@ -79,6 +80,15 @@ pub trait Method: Sync {
         store: &Store,
         outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
     ) -> Result<Vec<query::QueryHit>>;
+    /// The signatures `spotcheck sigs` shows of a run's documents (all, or those with the
+    /// given URLs), by URL: its `run_doc_sigs` rows when it stored any, otherwise made from
+    /// its index ([`Detector::doc_sigs_from_index`]).
+    fn doc_sigs(
+        &self,
+        store: &Store,
+        run: &crate::store::RunInfo,
+        urls: &[String],
+    ) -> Result<BTreeMap<String, Vec<serde_json::Value>>>;
 }
 
 impl<D: Detector> Method for D {
@@ -150,6 +160,39 @@ impl<D: Detector> Method for D {
         outside: &dyn Fn(TextKind) -> Result<Vec<crate::store::DocText>>,
     ) -> Result<Vec<query::QueryHit>> {
         query::query_with::<D>(run, stored, store, outside)
+    }
+
+    fn doc_sigs(
+        &self,
+        store: &Store,
+        run: &crate::store::RunInfo,
+        urls: &[String],
+    ) -> Result<BTreeMap<String, Vec<serde_json::Value>>> {
+        if !D::DOC_SIGS_FROM_INDEX || store.has_run_doc_sigs(run.id)? {
+            return store.run_doc_sigs(run.id, urls);
+        }
+        let rows = store.run_signature_rows(run.id)?;
+        // Only an index of every document the run signed makes its signatures (SpotSigs'
+        // vectors depend on all of them); otherwise (a run stored before the index, whose
+        // documents were all left unsigned) the table is read, as it shows them.
+        let documents = run.summary.as_ref().and_then(|s| s["documents"].as_u64());
+        if documents != Some(rows.len() as u64) {
+            return store.run_doc_sigs(run.id, urls);
+        }
+        let bytes: Vec<&[u8]> = rows.iter().map(|(_, b)| b.as_slice()).collect();
+        let Some(sigs) = D::doc_sigs_from_index(&run.params, &bytes) else {
+            return store.run_doc_sigs(run.id, urls);
+        };
+        let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
+        for ((url, _), sig) in rows.iter().zip(sigs) {
+            if !urls.is_empty() && !urls.contains(url) {
+                continue;
+            }
+            if let Some(v) = sig {
+                out.entry(url.clone()).or_default().push(v);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -388,6 +431,157 @@ mod tests {
         assert!(e.contains("--model"), "{e}");
         let e = plan(&given("lsh-bands", Value::Int(4))).unwrap();
         assert_eq!(e.runs().len(), 3, "ANDD is not run without --model");
+    }
+}
+
+#[cfg(test)]
+mod stored_signatures {
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    use super::method::{Detector, RunContext};
+    use super::shared::Shared;
+    use super::{cooper, driver, imatch, spotsigs, METHODS};
+    use crate::store::Store;
+
+    /// Near-duplicate pairs of texts of a few dozen words, from a fixed generator.
+    fn store_with_copies(dir: &std::path::Path) -> Store {
+        let mut s = Store::open(&dir.join("s.db")).unwrap();
+        let words: Vec<String> = (0..120).map(|i| format!("word{i}")).collect();
+        let glue = ["the", "a", "is", "was", "can", "will", "have"];
+        let mut x: u64 = 7;
+        let mut next = |n: usize| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) as usize % n
+        };
+        for doc in 0..8 {
+            let text: Vec<String> = (0..90)
+                .map(|i| match i % 3 {
+                    0 => glue[next(glue.len())].to_string(),
+                    _ => words[next(words.len())].clone(),
+                })
+                .collect();
+            let mut copy = text.clone();
+            copy[40] = "edited".into();
+            for (k, t) in [text, copy].iter().enumerate() {
+                s.insert_test_document(
+                    &format!("http://site{}.example/{doc}/{k}", doc % 3),
+                    "",
+                    &t.join(" "),
+                    None,
+                )
+                .unwrap();
+            }
+        }
+        s
+    }
+
+    /// A run stores no `run_doc_sigs` rows, and `sigs` makes from its index what the
+    /// run's `doc_sig` gave each document.
+    fn check<D: Detector>(store: &mut Store, settings: &D::Settings) -> usize {
+        let report = driver::run_with::<D>(store, settings).unwrap();
+        assert!(!store.has_run_doc_sigs(report.run).unwrap(), "{}", D::NAME);
+        let prepared = D::prepare(settings, store, &Shared::default()).unwrap();
+        let sign = D::signer(&prepared);
+        let (mut ids, mut sigs) = (Vec::new(), Vec::new());
+        store
+            .for_each_text_chunk(D::reads(&prepared), 5, |chunk| {
+                let mut signed: Vec<D::Sig> = chunk.iter().map(&sign).collect();
+                D::keep(&prepared, &mut signed);
+                ids.extend(chunk.iter().map(|d| d.id));
+                sigs.extend(signed);
+                Ok(())
+            })
+            .unwrap();
+        drop(sign);
+        let found = D::find_pairs(
+            prepared,
+            sigs,
+            &RunContext {
+                store,
+                ids: &ids,
+                started: Instant::now(),
+            },
+        )
+        .unwrap();
+        let urls: BTreeMap<i64, String> = store
+            .url_ids()
+            .unwrap()
+            .into_iter()
+            .map(|(u, id)| (id, u))
+            .collect();
+        let want: BTreeMap<String, Vec<serde_json::Value>> = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| Some((urls[id].clone(), vec![(found.doc_sig)(i)?])))
+            .collect();
+        let run = store.resolve_run(D::NAME, Some(report.run)).unwrap();
+        let method = METHODS.iter().find(|m| m.name() == D::NAME).unwrap();
+        assert_eq!(
+            method.doc_sigs(store, &run, &[]).unwrap(),
+            want,
+            "{}",
+            D::NAME
+        );
+        // One document asked for by URL.
+        let one = urls[&ids[1]].clone();
+        let got = method
+            .doc_sigs(store, &run, std::slice::from_ref(&one))
+            .unwrap();
+        assert_eq!(got.get(&one), want.get(&one), "{}", D::NAME);
+        want.len()
+    }
+
+    /// Runs of older versions show the `run_doc_sigs` rows they stored, beside an index or
+    /// without one.
+    #[test]
+    fn an_older_runs_stored_document_signatures_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_copies(dir.path());
+        let urls = store.url_ids().unwrap();
+        let method = METHODS.iter().find(|m| m.name() == "cooper").unwrap();
+        let sig = serde_json::json!({"salient_terms": 2, "sum_signature": -5});
+        for with_index in [false, true] {
+            let run = store.create_run("cooper", &serde_json::json!({})).unwrap();
+            store
+                .write_run_doc_sigs(run, [(urls[0].1, sig.clone())])
+                .unwrap();
+            if with_index {
+                let old = br#"[12,["alpha","bravo"]]"#.to_vec();
+                store
+                    .write_run_signatures(run, urls.iter().map(|&(_, id)| (id, old.clone())))
+                    .unwrap();
+            }
+            store
+                .finish_run(run, &serde_json::json!({"documents": urls.len()}))
+                .unwrap();
+            let run = store.resolve_run("cooper", Some(run)).unwrap();
+            let got = method.doc_sigs(&store, &run, &[]).unwrap();
+            let want: BTreeMap<String, Vec<serde_json::Value>> =
+                [(urls[0].0.clone(), vec![sig.clone()])]
+                    .into_iter()
+                    .collect();
+            assert_eq!(got, want, "with an index: {with_index}");
+        }
+    }
+
+    #[test]
+    fn sigs_made_from_the_index_are_the_runs_document_signatures() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = store_with_copies(dir.path());
+        let spot = spotsigs::SpotSigsSettings {
+            text: crate::store::TextKind::Visible,
+            ..Default::default()
+        };
+        assert!(check::<spotsigs::SpotSigs>(&mut store, &spot) > 0);
+        check::<imatch::IMatch>(&mut store, &imatch::IMatchSettings::default());
+        let coop = cooper::CooperSettings {
+            text: crate::store::TextKind::Visible,
+            ..Default::default()
+        };
+        assert!(check::<cooper::Cooper>(&mut store, &coop) > 0);
     }
 }
 

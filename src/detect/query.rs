@@ -60,8 +60,11 @@ pub fn query_with<D: Detector>(
         // The run's signature index when it covers the documents stored now; otherwise
         // (a run stored before the index, or a method without one) sign them again.
         let indexed: Option<Vec<(i64, D::Sig)>> = store.run_signatures(run)?.and_then(|rows| {
+            if !D::load_index(&prepared, rows.iter().map(|(_, b)| b.as_slice())) {
+                return None;
+            }
             rows.into_par_iter()
-                .map(|(id, b)| D::sig_from_bytes(&b).map(|s| (id, s)))
+                .map(|(id, b)| D::sig_from_bytes(&prepared, &b).map(|s| (id, s)))
                 .collect()
         });
         match indexed {

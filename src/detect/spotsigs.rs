@@ -15,6 +15,7 @@ use super::explain::{Highlight, HighlightKind};
 use super::method::{Detector, Found, InAll, PairText, RunContext};
 use super::params::{Kind, Param, Value};
 use super::shared::Shared;
+use super::sig_codec;
 use crate::cluster::spotsigs_matcher::{match_pairs, overlap, MatchMode};
 use crate::columnar::Column;
 use crate::sig::spotsigs::{
@@ -388,6 +389,11 @@ pub struct DocSigs {
     /// a page is judged by τ alone).
     #[serde(default)]
     name: Option<u64>,
+    /// The run-vocabulary ids this document was the first to hold (set by
+    /// [`SpotSigs::keep`]; empty until then): its index row stores their strings, so the
+    /// vocabulary is stored once, spread over the rows in document order.
+    #[serde(skip)]
+    fresh: std::ops::Range<u32>,
 }
 
 /// The key under which `same_content` pairs texts: the hash of the lowercased words joined
@@ -460,17 +466,118 @@ fn sign_words(
         } else {
             None
         },
+        fresh: 0..0,
     }
 }
 
-/// [`DocSigs`] as stored (the field names and order of the index since it exists).
-#[derive(Serialize)]
-struct StoredSigs<'a> {
-    sigs: Vec<&'a str>,
-    site: &'a str,
-    dup_group: Option<i64>,
-    same_content: Option<u64>,
-    name: Option<u64>,
+/// Flags of the index's binary form ([`SpotSigs::sig_bytes`]): which optional fields follow.
+const HAS_DUP_GROUP: u8 = 1;
+const HAS_SAME_CONTENT: u8 = 2;
+const HAS_NAME: u8 = 4;
+
+/// A document's index row in the binary form, its parts as read ([`read_row`]).
+struct Row<'a> {
+    /// The first id of the strings it introduces to the run vocabulary, and those strings.
+    fresh_from: u32,
+    fresh: Vec<&'a str>,
+    sig: DocSigs,
+}
+
+/// Reads a row of [`SpotSigs::sig_bytes`]' binary form, `None` when it is not one. Its ids
+/// are not checked against any vocabulary here.
+fn read_row(bytes: &[u8]) -> Option<Row<'_>> {
+    let mut r = sig_codec::Reader::new(bytes)?;
+    let fresh_from = r.u32()?;
+    let n = r.count()?;
+    let fresh = (0..n).map(|_| r.str()).collect::<Option<Vec<&str>>>()?;
+    let site = r.str()?.to_string();
+    let flags = r.byte()?;
+    let dup_group = if flags & HAS_DUP_GROUP != 0 {
+        Some(r.signed()?)
+    } else {
+        None
+    };
+    let same_content = if flags & HAS_SAME_CONTENT != 0 {
+        Some(r.u64_le()?)
+    } else {
+        None
+    };
+    let name = if flags & HAS_NAME != 0 {
+        Some(r.u64_le()?)
+    } else {
+        None
+    };
+    let n = r.count()?;
+    let ids = (0..n).map(|_| r.u32()).collect::<Option<Vec<u32>>>()?;
+    let end = u32::try_from(fresh.len()).ok()?.checked_add(fresh_from)?;
+    r.at_end().then_some(Row {
+        fresh_from,
+        fresh,
+        sig: DocSigs {
+            sigs: Sigs::Ids(ids),
+            site,
+            dup_group,
+            same_content,
+            name,
+            fresh: fresh_from..end,
+        },
+    })
+}
+
+/// The run's vectors (the idf window, the site rule, `min_sigs`) from every document's
+/// signatures in document order: what `find_pairs` matches and what `sigs` shows. `vocab`
+/// holds the ids of interned signatures; those not interned (read back from an older
+/// index, or signed outside the run) join it in document order, as `build_vectors` would
+/// number them. Returns the collection, each document's site and the idf ceiling used.
+fn build_collection(
+    s: &S,
+    mut vocab: SigVocab,
+    docs: Vec<DocSigs>,
+) -> (spotsigs::SigCollection, Vec<String>, f64) {
+    let n = docs.len();
+    let (sig_lists, sites): (Vec<Vec<u32>>, Vec<String>) = docs
+        .into_iter()
+        .map(|d| {
+            let ids = match d.sigs {
+                Sigs::Ids(ids) => ids,
+                Sigs::Text(t) => t.iter().map(|s| vocab.intern(s)).collect(),
+                Sigs::Packed(t) => t.iter().map(|s| vocab.intern(s)).collect(),
+            };
+            (ids, d.site)
+        })
+        .unzip();
+    // Keep every signature that occurs in two or more documents unless told otherwise:
+    // the largest idf a shared signature can have is log(N/2)/log(N).
+    let idf_max = s
+        .idf_max
+        .unwrap_or_else(|| spotsigs::normalized_idf(n.max(2), 2) + 1e-12);
+    let opts = VectorOptions {
+        idf_min: s.idf_min,
+        idf_max,
+        min_sigs: s.min_sigs,
+        site_boilerplate: s
+            .site_boilerplate
+            .map(|(min_site_docs, max_site_fraction)| SiteBoilerplate {
+                min_site_docs,
+                max_site_fraction,
+                max_site_pages: s.site_boilerplate_pages,
+            }),
+    };
+    let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
+    let collection = build_vectors_from_ids(vocab, &sig_lists, Some(&site_refs), &opts);
+    (collection, sites, idf_max)
+}
+
+/// What `spotcheck sigs` shows of document `i`: its vector as `{"signature": frequency}`
+/// (`None` when it was left out of matching).
+fn vector_sig(collection: &spotsigs::SigCollection, i: usize) -> Option<serde_json::Value> {
+    let v = collection.vectors.get(i)?.as_ref()?;
+    let m: serde_json::Map<String, serde_json::Value> = v
+        .entries()
+        .iter()
+        .filter_map(|&(id, f)| Some((collection.vocab.name(id)?.to_string(), f.into())))
+        .collect();
+    Some(serde_json::Value::Object(m))
 }
 
 impl Detector for SpotSigs {
@@ -509,33 +616,131 @@ impl Detector for SpotSigs {
     fn keep((_, _, interner): &Self::Prepared, chunk: &mut [DocSigs]) {
         let mut vocab = interner.vocab();
         for d in chunk {
+            let before = vocab.len() as u32;
             match &d.sigs {
                 Sigs::Text(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
                 Sigs::Packed(t) => d.sigs = Sigs::Ids(t.iter().map(|s| vocab.intern(s)).collect()),
-                Sigs::Ids(_) => {}
+                Sigs::Ids(_) => continue,
             }
+            d.fresh = before..vocab.len() as u32;
         }
     }
 
+    /// The binary form (`sig_codec`, version 1): the first run-vocabulary id of the strings
+    /// this document introduced and those strings (each string of the run is stored once,
+    /// in the row of the first document that holds it), the site, a flags byte and the
+    /// optional exact-duplicate group (zigzag), same-content key and page-name key (FNV-1a
+    /// hashes, no seed; eight bytes each), then the signatures in text order as ids.
+    /// Signatures the driver did not intern have no ids yet: `None`.
     fn sig_bytes((_, _, interner): &Self::Prepared, sig: &DocSigs) -> Option<Vec<u8>> {
-        let vocab = interner.vocab();
-        let sigs = match &sig.sigs {
-            Sigs::Text(t) => t.iter().map(String::as_str).collect(),
-            Sigs::Packed(t) => t.iter().collect(),
-            Sigs::Ids(ids) => ids.iter().map(|&i| vocab.name(i)).collect::<Option<_>>()?,
+        let Sigs::Ids(ids) = &sig.sigs else {
+            return None;
         };
-        serde_json::to_vec(&StoredSigs {
-            sigs,
-            site: &sig.site,
-            dup_group: sig.dup_group,
-            same_content: sig.same_content,
-            name: sig.name,
-        })
-        .ok()
+        let mut w = sig_codec::Writer::new();
+        w.varint(u64::from(sig.fresh.start));
+        w.varint(sig.fresh.len() as u64);
+        {
+            let vocab = interner.vocab();
+            for id in sig.fresh.clone() {
+                w.bytes(vocab.name(id)?.as_bytes());
+            }
+        }
+        w.bytes(sig.site.as_bytes());
+        let flags = if sig.dup_group.is_some() {
+            HAS_DUP_GROUP
+        } else {
+            0
+        } | if sig.same_content.is_some() {
+            HAS_SAME_CONTENT
+        } else {
+            0
+        } | if sig.name.is_some() { HAS_NAME } else { 0 };
+        w.byte(flags);
+        if let Some(g) = sig.dup_group {
+            w.signed(g);
+        }
+        if let Some(k) = sig.same_content {
+            w.u64_le(k);
+        }
+        if let Some(k) = sig.name {
+            w.u64_le(k);
+        }
+        w.varint(ids.len() as u64);
+        for &id in ids {
+            w.varint(u64::from(id));
+        }
+        Some(w.finish())
     }
 
-    fn sig_from_bytes(bytes: &[u8]) -> Option<DocSigs> {
-        serde_json::from_slice(bytes).ok()
+    /// Rebuilds the run vocabulary from the strings each row introduced, in document
+    /// order: each must be new and take the next id, as when the run interned them.
+    fn load_index<'a>(
+        (_, _, interner): &Self::Prepared,
+        rows: impl Iterator<Item = &'a [u8]>,
+    ) -> bool {
+        let mut vocab = interner.vocab();
+        for bytes in rows {
+            if !sig_codec::is_binary(bytes) {
+                // JSON of an older version: strings in every row, nothing to load.
+                continue;
+            }
+            let Some(row) = read_row(bytes) else {
+                return false;
+            };
+            if row.fresh_from as usize != vocab.len() {
+                return false;
+            }
+            for s in row.fresh {
+                let next = vocab.len() as u32;
+                if vocab.intern(s) != next {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    fn sig_from_bytes((_, _, interner): &Self::Prepared, bytes: &[u8]) -> Option<DocSigs> {
+        if !sig_codec::is_binary(bytes) {
+            return serde_json::from_slice(bytes).ok();
+        }
+        let row = read_row(bytes)?;
+        // Every id must name a string of the vocabulary `load_index` read.
+        let known = interner.vocab().len();
+        match &row.sig.sigs {
+            Sigs::Ids(ids) if ids.iter().all(|&id| (id as usize) < known) => Some(row.sig),
+            _ => None,
+        }
+    }
+
+    const DOC_SIGS_FROM_INDEX: bool = true;
+
+    /// The vectors made again from the index under the run's stored parameters: the same
+    /// signatures, sites and settings give `find_pairs`' vectors.
+    fn doc_sigs_from_index(
+        stored: &serde_json::Value,
+        rows: &[&[u8]],
+    ) -> Option<Vec<Option<serde_json::Value>>> {
+        let s: S = super::method::settings_from_stored(stored);
+        let p = (SpotSigParams::default(), s, Interner::default());
+        if !Self::load_index(&p, rows.iter().copied()) {
+            return None;
+        }
+        let docs = rows
+            .iter()
+            .map(|b| Self::sig_from_bytes(&p, b))
+            .collect::<Option<Vec<DocSigs>>>()?;
+        let (_, s, interner) = p;
+        let vocab = interner
+            .0
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (collection, _, _) = build_collection(&s, vocab, docs);
+        Some(
+            (0..collection.vectors.len())
+                .map(|i| vector_sig(&collection, i))
+                .collect(),
+        )
     }
 
     fn find_pairs(
@@ -554,45 +759,13 @@ impl Detector for SpotSigs {
                 content_groups.entry(k).or_default().push(i);
             }
         }
-        // Signatures the driver did not intern (a query's, read back from the index) join the
-        // run's vocabulary here, in document order as `build_vectors` would number them.
-        let mut vocab = interner
+        let vocab = interner
             .0
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let names: Vec<Option<u64>> = docs.iter().map(|d| d.name).collect();
         let same_content: Vec<Option<u64>> = docs.iter().map(|d| d.same_content).collect();
-        let (sig_lists, sites): (Vec<Vec<u32>>, Vec<String>) = docs
-            .into_iter()
-            .map(|d| {
-                let ids = match d.sigs {
-                    Sigs::Ids(ids) => ids,
-                    Sigs::Text(t) => t.iter().map(|s| vocab.intern(s)).collect(),
-                    Sigs::Packed(t) => t.iter().map(|s| vocab.intern(s)).collect(),
-                };
-                (ids, d.site)
-            })
-            .unzip();
-        // Keep every signature that occurs in two or more documents unless told otherwise:
-        // the largest idf a shared signature can have is log(N/2)/log(N).
-        let idf_max = s
-            .idf_max
-            .unwrap_or_else(|| spotsigs::normalized_idf(n.max(2), 2) + 1e-12);
-        let opts = VectorOptions {
-            idf_min: s.idf_min,
-            idf_max,
-            min_sigs: s.min_sigs,
-            site_boilerplate: s
-                .site_boilerplate
-                .map(|(min_site_docs, max_site_fraction)| SiteBoilerplate {
-                    min_site_docs,
-                    max_site_fraction,
-                    max_site_pages: s.site_boilerplate_pages,
-                }),
-        };
-        let site_refs: Vec<&str> = sites.iter().map(String::as_str).collect();
-        let mut collection = build_vectors_from_ids(vocab, &sig_lists, Some(&site_refs), &opts);
-        drop(sig_lists);
+        let (mut collection, sites, idf_max) = build_collection(&s, vocab, docs);
         let signed_at = ctx.started.elapsed().as_secs_f64();
 
         // The matchable vectors move to the matcher and back (the stored document
@@ -691,15 +864,7 @@ impl Detector for SpotSigs {
             pairs: doc_pairs,
             detail: None,
             clusters: None,
-            doc_sig: Box::new(move |i| {
-                let v = collection.vectors.get(i)?.as_ref()?;
-                let m: serde_json::Map<String, serde_json::Value> = v
-                    .entries()
-                    .iter()
-                    .filter_map(|&(id, f)| Some((collection.vocab.name(id)?.to_string(), f.into())))
-                    .collect();
-                Some(serde_json::Value::Object(m))
-            }),
+            doc_sig: Box::new(move |i| vector_sig(&collection, i)),
             summary,
         })
     }
@@ -798,6 +963,7 @@ impl super::staged::Staged for SpotSigs {
                 dup_group,
                 same_content: same.map(|k| k as u64),
                 name: name.map(|k| k as u64),
+                fresh: 0..0,
             })
             .collect())
     }
@@ -999,20 +1165,23 @@ mod tests {
 
     use super::{containment, same_content_key, SigVector};
 
-    /// Interned signatures serialize to the bytes the strings did (the `query` index stays
-    /// what it was), and signatures read back from the index join the run's vocabulary.
+    /// Interned signatures store in the binary form, each string once, in the row of the
+    /// first document that holds it; the rows read back, in document order, into the same
+    /// vocabulary and ids. An index an older version stored (JSON) reads back as strings.
     #[test]
-    fn interned_signatures_store_as_their_strings() {
+    fn interned_signatures_store_each_string_once_and_read_back() {
         use super::{Detector, Shared, Sigs, SpotSigs, SpotSigsSettings};
         use crate::store::{DocText, Store};
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let p =
-            SpotSigs::prepare(&SpotSigsSettings::default(), &store, &Shared::default()).unwrap();
+        let prepare =
+            || SpotSigs::prepare(&SpotSigsSettings::default(), &store, &Shared::default()).unwrap();
+        let p = prepare();
         let texts = [
             "the wire story is on the site and a copy of it is at the other site",
             "a copy of the story is at a site",
             "",
+            "the wire story is on the site and a copy of it is at the other site",
         ];
         let docs: Vec<DocText> = texts
             .iter()
@@ -1026,21 +1195,52 @@ mod tests {
             .collect();
         let sign = SpotSigs::signer(&p);
         let mut signed: Vec<_> = docs.iter().map(&sign).collect();
-        let before: Vec<Vec<u8>> = signed
-            .iter()
-            .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
-            .collect();
         assert!(matches!(signed[0].sigs, Sigs::Packed(ref t) if !t.is_empty()));
+        // Not interned: no ids to store.
+        assert_eq!(SpotSigs::sig_bytes(&p, &signed[0]), None);
+        let strings: Vec<Vec<String>> = signed
+            .iter()
+            .map(|s| match &s.sigs {
+                Sigs::Packed(t) => t.iter().map(str::to_string).collect(),
+                _ => unreachable!(),
+            })
+            .collect();
         SpotSigs::keep(&p, &mut signed);
         assert!(signed.iter().all(|s| matches!(s.sigs, Sigs::Ids(_))));
-        let after: Vec<Vec<u8>> = signed
+        let rows: Vec<Vec<u8>> = signed
             .iter()
             .map(|s| SpotSigs::sig_bytes(&p, s).unwrap())
             .collect();
-        assert_eq!(before, after);
-        let back = SpotSigs::sig_from_bytes(&after[1]).unwrap();
-        assert!(matches!(back.sigs, Sigs::Text(_)));
-        assert_eq!(SpotSigs::sig_bytes(&p, &back).unwrap(), after[1]);
+        // The last text is the first again: its row holds no string.
+        assert!(signed[3].fresh.is_empty() && !strings[3].is_empty());
+        assert!(rows[3].len() < rows[0].len());
+        let back = prepare();
+        assert!(SpotSigs::load_index(
+            &back,
+            rows.iter().map(|r| r.as_slice())
+        ));
+        for (i, row) in rows.iter().enumerate() {
+            let d = SpotSigs::sig_from_bytes(&back, row).unwrap();
+            let Sigs::Ids(ids) = &d.sigs else {
+                panic!("row {i} read back as {:?}", d.sigs)
+            };
+            let vocab = back.2.vocab();
+            let names: Vec<&str> = ids.iter().map(|&id| vocab.name(id).unwrap()).collect();
+            assert_eq!(names, strings[i]);
+            assert_eq!((&d.site, d.name), (&signed[i].site, signed[i].name));
+        }
+        // Rows out of order do not make a vocabulary.
+        let swapped = [rows[1].as_slice(), rows[0].as_slice()];
+        assert!(!SpotSigs::load_index(&prepare(), swapped.into_iter()));
+        // An older version's row: the JSON of the strings.
+        let old = serde_json::json!({"sigs": ["a:b:c", "the:x:y"], "site": "s0.example",
+            "dup_group": null, "same_content": 5, "name": 9});
+        let old = serde_json::to_vec(&old).unwrap();
+        let fresh = prepare();
+        assert!(SpotSigs::load_index(&fresh, [old.as_slice()].into_iter()));
+        let d = SpotSigs::sig_from_bytes(&fresh, &old).unwrap();
+        assert!(matches!(d.sigs, Sigs::Text(ref t) if t == &["a:b:c", "the:x:y"]));
+        assert_eq!((d.same_content, d.name), (Some(5), Some(9)));
     }
 
     #[test]

@@ -328,6 +328,34 @@ impl Store {
         Ok((rows.len() as i64 == docs && docs > 0).then_some(rows))
     }
 
+    /// Every stored signature of a run with its document's URL, in document id order,
+    /// whatever documents were added since (`spotcheck sigs` of a run that stored no
+    /// `run_doc_sigs` rows makes them from these).
+    pub fn run_signature_rows(&self, run: i64) -> Result<Vec<(String, Vec<u8>)>> {
+        let mut st = self.conn().prepare(
+            "SELECT d.url, s.sig FROM run_signatures s JOIN documents d ON d.id = s.doc_id
+             WHERE s.run_id = ?1 ORDER BY s.doc_id",
+        )?;
+        let rows = st
+            .query_map([run], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .map(|row| {
+                let (url, stored): (String, Vec<u8>) = row?;
+                Ok((url, decode_run_sig(stored)?))
+            })
+            .collect::<Result<_>>()?;
+        Ok(rows)
+    }
+
+    /// Whether a run stored any `run_doc_sigs` row (runs of this version store none for a
+    /// method whose `sigs` are made from its index).
+    pub fn has_run_doc_sigs(&self, run: i64) -> Result<bool> {
+        Ok(self.conn().query_row(
+            "SELECT EXISTS(SELECT 1 FROM run_doc_sigs WHERE run_id = ?1)",
+            [run],
+            |r| r.get(0),
+        )?)
+    }
+
     fn run_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunInfo> {
         let params: String = r.get(2)?;
         let summary: Option<String> = r.get(4)?;
@@ -559,17 +587,28 @@ const COMPRESS_DOC_SIG_FROM: usize = 200;
 /// `query`'s index signatures at least this long are stored compressed.
 const COMPRESS_RUN_SIG_FROM: usize = 64;
 
-/// The first bytes of every zstd frame. A method's signature bytes are JSON, which never
-/// starts with `(` (0x28), so a stored signature that starts with these is compressed.
+/// The first bytes of every zstd frame. A method's signature bytes are JSON (older
+/// versions) or start with [`BINARY_RUN_SIG`], neither of which starts with `(` (0x28), so a
+/// stored signature that starts with these is compressed.
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 
-/// The stored form of a document's signature in `query`'s index: the method's bytes, or,
-/// from [`COMPRESS_RUN_SIG_FROM`] bytes, those zstd-compressed (level 1). The index was the
-/// largest table of a `detect`ed database (1.26 of 3.4 GB on 113k pages, issue 16) and
-/// would not have fit the disk at a million pages as JSON. Older databases hold the bytes
-/// as they were; [`decode_run_sig`] reads both.
+/// The format byte that starts a method's signature in the binary form of
+/// `detect::sig_codec` (version 1; since issue 16 session 14). Such bytes are stored as
+/// they are: compressing them cost more than it saved, and they are already compact.
+/// JSON never starts with 0xB1, nor does a zstd frame.
+pub const BINARY_RUN_SIG: u8 = 0xB1;
+
+/// The stored form of a document's signature in `query`'s index: the method's bytes as
+/// they are when binary ([`BINARY_RUN_SIG`]) or short, otherwise (JSON, as methods wrote
+/// before the binary form), from [`COMPRESS_RUN_SIG_FROM`] bytes, zstd-compressed (level 1):
+/// the index was the largest table of a `detect`ed database (1.26 of 3.4 GB on 113k pages,
+/// issue 16). Older databases hold the JSON bytes as they were, or compressed;
+/// [`decode_run_sig`] reads every form.
 pub fn encode_run_sig(bytes: Vec<u8>) -> Result<Vec<u8>> {
-    if bytes.len() < COMPRESS_RUN_SIG_FROM || bytes.starts_with(&ZSTD_MAGIC) {
+    if bytes.len() < COMPRESS_RUN_SIG_FROM
+        || bytes.starts_with(&ZSTD_MAGIC)
+        || bytes.first() == Some(&BINARY_RUN_SIG)
+    {
         return Ok(bytes);
     }
     compress(&bytes)

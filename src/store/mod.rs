@@ -20,8 +20,8 @@ mod samples;
 mod schema;
 
 pub use detections::{
-    encode_run_sig, ClusterRow, DocText, RunInfo, StoredDocSig, TextKind, NO_MAIN_TEXT,
-    REBUILD_PAIR_INDEXES_FROM,
+    encode_run_sig, ClusterRow, DocText, RunInfo, StoredDocSig, TextKind, BINARY_RUN_SIG,
+    NO_MAIN_TEXT, REBUILD_PAIR_INDEXES_FROM,
 };
 pub use ingest_writes::{
     ContentUpdate, DocumentCopy, NewCapture, NewDocument, PayloadDocs, RevisitResolution,
