@@ -89,6 +89,14 @@ fn prefix_len(n: usize, threshold: f64) -> usize {
 
 /// Jaccard similarity of two sorted sets without repeats (0 for two empty sets).
 pub fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    match intersection_union(a, b) {
+        (_, 0) => 0.0,
+        (inter, union) => inter as f64 / union as f64,
+    }
+}
+
+/// `(|A ∩ B|, |A ∪ B|)` of two sorted sets without repeats, in one merge pass.
+pub fn intersection_union<T: Ord>(a: &[T], b: &[T]) -> (usize, usize) {
     let (mut i, mut j, mut inter) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -101,12 +109,7 @@ pub fn jaccard(a: &[u32], b: &[u32]) -> f64 {
             }
         }
     }
-    let union = a.len() + b.len() - inter;
-    if union == 0 {
-        0.0
-    } else {
-        inter as f64 / union as f64
-    }
+    (inter, a.len() + b.len() - inter)
 }
 
 #[cfg(test)]
