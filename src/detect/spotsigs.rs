@@ -827,6 +827,7 @@ impl Detector for SpotSigs {
                     sites: &sites,
                     names: &names,
                     same_content: &same_content,
+                    content_groups: &content_groups,
                 };
                 fallback_pairs(&unsigned, &meta, tau, s.text, ctx)?
             }
@@ -978,6 +979,8 @@ struct DocsMeta<'a> {
     sites: &'a [String],
     names: &'a [Option<u64>],
     same_content: &'a [Option<u64>],
+    /// The equal-text groups `find_pairs` pairs by `same_content` (key → documents).
+    content_groups: &'a BTreeMap<u64, Vec<usize>>,
 }
 
 /// SpotSigs' fallback ([`SpotSigsSettings::fallback_tau`]): the pairs at word 3-shingle
@@ -1002,24 +1005,16 @@ fn fallback_pairs(
     if ctx.ids.iter().any(|&id| id < 0) {
         return Ok((Vec::new(), 0));
     }
-    // Each equal-text group's first document stands for it; `group_of[i]` lists the group.
-    let mut groups: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    let mut members: Vec<usize> = Vec::with_capacity(unsigned.len());
-    for &i in unsigned {
-        match meta.same_content[i] {
-            Some(k) => {
-                let g = groups.entry(k).or_default();
-                if g.is_empty() {
-                    members.push(i);
-                }
-                g.push(i);
-            }
-            None => members.push(i),
-        }
-    }
+    // The first unsigned document of each equal-text group stands for it.
+    let mut seen_keys = std::collections::HashSet::new();
+    let members: Vec<usize> = unsigned
+        .iter()
+        .copied()
+        .filter(|&i| meta.same_content[i].is_none_or(|k| seen_keys.insert(k)))
+        .collect();
     let group = |i: usize| -> Vec<usize> {
         meta.same_content[i]
-            .and_then(|k| groups.get(&k))
+            .and_then(|k| meta.content_groups.get(&k))
             .map_or_else(|| vec![i], Clone::clone)
     };
     let mut texts: Vec<(usize, String)> = Vec::with_capacity(members.len());
