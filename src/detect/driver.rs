@@ -23,6 +23,14 @@ use crate::text::Words;
 /// Documents per chunk streamed from the store and signed in parallel.
 pub const CHUNK: usize = 2048;
 
+/// A chunk signed and not yet kept: its texts, signatures and each document's terms for
+/// the counting passes made along ([`Shared::counting_along`]).
+struct Signed<S> {
+    chunk: Vec<crate::store::DocText>,
+    sigs: Vec<S>,
+    terms: Vec<Vec<PackedTerms>>,
+}
+
 /// What the driver reports while it works (the command draws it; the library does not
 /// touch the terminal).
 #[derive(Debug, Clone, Copy)]
@@ -103,34 +111,62 @@ pub(crate) fn run_detector<D: Detector>(
         // The counting passes later runs read, made on this stream: each text is read and
         // tokenized once for them and for this run's signer.
         let mut along = shared.counting_along(D::reads(&prepared));
-        store.for_each_text_chunk_read_ahead(D::reads(&prepared), CHUNK, |chunk| {
-            let (mut signed, terms): (Vec<D::Sig>, Vec<Vec<PackedTerms>>) = if along.is_empty() {
-                (chunk.par_iter().map(&sign).collect(), Vec::new())
-            } else {
-                chunk
-                    .par_iter()
-                    .map(|d| {
-                        let words = Words::of(&d.text);
-                        let sig = match &word_sign {
-                            Some(ws) => ws(d, &words),
-                            None => sign(d),
-                        };
-                        (sig, along.terms(words))
-                    })
-                    .unzip()
-            };
+        let term_passes = along.options();
+        // What follows a chunk's signing is serial (the counting passes intern terms and
+        // `keep` interns signatures, both in document order): it runs for chunk i while
+        // chunk i + 1 is signed, so neither core waits on it (it idled one core for a
+        // fifth of `detect`'s signing on dd6k; BENCHMARKS.md, issue 16 session 15).
+        let mut pending: Option<Signed<D::Sig>> = None;
+        let mut signed_so_far = 0;
+        let mut finish = |done: Signed<D::Sig>| {
             if !along.is_empty() {
-                along.add_chunk(&chunk, &terms);
+                along.add_chunk(&done.chunk, &done.terms);
             }
-            drop(terms);
+            let mut signed = done.sigs;
             D::keep(&prepared, &mut signed);
-            ids.extend(chunk.iter().map(|d| d.id));
+            ids.extend(done.chunk.iter().map(|d| d.id));
             sigs.extend(signed);
+        };
+        store.for_each_text_chunk_read_ahead(D::reads(&prepared), CHUNK, |chunk| {
+            let sign_chunk = || -> Signed<D::Sig> {
+                let (sigs, terms) = if term_passes.is_empty() {
+                    (chunk.par_iter().map(&sign).collect(), Vec::new())
+                } else {
+                    chunk
+                        .par_iter()
+                        .map(|d| {
+                            let words = Words::of(&d.text);
+                            let sig = match &word_sign {
+                                Some(ws) => ws(d, &words),
+                                None => sign(d),
+                            };
+                            (sig, super::shared::terms_of(&term_passes, words))
+                        })
+                        .unzip()
+                };
+                Signed {
+                    chunk: Vec::new(),
+                    sigs,
+                    terms,
+                }
+            };
+            let before = pending.take();
+            let (mut signed, ()) = rayon::join(sign_chunk, || {
+                if let Some(done) = before {
+                    finish(done);
+                }
+            });
+            signed_so_far += chunk.len();
+            signed.chunk = chunk;
+            pending = Some(signed);
             progress(Progress::Signed {
-                documents: ids.len(),
+                documents: signed_so_far,
             });
             Ok(())
         })?;
+        if let Some(done) = pending.take() {
+            finish(done);
+        }
         shared.finish_along(along);
     }
     shared.release_unread();

@@ -168,22 +168,10 @@ impl CountingAlong {
         self.passes.is_empty()
     }
 
-    /// One document's unique terms for each pass, from its words (called in parallel).
-    pub fn terms(&self, words: Words) -> Vec<PackedTerms> {
-        let mut words = Some(words);
-        let last = self.passes.len().saturating_sub(1);
-        self.passes
-            .iter()
-            .enumerate()
-            .filter_map(|(k, (o, _))| {
-                let w = if k == last {
-                    words.take()
-                } else {
-                    words.clone()
-                };
-                w.map(|w| PackedTerms::from_words(w, o))
-            })
-            .collect()
+    /// The term options of the passes wanted, for [`terms_of`] (called in parallel while
+    /// [`Self::add_chunk`] counts the chunk before).
+    pub fn options(&self) -> Vec<TermOptions> {
+        self.passes.iter().map(|(o, _)| *o).collect()
     }
 
     /// Counts a chunk of documents given [`Self::terms`] of each, in document order.
@@ -196,6 +184,25 @@ impl CountingAlong {
             self.sites.push(super::cooper::site_hash(&d.url));
         }
     }
+}
+
+/// One document's unique terms for each of `passes` ([`CountingAlong::options`]), from
+/// its words.
+pub fn terms_of(passes: &[TermOptions], words: Words) -> Vec<PackedTerms> {
+    let mut words = Some(words);
+    let last = passes.len().saturating_sub(1);
+    passes
+        .iter()
+        .enumerate()
+        .filter_map(|(k, o)| {
+            let w = if k == last {
+                words.take()
+            } else {
+                words.clone()
+            };
+            w.map(|w| PackedTerms::from_words(w, o))
+        })
+        .collect()
 }
 
 /// One streamed pass over `text`: every document's unique terms (tokenized in parallel,

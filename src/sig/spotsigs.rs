@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use crate::text::{Token, WordList, Words};
@@ -553,15 +554,39 @@ pub fn build_vectors_from_ids(
     sites: Option<&[&str]>,
     opts: &VectorOptions,
 ) -> SigCollection {
-    let mut df = vec![0u32; vocab.len()];
-    for ids in id_docs {
-        let mut distinct = ids.clone();
-        distinct.sort_unstable();
-        distinct.dedup();
-        for id in distinct {
-            df[id as usize] += 1;
-        }
-    }
+    // Each step is per document (or per site) and runs on every core: done one document
+    // at a time after the signing, this was a fifth of a SpotSigs run's wall on dd6k with
+    // one core idle (issue 16, session 15). Results are as the serial loops': counts add
+    // up, and vectors are collected in document order.
+    // One frequency array per core (a fold per rayon split would make one per split: an
+    // array of the vocabulary's size each).
+    let per_core = id_docs
+        .len()
+        .div_ceil(rayon::current_num_threads().max(1))
+        .max(1);
+    let df = id_docs
+        .par_chunks(per_core)
+        .map(|docs| {
+            let mut df = vec![0u32; vocab.len()];
+            let mut distinct: Vec<u32> = Vec::new();
+            for ids in docs {
+                distinct.clear();
+                distinct.extend_from_slice(ids);
+                distinct.sort_unstable();
+                distinct.dedup();
+                for &id in &distinct {
+                    df[id as usize] += 1;
+                }
+            }
+            df
+        })
+        .reduce_with(|mut a, b| {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+            a
+        })
+        .unwrap_or_else(|| vec![0u32; vocab.len()]);
     let n = id_docs.len();
     let keep: Vec<bool> = df
         .iter()
@@ -577,29 +602,34 @@ pub fn build_vectors_from_ids(
         _ => Boilerplate::default(),
     };
 
+    let vectors: Vec<(Option<SigVector>, usize)> = id_docs
+        .par_iter()
+        .enumerate()
+        .map(|(i, ids)| {
+            let mut dropped = 0;
+            let kept = ids.iter().copied().filter(|&id| {
+                if !keep[id as usize] {
+                    return false;
+                }
+                let is_boilerplate = boilerplate.contains(i, id);
+                dropped += usize::from(is_boilerplate);
+                !is_boilerplate
+            });
+            let v = SigVector::from_ids(kept);
+            let v = (!v.is_empty() && (v.len() as usize) >= opts.min_sigs).then_some(v);
+            (v, dropped)
+        })
+        .collect();
     let mut out = SigCollection {
         df,
         sigs_outside_idf,
         ..Default::default()
     };
-    for (i, ids) in id_docs.iter().enumerate() {
-        let kept = ids.iter().copied().filter(|&id| {
-            if !keep[id as usize] {
-                return false;
-            }
-            let is_boilerplate = boilerplate.contains(i, id);
-            if is_boilerplate {
-                out.boilerplate_occurrences += 1;
-            }
-            !is_boilerplate
-        });
-        let v = SigVector::from_ids(kept);
-        if v.is_empty() || (v.len() as usize) < opts.min_sigs {
-            out.too_few_sigs += 1;
-            out.vectors.push(None);
-        } else {
-            out.vectors.push(Some(v));
-        }
+    out.vectors.reserve(vectors.len());
+    for (v, dropped) in vectors {
+        out.boilerplate_occurrences += dropped;
+        out.too_few_sigs += usize::from(v.is_none());
+        out.vectors.push(v);
     }
     out.vocab = vocab;
     out
@@ -639,42 +669,45 @@ fn site_boilerplate(id_docs: &[Vec<u32>], sites: &[&str], rule: &SiteBoilerplate
     for (doc, &s) in site_of.iter().enumerate() {
         members[s as usize].push(doc as u32);
     }
-    let mut sets: Vec<Vec<u32>> = vec![Vec::new(); index.len()];
-    let mut ids: Vec<u32> = Vec::new();
-    for (site, docs_of_site) in members.iter().enumerate() {
-        let docs = docs_of_site.len();
-        // A signature on a handful of pages is a page's own (a page in three releases),
-        // however small the site: it must exceed `min_site_docs` pages too.
-        let mut limit = rule.max_site_fraction * docs as f64;
-        if let Some(cap) = rule.max_site_pages {
-            limit = limit.min(cap as f64);
-        }
-        let floor = limit.max(rule.min_site_docs as f64);
-        if docs < rule.min_site_docs.max(1) || docs as f64 <= floor {
-            continue;
-        }
-        ids.clear();
-        for &doc in docs_of_site {
-            let start = ids.len();
-            ids.extend_from_slice(&id_docs[doc as usize]);
-            ids[start..].sort_unstable();
-            let mut kept = start;
-            for k in start..ids.len() {
-                if k == start || ids[k] != ids[kept - 1] {
-                    ids[kept] = ids[k];
-                    kept += 1;
+    // One site at a time on each core (each site's counting is its own).
+    let sets: Vec<Vec<u32>> = members
+        .par_iter()
+        .map(|docs_of_site| {
+            let docs = docs_of_site.len();
+            // A signature on a handful of pages is a page's own (a page in three releases),
+            // however small the site: it must exceed `min_site_docs` pages too.
+            let mut limit = rule.max_site_fraction * docs as f64;
+            if let Some(cap) = rule.max_site_pages {
+                limit = limit.min(cap as f64);
+            }
+            let floor = limit.max(rule.min_site_docs as f64);
+            let mut set = Vec::new();
+            if docs < rule.min_site_docs.max(1) || docs as f64 <= floor {
+                return set;
+            }
+            let mut ids: Vec<u32> = Vec::new();
+            for &doc in docs_of_site {
+                let start = ids.len();
+                ids.extend_from_slice(&id_docs[doc as usize]);
+                ids[start..].sort_unstable();
+                let mut kept = start;
+                for k in start..ids.len() {
+                    if k == start || ids[k] != ids[kept - 1] {
+                        ids[kept] = ids[k];
+                        kept += 1;
+                    }
+                }
+                ids.truncate(kept);
+            }
+            ids.sort_unstable();
+            for run in ids.chunk_by(|x, y| x == y) {
+                if (run.len() as f64) > floor {
+                    set.push(run[0]);
                 }
             }
-            ids.truncate(kept);
-        }
-        ids.sort_unstable();
-        let set = &mut sets[site];
-        for run in ids.chunk_by(|x, y| x == y) {
-            if (run.len() as f64) > floor {
-                set.push(run[0]);
-            }
-        }
-    }
+            set
+        })
+        .collect();
     Boilerplate { site_of, sets }
 }
 
