@@ -68,6 +68,12 @@ impl Store {
     pub fn refresh_review_queue(&mut self) -> Result<()> {
         let fingerprint = self.queue_fingerprint()?;
         if self.meta("review_queue_runs")?.as_deref() == Some(fingerprint.as_str()) {
+            if self.meta(SEARCH_INDEX_KEY)?.as_deref() != Some(fingerprint.as_str()) {
+                // A queue an older spotcheck built: its search index alone.
+                let tx = self.conn.transaction()?;
+                write_search_index(&tx, &fingerprint)?;
+                tx.commit()?;
+            }
             return Ok(());
         }
         let tx = self.conn.transaction()?;
@@ -77,6 +83,8 @@ impl Store {
         write_queue(&tx, &entries, &pairs, &methods)?;
         drop((pairs, entries));
         trace.stage("written", 0);
+        write_search_index(&tx, &fingerprint)?;
+        trace.stage("search index", 0);
         tx.execute(
             "INSERT INTO meta(key, value) VALUES ('review_queue_build', ?1)
              ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -97,16 +105,40 @@ impl Store {
         Ok(())
     }
 
-    /// Whether the merged queue is built for the runs and documents stored now (else
-    /// [`Store::refresh_review_queue`] rebuilds it).
+    /// Whether the merged queue and its search index are built for the runs and documents
+    /// stored now (else [`Store::refresh_review_queue`] builds what is missing).
     pub fn review_queue_is_current(&self) -> Result<bool> {
         self.review_queue_is_current_for(&self.documents_fingerprint()?)
     }
 
     /// [`Store::review_queue_is_current`] with the documents' fingerprint the caller read.
     pub fn review_queue_is_current_for(&self, docs: &str) -> Result<bool> {
-        let fingerprint = self.queue_fingerprint_for(docs)?;
-        Ok(self.meta("review_queue_runs")?.as_deref() == Some(fingerprint.as_str()))
+        let fingerprint = Some(self.queue_fingerprint_for(docs)?);
+        Ok(self.meta("review_queue_runs")? == fingerprint
+            && self.meta(SEARCH_INDEX_KEY)? == fingerprint)
+    }
+
+    /// Whether the search index holds the members of the queue as it is built now (it was
+    /// built with it). An older spotcheck builds the queue without it and a database it
+    /// last built searches by a scan: it leaves the index's fingerprint behind, so a stale
+    /// index is never read.
+    fn search_index_is_current(&self) -> Result<bool> {
+        let built = self.meta(SEARCH_INDEX_KEY)?;
+        Ok(built.is_some() && built == self.meta("review_queue_runs")?)
+    }
+
+    /// How `filter`'s search is read.
+    fn search_plan(&self, filter: &QueueFilter) -> Result<SearchPlan> {
+        let Some(s) = &filter.search else {
+            return Ok(SearchPlan::None);
+        };
+        Ok(if !self.search_index_is_current()? {
+            SearchPlan::Scan
+        } else if s.chars().count() < 3 {
+            SearchPlan::Narrow
+        } else {
+            SearchPlan::Index
+        })
     }
 
     /// The stored documents as "count:largest id" (what the queue and the languages were
@@ -189,8 +221,9 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// The WHERE clause shared by the queue queries; parameters are named.
-    fn queue_where(filter: &QueueFilter) -> String {
+    /// The WHERE clause shared by the queue queries (a search read as `search` says);
+    /// parameters are named.
+    fn queue_where(filter: &QueueFilter, search: SearchPlan) -> String {
         let mut w = vec!["1 = 1".to_string()];
         match filter.noise {
             NoiseShown::Hide => w.push("q.noise IS NULL".into()),
@@ -217,13 +250,32 @@ impl Store {
         if filter.tag.is_some() {
             w.push("EXISTS (SELECT 1 FROM json_each(l.tags) j WHERE j.value = :tag)".into());
         }
-        if filter.search.is_some() {
-            w.push(
+        // Every plan keeps the entries with a member whose title or URL is LIKE the
+        // pattern (`like_pattern`: a substring, ASCII letters in either case).
+        match search {
+            SearchPlan::None => {}
+            SearchPlan::Scan => w.push(
                 "EXISTS (SELECT 1 FROM review_entry_members m JOIN documents d ON d.id = m.doc_id
                    WHERE m.entry = q.cluster
                      AND (d.title LIKE :search ESCAPE '\\' OR d.url LIKE :search ESCAPE '\\'))"
                     .into(),
-            );
+            ),
+            // The index's own copy of the titles and URLs: narrow rows, not the documents'.
+            SearchPlan::Narrow => w.push(
+                "q.cluster IN (SELECT m.entry FROM review_search s
+                   JOIN review_entry_members m ON m.doc_id = s.rowid
+                   WHERE s.title LIKE :search ESCAPE '\\' OR s.url LIKE :search ESCAPE '\\')"
+                    .into(),
+            ),
+            // The trigrams find the candidates (a superset: case folded beyond ASCII, the
+            // trigrams anywhere in the row), the LIKE keeps what a scan would.
+            SearchPlan::Index => w.push(
+                "q.cluster IN (SELECT m.entry FROM review_search s
+                   JOIN review_entry_members m ON m.doc_id = s.rowid
+                   WHERE review_search MATCH :trigrams
+                     AND (s.title LIKE :search ESCAPE '\\' OR s.url LIKE :search ESCAPE '\\'))"
+                    .into(),
+            ),
         }
         if filter.disagree_only {
             w.push("q.disagree = 1".into());
@@ -234,7 +286,7 @@ impl Store {
     fn queue_params<'a>(
         coder: &'a &'a str,
         filter: &'a QueueFilter,
-        search: &'a Option<String>,
+        search: &'a SearchArgs,
         status: &'a Option<&'static str>,
     ) -> Vec<(&'static str, &'a dyn rusqlite::ToSql)> {
         let mut p: Vec<(&'static str, &dyn rusqlite::ToSql)> = vec![(":coder", coder)];
@@ -253,19 +305,25 @@ impl Store {
         if let Some(t) = &filter.tag {
             p.push((":tag", t));
         }
-        if let Some(s) = search {
+        if let Some(s) = &search.like {
             p.push((":search", s));
+        }
+        if let Some(t) = &search.trigrams {
+            p.push((":trigrams", t));
         }
         p
     }
 
-    fn like_pattern(filter: &QueueFilter) -> Option<String> {
-        filter.search.as_ref().map(|s| {
-            let escaped = s
-                .replace('\\', "\\\\")
-                .replace('%', "\\%")
-                .replace('_', "\\_");
-            format!("%{escaped}%")
+    /// How `filter`'s search is read, with its parameters.
+    fn search_args(&self, filter: &QueueFilter) -> Result<SearchArgs> {
+        let plan = self.search_plan(filter)?;
+        Ok(SearchArgs {
+            plan,
+            like: filter.search.as_deref().map(like_pattern),
+            trigrams: match (plan, &filter.search) {
+                (SearchPlan::Index, Some(s)) => Some(trigram_query(s)),
+                _ => None,
+            },
         })
     }
 
@@ -279,11 +337,11 @@ impl Store {
         } else {
             ""
         };
+        let search = self.search_args(filter)?;
         let sql = format!(
             "SELECT count(*) FROM review_clusters q {join} WHERE {}",
-            Self::queue_where(filter)
+            Self::queue_where(filter, search.plan)
         );
-        let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let mut p = Self::queue_params(&coder, filter, &search, &status);
         if join.is_empty() {
@@ -323,6 +381,7 @@ impl Store {
             PageAt::After(r) => (format!(" AND {rank} > {r}"), "ASC", 0),
             PageAt::Before(r) => (format!(" AND {rank} < {r}"), "DESC", 0),
         };
+        let search = self.search_args(filter)?;
         let sql = format!(
             "SELECT q.run_id, q.method, q.cluster, q.size, q.min_score, q.max_score,
                 coalesce(l.status, 'unreviewed'), coalesce(l.tags, '[]'), q.title, q.disagree,
@@ -332,9 +391,8 @@ impl Store {
              LEFT JOIN review_status l
                ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
              WHERE {}{cond} ORDER BY {rank} {dir} LIMIT {limit} OFFSET {offset}",
-            Self::queue_where(filter),
+            Self::queue_where(filter, search.plan),
         );
-        let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
         let mut st = self.conn().prepare_cached(&sql)?;
@@ -376,14 +434,14 @@ impl Store {
         sort: QueueSort,
     ) -> Result<Option<u64>> {
         let rank = rank_column(sort);
+        let search = self.search_args(filter)?;
         let from = format!(
             "FROM review_clusters q
              LEFT JOIN review_status l
                ON l.coder = :coder AND l.run_id = q.run_id AND l.cluster = q.cluster
              WHERE {}",
-            Self::queue_where(filter)
+            Self::queue_where(filter, search.plan)
         );
-        let search = Self::like_pattern(filter);
         let status = filter.status.map(LabelStatus::as_str);
         let p = Self::queue_params(&coder, filter, &search, &status);
         let first: Option<i64> = self
@@ -408,6 +466,82 @@ impl Store {
         )?;
         Ok(Some(before as u64))
     }
+}
+
+/// The meta key naming the queue build (its `review_queue_runs` fingerprint) whose members
+/// the search index holds.
+const SEARCH_INDEX_KEY: &str = "review_search_queue";
+
+/// How a search of the queue is read. Each keeps the entries with a member whose title or
+/// URL holds the search as a substring, ASCII letters in either case (SQLite's LIKE): they
+/// differ only in what they read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SearchPlan {
+    /// No search.
+    None,
+    /// No current index (a queue an older spotcheck built): every member's document row.
+    Scan,
+    /// A search shorter than a trigram: the index's narrow copy of titles and URLs, all of it.
+    Narrow,
+    /// The index's rows holding every trigram of the search, then the LIKE on those.
+    Index,
+}
+
+/// A search's plan and parameters.
+struct SearchArgs {
+    plan: SearchPlan,
+    /// The LIKE pattern.
+    like: Option<String>,
+    /// The FTS5 query of the trigrams ([`SearchPlan::Index`] only).
+    trigrams: Option<String>,
+}
+
+/// The LIKE pattern of a substring: `%`, `_` and the escape character itself escaped.
+fn like_pattern(s: &str) -> String {
+    let escaped = s
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+/// The FTS5 query asking for every distinct trigram of `s` (three characters, as the
+/// trigram tokenizer cuts them), each a quoted string (`"` doubled), so nothing in `s` is
+/// query syntax. The index keeps no positions (`detail=none`, less than half the size), so
+/// the rows it returns hold the trigrams anywhere: the LIKE beside it keeps the substrings.
+/// `s` has at least three characters ([`SearchPlan::Index`]).
+fn trigram_query(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let trigrams: std::collections::BTreeSet<String> = chars
+        .windows(3)
+        .map(|w| w.iter().collect::<String>().replace('"', "\"\""))
+        .collect();
+    trigrams
+        .iter()
+        .map(|t| format!("\"{t}\""))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// (Re)builds the search index of the queue just written (`fingerprint`: the build's
+/// `review_queue_runs`): the title and URL of every member of an entry, under FTS5's
+/// trigram tokenizer without positions. Read by [`SearchPlan::Index`] and
+/// [`SearchPlan::Narrow`]; derived data like the queue, dropped and made again with it.
+fn write_search_index(conn: &Connection, fingerprint: &str) -> Result<()> {
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS review_search;
+         CREATE VIRTUAL TABLE review_search
+           USING fts5(title, url, tokenize = 'trigram', detail = none);
+         INSERT INTO review_search(rowid, title, url)
+           SELECT d.id, d.title, d.url FROM documents d
+           WHERE d.id IN (SELECT doc_id FROM review_entry_members);",
+    )?;
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES (?1, ?2)
+         ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [SEARCH_INDEX_KEY, fingerprint],
+    )?;
+    Ok(())
 }
 
 /// What each stage of the last queue build cost: seconds since the build started, the
@@ -864,3 +998,205 @@ const QUEUE_DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS review_clusters_score_asc;
     DROP INDEX IF EXISTS review_clusters_agreement_desc;
     DROP INDEX IF EXISTS review_clusters_active;";
+
+#[cfg(test)]
+mod search_tests {
+    use super::*;
+    use crate::store::ClusterRow;
+
+    /// A queue of one entry per title: two copies of a page on two sites.
+    fn store_with(titles: &[(&str, &str)]) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Store::open(&dir.path().join("s.db")).unwrap();
+        let text = "a page long enough not to be triaged as a near-empty page, which takes a hundred characters or so";
+        let mut clusters = Vec::new();
+        for (i, (title, path)) in titles.iter().enumerate() {
+            let members: Vec<i64> = ["a", "b"]
+                .iter()
+                .map(|site| {
+                    let url = format!("http://s{i}{site}.example/{path}");
+                    s.insert_test_document(&url, title, &format!("{text} {i}{site}"), None)
+                        .unwrap()
+                })
+                .collect();
+            clusters.push(ClusterRow {
+                members,
+                min_score: Some(0.5),
+                max_score: Some(0.9),
+                weakest_bridge: None,
+            });
+        }
+        let r = s.create_run("spotsigs", &json!({})).unwrap();
+        s.write_run_clusters(r, &clusters).unwrap();
+        s.finish_run(r, &json!({})).unwrap();
+        s.refresh_review_queue().unwrap();
+        (dir, s)
+    }
+
+    const TITLES: &[(&str, &str)] = &[
+        ("Café RÉSUMÉ 100% pure_cotton", "p"),
+        ("Under_score and percent% sign", "q"),
+        ("Quote \"marks\" and back\\slash", "r"),
+        ("plain ascii HELLO world", "Hello-Path"),
+        ("日本語のタイトル", "x"),
+        ("Totally normal\u{1b}]0;pwned\u{7}", "y"),
+        ("", "only-url-match"),
+    ];
+
+    /// What a search of `text` keeps: the count, every row's members in order, the first
+    /// entry to review.
+    fn searched(s: &Store, text: &str) -> (u64, Vec<Vec<i64>>, Option<u64>) {
+        let f = QueueFilter {
+            search: Some(text.to_string()),
+            ..QueueFilter::default()
+        };
+        let rows = s
+            .queue_page("ann", &f, QueueSort::SizeDesc, 0, 100)
+            .unwrap();
+        (
+            s.queue_len("ann", &f).unwrap(),
+            rows.into_iter().map(|r| r.members).collect(),
+            s.first_unreviewed("ann", &f, QueueSort::SizeDesc).unwrap(),
+        )
+    }
+
+    const SEARCHES: &[(&str, u64)] = &[
+        ("", 7),
+        ("q", 2),
+        ("a", 7),
+        ("É", 1),
+        ("%", 2),
+        ("_", 2),
+        ("\\", 1),
+        ("\"", 1),
+        ("100%", 1),
+        ("e_c", 1),
+        ("e%c", 0),
+        ("p_re", 0),
+        ("%e", 0),
+        ("t%", 1),
+        ("hello", 1),
+        ("HELLO", 1),
+        ("hElLo wOrLd", 1),
+        ("café", 1),
+        ("CAFÉ", 0),
+        ("résumé", 0),
+        ("RÉSUMÉ", 1),
+        ("日本", 1),
+        ("日本語", 1),
+        ("のタイ", 1),
+        ("pwned", 1),
+        ("\u{1b}]0", 1),
+        ("only-url", 1),
+        ("worldhttp", 0),
+        ("world\nhttp", 0),
+        ("s0a.example/p", 1),
+        ("\"marks\"", 1),
+        ("back\\slash", 1),
+        ("\" AND \"", 0),
+        ("\" OR zz", 0),
+        ("NEAR(", 0),
+        ("zzz", 0),
+        (".example/", 7),
+    ];
+
+    #[test]
+    fn the_index_finds_what_the_scan_finds() {
+        let (_d, s) = store_with(TITLES);
+        assert_eq!(s.queue_len("ann", &QueueFilter::default()).unwrap(), 7);
+        let with_index: Vec<_> = SEARCHES.iter().map(|(t, _)| searched(&s, t)).collect();
+        for ((text, n), got) in SEARCHES.iter().zip(&with_index) {
+            assert_eq!(got.0, *n, "{text:?}");
+            assert_eq!(got.1.len() as u64, *n, "{text:?}");
+        }
+        // The same searches on a queue whose index is not current: the scan of the
+        // documents an older database searches with.
+        s.conn()
+            .execute("DELETE FROM meta WHERE key = ?1", [SEARCH_INDEX_KEY])
+            .unwrap();
+        for ((text, _), indexed) in SEARCHES.iter().zip(&with_index) {
+            assert_eq!(&searched(&s, text), indexed, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_search_reads_the_index_from_three_characters_on() {
+        let (_d, s) = store_with(TITLES);
+        let plan = |text: &str| {
+            s.search_plan(&QueueFilter {
+                search: Some(text.into()),
+                ..QueueFilter::default()
+            })
+            .unwrap()
+        };
+        assert_eq!(plan("ab"), SearchPlan::Narrow);
+        assert_eq!(plan("日本"), SearchPlan::Narrow);
+        assert_eq!(plan("abc"), SearchPlan::Index);
+        assert_eq!(plan("日本語"), SearchPlan::Index);
+        assert_eq!(
+            s.search_plan(&QueueFilter::default()).unwrap(),
+            SearchPlan::None
+        );
+        assert_eq!(
+            trigram_query("a\"bcb\"a"),
+            r#""""bc" AND "a""b" AND "b""a" AND "bcb" AND "cb""""#
+        );
+    }
+
+    #[test]
+    fn an_old_database_searches_by_a_scan_until_its_index_is_built() {
+        let (_d, mut s) = store_with(TITLES);
+        let before: Vec<_> = SEARCHES.iter().map(|(t, _)| searched(&s, t)).collect();
+        // A queue built by a spotcheck without the index.
+        s.conn()
+            .execute_batch(
+                "DROP TABLE review_search; DELETE FROM meta WHERE key = 'review_search_queue';",
+            )
+            .unwrap();
+        assert_eq!(
+            s.search_plan(&QueueFilter {
+                search: Some("hello".into()),
+                ..QueueFilter::default()
+            })
+            .unwrap(),
+            SearchPlan::Scan
+        );
+        for ((text, _), b) in SEARCHES.iter().zip(&before) {
+            assert_eq!(&searched(&s, text), b, "{text:?}");
+        }
+        assert!(
+            !s.review_queue_is_current().unwrap(),
+            "the index is missing"
+        );
+        // The next refresh builds the index alone (the entries stay as they are).
+        let entries = s.review_queue_clusters().unwrap();
+        s.refresh_review_queue().unwrap();
+        assert!(s.review_queue_is_current().unwrap());
+        assert_eq!(s.review_queue_clusters().unwrap(), entries);
+        assert!(s.search_index_is_current().unwrap());
+        for ((text, _), b) in SEARCHES.iter().zip(&before) {
+            assert_eq!(&searched(&s, text), b, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn a_queue_another_build_wrote_is_never_searched_through_a_stale_index() {
+        let (_d, mut s) = store_with(TITLES);
+        // An older spotcheck rebuilt the queue (new runs): the index it left is stale.
+        s.conn()
+            .execute(
+                "UPDATE meta SET value = 'older-build|1|14:14' WHERE key = 'review_queue_runs'",
+                [],
+            )
+            .unwrap();
+        s.conn()
+            .execute("DELETE FROM review_search WHERE title LIKE '%hello%'", [])
+            .unwrap();
+        assert!(!s.search_index_is_current().unwrap());
+        assert_eq!(searched(&s, "hello").0, 1, "read by a scan");
+        // A refresh rebuilds the queue and its index together.
+        s.refresh_review_queue().unwrap();
+        assert!(s.search_index_is_current().unwrap());
+        assert_eq!(searched(&s, "hello").0, 1);
+    }
+}

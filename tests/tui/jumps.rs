@@ -8,7 +8,7 @@
 use crate::support::{fixture, press, press_held, release, text_of, typed, Fixture};
 use crate::waiting::long_queue;
 use spotcheck::review::{Mode, Session};
-use spotcheck::store::Store;
+use spotcheck::store::{ClusterRow, Store};
 
 /// The frame held (the worker not run yet) and the frame once released, with the session.
 fn held_then_released(s: &mut Session, keys: &[&str]) -> (String, String) {
@@ -241,4 +241,117 @@ fn the_start_reads_the_queue_on_the_worker_and_keys_wait_for_it() {
     assert_eq!(log.len(), 2);
     assert_eq!(log[1].action, "reject");
     assert_eq!(log[1].target, vec![f.docs[3], f.docs[4]]);
+}
+
+/// A queue of three two-page entries: a hostile page whose title holds escape sequences,
+/// control bytes and LIKE's wildcards (`%`, `_`, `\`), and two decoys that a search left
+/// unescaped would match too.
+fn wildcard_queue(dir: &tempfile::TempDir) -> std::path::PathBuf {
+    let db = dir.path().join("wildcards.db");
+    let mut st = Store::open(&db).unwrap();
+    let text = "a page long enough that triage does not take it for a near-empty page (a hundred characters or so)";
+    let pages = [
+        (
+            "http://shop-a.example/sale",
+            "Sale: 50%_off\\today\u{1b}[2J\u{1b}]0;pwned\u{7} \u{9b}31mnow\u{202e}!",
+        ),
+        ("http://shop-b.example/sale", "Sale at shop B"),
+        // `%50%_off\%` unescaped matches this one ...
+        ("http://decoy-a.example/sale", "Sale: 50 or 1 off\\ today"),
+        ("http://decoy-b.example/sale", "Decoy sale"),
+        // ... and `%%_%` every title.
+        ("http://decoy-c.example/shirt", "100% cotton_shirt"),
+        ("http://decoy-d.example/shirt", "Cotton shirt"),
+    ];
+    let ids: Vec<i64> = pages
+        .iter()
+        .enumerate()
+        .map(|(i, (url, title))| {
+            st.insert_test_document(url, title, &format!("{text} {i}"), None)
+                .unwrap()
+        })
+        .collect();
+    let run = st.create_run("spotsigs", &serde_json::json!({})).unwrap();
+    let rows: Vec<ClusterRow> = ids
+        .chunks(2)
+        .map(|m| ClusterRow {
+            members: m.to_vec(),
+            min_score: Some(0.7),
+            max_score: Some(0.9),
+            weakest_bridge: None,
+        })
+        .collect();
+    st.write_run_clusters(run, &rows).unwrap();
+    st.finish_run(run, &serde_json::json!({})).unwrap();
+    db
+}
+
+/// Whether a frame holds a control character (other than the rows' line ends) or a bidi
+/// override.
+fn has_control(frame: &str) -> bool {
+    frame
+        .chars()
+        .any(|c| (c.is_control() && c != '\n') || matches!(c, '\u{202A}'..='\u{202E}'))
+}
+
+#[test]
+fn a_search_for_a_hostile_title_finds_it_and_shows_no_control_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = wildcard_queue(&dir);
+    let mut s = Session::new(Store::open(&db).unwrap(), "ann", false).unwrap();
+    let all = text_of(&press(&mut s, &[]));
+    assert_eq!(s.queue_len, 3, "{all}");
+    assert!(!has_control(&all), "{all:?}");
+    // The queue is built with its search index: a search of three characters or more reads
+    // it, a shorter one its copy of the titles and URLs.
+    assert!(Store::open(&db).unwrap().review_queue_is_current().unwrap());
+    let search = |s: &mut Session, text: &str| {
+        let mut keys = vec!["C".to_string(), "/".to_string()];
+        keys.extend(typed(text));
+        keys.push("Enter".into());
+        let k: Vec<&str> = keys.iter().map(String::as_str).collect();
+        text_of(&press(s, &k))
+    };
+    // `%`, `_` and `\` are the characters typed, not LIKE's wildcards and escape.
+    let found = search(&mut s, "50%_off\\");
+    insta::assert_snapshot!("hostile_title_searched", found);
+    assert_eq!(s.queue_len, 1, "{found}");
+    assert!(found.contains("1 clusters match"), "{found}");
+    assert!(found.contains("Sale: 50%_off\\today now!"), "{found}");
+    assert!(
+        !found.contains("Decoy") && !found.contains("cotton"),
+        "{found}"
+    );
+    assert!(!has_control(&found), "{found:?}");
+    // Opened, its pages' titles and URLs are shown as safe text too.
+    let opened = text_of(&press(&mut s, &["Enter"]));
+    insta::assert_snapshot!("hostile_title_opened", opened);
+    assert!(opened.contains("shop-a.example/sale"), "{opened}");
+    assert!(!opened.contains("pwned"), "{opened}");
+    assert!(!has_control(&opened), "{opened:?}");
+    press(&mut s, &["Esc"]);
+    // Two characters: the same entry, the decoys with a `%` and a `_` apart left out.
+    let short = search(&mut s, "%_");
+    assert_eq!(s.queue_len, 1, "{short}");
+    assert!(short.contains("Sale: 50%_off"), "{short}");
+    assert!(!has_control(&short), "{short:?}");
+    // Shorter searches, each character matched as itself: the `%` and the `_` of the
+    // hostile title and the cotton shirt's, the `\` of the hostile title and the first
+    // decoy's.
+    for (text, n) in [("50%_", 1), ("%", 2), ("_", 2), ("\\", 2), ("\\t", 1)] {
+        let t = search(&mut s, text);
+        assert_eq!(s.queue_len, n, "{text:?}: {t}");
+        assert!(t.contains("Sale: 50%_off"), "{text:?}: {t}");
+        assert!(!has_control(&t), "{t:?}");
+    }
+    // The escape itself, pasted into the prompt, finds the title that holds it; neither
+    // the prompt nor the rows show it.
+    press(&mut s, &["C", "/"]);
+    if let Some(i) = s.input.as_mut() {
+        i.text = "\u{1b}]0;pwned".into();
+    }
+    let pasted = text_of(&press(&mut s, &["Enter"]));
+    assert_eq!(s.queue_len, 1, "{pasted}");
+    assert!(pasted.contains("Sale: 50%_off"), "{pasted}");
+    assert!(!has_control(&pasted), "{pasted:?}");
 }
