@@ -10,8 +10,9 @@
 //! read ahead, those a jump shows); and the reads a key's effect needs
 //! (`session::waiting`): a verdict's stored labels among the entry's members, the tags in
 //! use for the tag prompt, an entry's links for a cut, the pairs coders disagree on and the
-//! check of a final label, the queue read anew for a filter, a search, a new order or the
-//! start, every entry of the filter for select-all — with the adjudication screen's
+//! check of a final label, the session's start (the runs, the coder's log, the check that
+//! the queue is current, whether main texts exist), the queue read anew for a filter, a
+//! search, a new order or the start, every entry of the filter for select-all — with the adjudication screen's
 //! documents, the open entry's status after a decision and the queue read again once the
 //! label writer has written the decisions. One worker thread with
 //! its own read connection to the database; a new job replaces the queued jobs it makes
@@ -36,6 +37,7 @@ use super::group::{GroupMember, GroupTable};
 use super::replay::replay_url;
 use super::sanitize::{sanitize, sanitize_line};
 use super::session::{AdjudicationDoc, ADJUDICATION_CHARS, PAGE_ROWS, PREVIEW_CHARS};
+use super::undo::UndoStack;
 use super::wrap::wrap;
 use crate::chart::{what_if, FigureRequest, LabeledPair, WhatIfPoint};
 use crate::model::adjudication::Disagreement;
@@ -76,6 +78,11 @@ pub enum Explain {
 
 /// What to compute.
 pub enum Job {
+    /// The session's start for `coder`: the labels a killed session left unwritten, the
+    /// check that the merged queue is current (a count of the documents), languages
+    /// missing since an upgrade, the runs, the coder's log for undo and whether any main
+    /// text is stored (see [`Started`]).
+    Start { coder: String },
     /// Entry `entry` of the merged queue opened by `coder`: its members (sanitized), its
     /// weakest link, the coder's note on it, each member's replay URL when the review has
     /// a replay base, and the previews of its first two members (the cluster screen's
@@ -234,6 +241,23 @@ pub struct EntryLoaded {
     pub previews: Vec<(i64, String)>,
 }
 
+/// What [`Job::Start`] read: everything a key needs before the queue (the first frame is
+/// drawn without it).
+#[derive(Debug, Clone, Default)]
+pub struct Started {
+    /// Whether the merged queue is up to date with the runs and the documents (false: it
+    /// must be built, [`Job::BuildQueue`]).
+    pub current: bool,
+    /// The methods with a run, sorted (the method filter).
+    pub methods: Vec<String>,
+    /// The text each method's latest finished run read (None: its parameters do not say).
+    pub run_texts: HashMap<String, Option<TextKind>>,
+    /// The coder's undo and redo, from the log.
+    pub undo: UndoStack,
+    /// Whether any document has a main-content text (`v` skips it otherwise).
+    pub has_main_texts: bool,
+}
+
 /// The queue as [`Job::Reload`] read it.
 #[derive(Debug, Clone, Default)]
 pub struct Reloaded {
@@ -249,6 +273,7 @@ pub struct Reloaded {
 
 /// What a job produced.
 pub enum Output {
+    Started(Box<Started>),
     Entry(Box<EntryLoaded>),
     Previews {
         entry: i64,
@@ -312,6 +337,8 @@ struct Slot {
     jobs: Vec<(u64, Job)>,
     /// Tests hold the worker to see the frames drawn while work is pending.
     held: bool,
+    /// Jobs a held worker may still run (tests stepping through work one job at a time).
+    steps: usize,
     quit: bool,
 }
 
@@ -392,6 +419,12 @@ impl Worker {
         self.shared.wake.notify_one();
     }
 
+    /// Lets a held worker run one more queued job (or the next one queued); for tests.
+    pub fn step(&self) {
+        self.shared.lock().steps += 1;
+        self.shared.wake.notify_one();
+    }
+
     /// A finished job's result, if one is waiting.
     pub fn try_result(&self) -> Option<Done> {
         self.results.try_recv().ok()
@@ -419,7 +452,10 @@ fn worker_loop(shared: &Shared, sender: &Sender<Done>, db: &std::path::Path) {
                 if slot.quit {
                     return;
                 }
-                if !slot.held && !slot.jobs.is_empty() {
+                if (!slot.held || slot.steps > 0) && !slot.jobs.is_empty() {
+                    if slot.held {
+                        slot.steps -= 1;
+                    }
                     break slot.jobs.remove(0);
                 }
                 slot = shared.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
@@ -457,6 +493,10 @@ fn connection<'a>(store: &'a mut Option<Store>, db: &std::path::Path) -> Result<
 
 fn run_job(store: &mut Option<Store>, db: &std::path::Path, job: Job) -> Result<Output> {
     match job {
+        Job::Start { coder } => {
+            let st = connection(store, db)?;
+            Ok(Output::Started(Box::new(start(st, &coder)?)))
+        }
         Job::BuildQueue => {
             connection(store, db)?.refresh_review_queue()?;
             Ok(Output::QueueBuilt)
@@ -714,6 +754,40 @@ pub(super) fn clean_row(mut r: QueueRow) -> QueueRow {
     r.method = sanitize_line(&r.method);
     r.detectors = r.detectors.iter().map(|d| sanitize_line(d)).collect();
     r
+}
+
+/// The session's start on the worker's connection (see [`Job::Start`]).
+fn start(st: &mut Store, coder: &str) -> Result<Started> {
+    // Labels a killed session left unwritten (`Store::open` writes them too).
+    st.materialize_pending()?;
+    // The documents are counted once for both checks below (a scan of an index).
+    let docs = st.documents_fingerprint()?;
+    let current = st.review_queue_is_current_for(&docs)?;
+    // Documents stored before languages were kept get theirs (the pane headers show it).
+    st.fill_missing_langs_for(&docs)?;
+    let runs = st.runs()?;
+    // In id order: each method's latest finished run is the last one kept.
+    let run_texts = runs
+        .iter()
+        .filter(|r| r.finished)
+        .map(|r| {
+            let text = r
+                .params
+                .get("text")
+                .and_then(|t| serde_json::from_value(t.clone()).ok());
+            (r.method.clone(), text)
+        })
+        .collect();
+    let mut methods: Vec<String> = runs.into_iter().map(|r| r.method).collect();
+    methods.sort();
+    methods.dedup();
+    Ok(Started {
+        current,
+        methods,
+        run_texts,
+        undo: UndoStack::from_log(&st.decision_log(coder)?),
+        has_main_texts: st.has_main_texts()?,
+    })
 }
 
 /// Entry `entry` as the cluster screen shows it (see [`Job::Entry`]).

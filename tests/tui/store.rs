@@ -383,11 +383,17 @@ fn the_pair_view_opens_on_the_text_the_detectors_read() {
 fn a_queue_to_rebuild_is_built_off_the_ui_thread_and_the_first_frame_says_so() {
     let f = fixture();
     // The fixture's runs were never merged into a queue: the workbench's start builds it
-    // on the background worker, held here to see the first frame.
+    // on the background worker, held here to see the frames. The first frame is drawn
+    // before anything is read (the start's reads are the worker's first job).
     let mut s = Session::start_held(f.store(), "ann", false).unwrap();
+    let t = text_of(&tui_support::press_held(&mut s, &[]));
+    assert!(s.busy() && s.queue_reading());
+    assert!(t.contains("reading the queue…"), "{t}");
+    // The start's reads landed: the queue must be built, and the frame says so.
+    s.step_background();
     let buf = tui_support::press_held(&mut s, &[]);
     let t = text_of(&buf);
-    assert!(s.busy());
+    assert!(s.busy() && !s.queue_reading());
     assert_eq!(s.queue_len, 0);
     assert!(
         t.contains("building the review queue from the detector runs"),

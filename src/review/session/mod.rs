@@ -35,7 +35,7 @@ pub use adjudicate::{verdict_text, AdjudicationDoc, AdjudicationView, ADJUDICATI
 pub use cluster::ClusterView;
 pub use pair::{evidence_summary, DocPane, PairView};
 
-use super::background::{Job, SharedEvidence, Worker};
+use super::background::{Job, Output, SharedEvidence, Started, Worker};
 use super::evidence::EvidenceProvider;
 use super::undo::UndoStack;
 use super::writer::LabelWriter;
@@ -52,6 +52,9 @@ pub const PREVIEW_CHARS: usize = 3000;
 /// A text up to this long is wrapped for a new width on the UI thread (well under a
 /// millisecond); a longer one on the background worker, the old lines drawn meanwhile.
 pub const SYNC_WRAP_BYTES: usize = 64 * 1024;
+
+/// What the first frame says while the worker reads the start's data and the queue.
+const START_MESSAGE: &str = "reading the queue, to resume at the first unreviewed entry…";
 
 /// Wrapped widths kept per document (a resize back and forth draws from the cache).
 const WRAPS_KEPT: usize = 3;
@@ -173,6 +176,11 @@ struct Jobs {
     status: Option<u64>,
     /// The queue read again after the label writer caught up.
     reload: Option<u64>,
+    /// The session's start ([`Job::Start`]): keys wait for it, then for the queue's read.
+    start: Option<u64>,
+    /// A read of the queue asked for while the start runs (`review --order`): made in
+    /// place of the start's own once it lands.
+    read_after_start: Option<waiting::QueueRead>,
     /// The queue read anew for a key that changed what it holds (a filter, a search, the
     /// order) or for the start, and what asked: keys wait for it (typed ahead).
     queue_read: Option<(u64, waiting::QueueRead)>,
@@ -230,6 +238,9 @@ pub struct Session {
     /// The text each method's latest finished run read (None: its parameters do not say),
     /// read once at the start so opening a pair or the group view reads no run.
     pub(super) run_texts: HashMap<String, Option<crate::store::TextKind>>,
+    /// Whether any document has a main-content text (read once at the start, so `v`
+    /// reads nothing).
+    pub(super) has_main_texts: bool,
     undo: UndoStack,
     /// A key waiting for the worker's read to finish (see `waiting`).
     key_wait: Option<(u64, waiting::KeyWait)>,
@@ -243,28 +254,35 @@ pub struct Session {
     pub replay_base: Option<String>,
     /// Text an action asked to put on the clipboard; the terminal shell takes it (OSC 52).
     pub clipboard: Option<String>,
+    /// Why the start (its reads or the queue's build) failed, for `Session::new`.
+    failed_opening: Option<anyhow::Error>,
 }
 
 impl Session {
     /// Opens a session: brings the queue up to date with the runs, rebuilds undo/redo from
-    /// the log and puts the cursor on the first unreviewed cluster — the queue read by the
-    /// background worker and waited for (scripts and tests, which need it read at once).
+    /// the log and puts the cursor on the first unreviewed cluster — the start's reads and
+    /// the queue done by the background worker and waited for (scripts and tests, which
+    /// need it read at once).
     pub fn new(store: Store, coder: &str, blind: bool) -> Result<Session> {
         let mut s = Session::opened(store, coder, blind, false)?;
-        s.wait_key();
-        Ok(s)
+        s.wait_opened();
+        match s.failed_opening.take() {
+            Some(e) => Err(e),
+            None => Ok(s),
+        }
     }
 
-    /// As [`Session::new`], but nothing of the queue is read here: a merged queue that must
-    /// be rebuilt (new detector runs, new documents, an upgrade) is built by the background
-    /// worker, the first frame saying so, and the queue (its length, counts, the first
-    /// unreviewed entry and its rows) is read there too, keys typed meanwhile waiting for
-    /// it (the terminal UI opens this way). What stays here before the first frame: the
-    /// labels a killed session left unwritten, the check that the queue is current (a
-    /// count of the documents), languages missing since an upgrade, the runs and the
-    /// coder's log for undo — every key needs them.
+    /// As [`Session::new`], but nothing is read here: the first frame is drawn at once,
+    /// saying the queue is being read, while the background worker reads what every key
+    /// needs ([`Job::Start`]: the labels a killed session left unwritten, the check that the
+    /// queue is current, languages missing since an upgrade, the runs, the coder's log for
+    /// undo, whether main texts exist), then builds a merged queue that must be rebuilt (new
+    /// detector runs, new documents, an upgrade; the frame says so) and reads the queue (its
+    /// length, counts, the first unreviewed entry and its rows). Keys typed before the
+    /// queue is read wait for it (typed ahead); during a build they act on an empty queue
+    /// (the terminal UI opens this way).
     pub fn start(store: Store, coder: &str, blind: bool) -> Result<Session> {
-        Session::opened(store, coder, blind, true)
+        Session::opened(store, coder, blind, false)
     }
 
     /// [`Session::start`] with the background worker held from the outset (nothing it is
@@ -272,54 +290,20 @@ impl Session {
     /// frame whatever the timing.
     #[doc(hidden)]
     pub fn start_held(store: Store, coder: &str, blind: bool) -> Result<Session> {
-        Session::opened_held(store, coder, blind, true, true)
+        Session::opened(store, coder, blind, true)
     }
 
-    fn opened(store: Store, coder: &str, blind: bool, build_off_thread: bool) -> Result<Session> {
-        Session::opened_held(store, coder, blind, build_off_thread, false)
-    }
-
-    fn opened_held(
-        mut store: Store,
-        coder: &str,
-        blind: bool,
-        build_off_thread: bool,
-        held: bool,
-    ) -> Result<Session> {
-        // Labels a killed session left unwritten (`Store::open` writes them too).
-        store.materialize_pending()?;
-        // The documents are counted once for both checks below (a scan of an index).
-        let docs = store.documents_fingerprint()?;
-        let current = store.review_queue_is_current_for(&docs)?;
-        let build_off_thread = build_off_thread && !current;
-        if !build_off_thread && !current {
-            store.refresh_review_queue()?;
-        }
-        // Documents stored before languages were kept get theirs (the pane headers show it).
-        store.fill_missing_langs_for(&docs)?;
-        // The label writer's commits copy the log back; a key's never does.
+    fn opened(store: Store, coder: &str, blind: bool, held: bool) -> Result<Session> {
+        // The label writer's commits copy the log back; a key's never does (a setting of
+        // this connection: nothing is read).
         store.set_wal_autocheckpoint(0)?;
-        let runs = store.runs()?;
-        // In id order: each method's latest finished run is the last one kept.
-        let run_texts: HashMap<String, Option<crate::store::TextKind>> = runs
-            .iter()
-            .filter(|r| r.finished)
-            .map(|r| {
-                let text = r
-                    .params
-                    .get("text")
-                    .and_then(|t| serde_json::from_value(t.clone()).ok());
-                (r.method.clone(), text)
-            })
-            .collect();
-        let mut methods: Vec<String> = runs.into_iter().map(|r| r.method).collect();
-        methods.sort();
-        methods.dedup();
-        let undo = UndoStack::from_log(&store.decision_log(coder)?);
-        let worker = Worker::new(store.path().to_path_buf());
+        let mut worker = Worker::new(store.path().to_path_buf());
         worker.hold(held);
+        let start = worker.submit(Job::Start {
+            coder: coder.to_string(),
+        });
         let writer = LabelWriter::new(store.path().to_path_buf());
-        let mut s = Session {
+        let s = Session {
             store,
             coder: coder.to_string(),
             blind,
@@ -327,7 +311,10 @@ impl Session {
                 worker,
                 evidence: None,
             },
-            jobs: Jobs::default(),
+            jobs: Jobs {
+                start: Some(start),
+                ..Jobs::default()
+            },
             group_tables: Vec::new(),
             filter: QueueFilter::default(),
             sort: QueueSort::default(),
@@ -346,7 +333,7 @@ impl Session {
             pending: None,
             prompt_above_pairs: PROMPT_ABOVE_PAIRS,
             auto_advance: true,
-            message: String::new(),
+            message: START_MESSAGE.into(),
             progress: Vec::new(),
             triage: TriageCounts::default(),
             triaged_entries: 0,
@@ -359,9 +346,10 @@ impl Session {
             },
             quit: false,
             help_scroll: 0,
-            methods,
-            run_texts,
-            undo,
+            methods: Vec::new(),
+            run_texts: HashMap::new(),
+            has_main_texts: false,
+            undo: UndoStack::default(),
             key_wait: None,
             typed: waiting::TypedAhead::default(),
             prompt_tags: None,
@@ -369,14 +357,60 @@ impl Session {
             saves: Saving::new(writer),
             replay_base: None,
             clipboard: None,
+            failed_opening: None,
         };
-        if build_off_thread {
-            s.jobs.queue = Some(s.background.worker.submit(Job::BuildQueue));
-            s.message = "building the review queue from the detector runs (one entry per group of every detector's pairs)…".into();
-            return Ok(s);
-        }
-        s.show_built_queue();
         Ok(s)
+    }
+
+    /// Takes what the worker read at the start ([`Job::Start`]): the queue is built next if
+    /// it must be, else read (with the filter and order set meanwhile, if any).
+    fn apply_start(&mut self, result: Result<Output>) {
+        match result {
+            Ok(Output::Started(started)) => {
+                let Started {
+                    current,
+                    methods,
+                    run_texts,
+                    undo,
+                    has_main_texts,
+                } = *started;
+                self.methods = methods;
+                self.run_texts = run_texts;
+                self.undo = undo;
+                self.has_main_texts = has_main_texts;
+                let why = self.jobs.read_after_start.take();
+                if current {
+                    self.read_queue(why.unwrap_or(waiting::QueueRead::Resume));
+                } else {
+                    self.jobs.queue = Some(self.background.worker.submit(Job::BuildQueue));
+                    self.message = "building the review queue from the detector runs (one entry per group of every detector's pairs)…".into();
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                self.jobs.read_after_start = None;
+                self.message = format!("cannot open the review: {e:#}");
+                self.failed_opening = Some(e);
+            }
+        }
+    }
+
+    /// Waits until the start's reads, a build of the queue and its first read are done
+    /// (`Session::new`).
+    fn wait_opened(&mut self) {
+        while self.jobs.start.is_some() || self.jobs.queue.is_some() || self.awaiting() {
+            match self.background.worker.wait_result() {
+                Some(done) => {
+                    self.apply_result(done);
+                }
+                None => {
+                    self.jobs = Jobs::default();
+                    self.key_wait = None;
+                    self.message = "the background worker stopped".into();
+                    self.failed_opening = Some(anyhow::anyhow!("the background worker stopped"));
+                }
+            }
+        }
     }
 
     /// Reads the queue just built on the worker, the cursor put on the first unreviewed

@@ -39,6 +39,14 @@ impl Session {
         if let Some((job, _)) = self.jobs.queue_read.take() {
             self.background.worker.cancel(job);
         }
+        if self.jobs.start.is_some() {
+            // The start's reads are still running: the queue is read once they land, for
+            // this (the newest ask).
+            self.queue_len = 0;
+            self.cursor = 0;
+            self.jobs.read_after_start = Some(why);
+            return;
+        }
         if self.jobs.queue.is_some() {
             // The table is being rebuilt: its old rows are not the queue, and it is read
             // with the filter of the moment once built.
@@ -218,7 +226,8 @@ impl Session {
     /// of adjacent ones in one read (the visible pages after a jump: one walk from the
     /// nearer end of the queue rather than one per page).
     pub(super) fn request_pages(&mut self, first: u64, last: u64) {
-        if self.jobs.queue.is_some() || self.jobs.queue_read.is_some() {
+        if self.jobs.start.is_some() || self.jobs.queue.is_some() || self.jobs.queue_read.is_some()
+        {
             return;
         }
         let waited = self.row_wait_pages().cloned();

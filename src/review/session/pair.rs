@@ -354,7 +354,8 @@ impl Session {
         };
         // Without `ingest --main` there is no main text to show: the cycle skips it and
         // says why, instead of showing the visible text under the main text's name.
-        let skipped_main = next == TextKind::Main && !self.store.has_main_texts()?;
+        // Read once by the start's job: the key reads nothing.
+        let skipped_main = next == TextKind::Main && !self.has_main_texts;
         if skipped_main {
             next = TextKind::Visible;
         }

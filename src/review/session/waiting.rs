@@ -73,13 +73,13 @@ impl Session {
     /// Whether a key is waiting for its read (or the queue is being read anew): keys
     /// pressed now are typed ahead.
     pub fn awaiting(&self) -> bool {
-        self.key_wait.is_some() || self.jobs.queue_read.is_some()
+        self.key_wait.is_some() || self.jobs.queue_read.is_some() || self.jobs.start.is_some()
     }
 
     /// Whether the queue is being read anew (a filter, a search, the order, the start):
     /// the queue screen says so instead of rows.
     pub fn queue_reading(&self) -> bool {
-        self.jobs.queue_read.is_some()
+        self.jobs.queue_read.is_some() || self.jobs.start.is_some()
     }
 
     /// Keeps a key (its keymap name) pressed while another waits for its read.
@@ -112,6 +112,7 @@ impl Session {
                 None => {
                     self.key_wait = None;
                     self.jobs.queue_read = None;
+                    self.jobs.start = None;
                     self.message = "the background worker stopped".into();
                 }
             }

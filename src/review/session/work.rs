@@ -37,6 +37,7 @@ impl Session {
                 .adjudication
                 .as_ref()
                 .is_some_and(|a| a.doc_job.is_some())
+            || self.jobs.start.is_some()
             || self.jobs.queue.is_some()
             || self.jobs.status.is_some()
             || self.jobs.reload.is_some()
@@ -59,6 +60,20 @@ impl Session {
     #[doc(hidden)]
     pub fn hold_background(&mut self, held: bool) {
         self.background.worker.hold(held);
+    }
+
+    /// Lets the held worker run its next job, and waits for that result and applies it:
+    /// a test steps through work that starts more work (the start, then the queue's
+    /// build) and looks at the frame between.
+    #[doc(hidden)]
+    pub fn step_background(&mut self) {
+        self.background.worker.step();
+        match self.background.worker.wait_result() {
+            Some(done) => {
+                self.apply_result(done);
+            }
+            None => self.message = "the background worker stopped".into(),
+        }
     }
 
     /// Waits until the background work for the screen is done and applied (tests,
@@ -110,6 +125,11 @@ impl Session {
     pub(super) fn apply_result(&mut self, (id, result): Done) -> bool {
         if matches!(result, Ok(Output::Discarded)) {
             return false;
+        }
+        if self.jobs.start == Some(id) {
+            self.jobs.start = None;
+            self.apply_start(result);
+            return true;
         }
         if self.key_wait.as_ref().is_some_and(|(j, _)| *j == id) {
             return self.apply_key_result(id, result);
@@ -183,7 +203,10 @@ impl Session {
             self.jobs.queue = None;
             match result {
                 Ok(_) => self.show_built_queue(),
-                Err(e) => self.message = format!("cannot build the review queue: {e:#}"),
+                Err(e) => {
+                    self.message = format!("cannot build the review queue: {e:#}");
+                    self.failed_opening = Some(e);
+                }
             }
             return true;
         }
@@ -680,6 +703,56 @@ mod tests {
         for (pos, row) in all.iter().enumerate() {
             assert_eq!(s.row_at(pos as u64).map(|r| r.cluster), Some(row.cluster));
         }
+    }
+
+    #[test]
+    fn a_failed_start_says_so_and_leaves_nothing_pending() {
+        let (dir, s) = held_session();
+        drop(s);
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut s = Session::start_held(store, "ann", false).unwrap();
+        // The first frame is drawn before anything is read: the start's job is queued.
+        assert!(s.awaiting() && s.queue_reading() && s.busy());
+        assert!(s.methods.is_empty() && s.run_texts.is_empty());
+        let job = s.jobs.start.unwrap();
+        assert!(s.apply_result((job, Err(anyhow::anyhow!("disk gone")))));
+        assert!(s.failed_opening.is_some());
+        assert_eq!(s.queue_len, 0);
+        nothing_pending(&mut s, "cannot open the review: disk gone");
+    }
+
+    #[test]
+    fn the_start_reads_the_runs_the_log_and_whether_main_texts_exist() {
+        let (dir, s) = held_session();
+        drop(s);
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut s = Session::start_held(store, "ann", false).unwrap();
+        s.hold_background(false);
+        s.wait_key();
+        assert_eq!(s.methods, vec!["spotsigs".to_string()]);
+        assert!(s.run_texts.contains_key("spotsigs"));
+        // `insert_test_document` stores no main text.
+        assert!(!s.has_main_texts);
+        assert_eq!(s.queue_len, 2);
+    }
+
+    #[test]
+    fn an_order_set_while_the_start_runs_is_read_in_place_of_the_resume() {
+        let (dir, s) = held_session();
+        drop(s);
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut s = Session::start_held(store, "ann", false).unwrap();
+        // As `review --order` does right after the start.
+        s.set_sort(crate::model::QueueSort::ScoreAsc).unwrap();
+        assert!(
+            s.jobs.queue_read.is_none(),
+            "nothing read before the start lands"
+        );
+        s.hold_background(false);
+        s.wait_key();
+        assert_eq!(s.sort, crate::model::QueueSort::ScoreAsc);
+        assert_eq!(s.queue_len, 2);
+        assert!(s.message.starts_with("2 entries · "), "{}", s.message);
     }
 
     #[test]
