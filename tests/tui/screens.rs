@@ -142,6 +142,43 @@ fn text_toggle_switches_to_main_content() {
         !t.contains("Daily Courier: subscribe"),
         "main text of doc 1 drops the footer: {t}"
     );
+    // And back to the visible text.
+    let t = text_of(&press(&mut s, &["v"]));
+    assert!(t.contains("showing visible text"), "{t}");
+    assert_eq!(
+        s.pair.as_ref().map(|p| p.text),
+        Some(spotcheck::store::TextKind::Visible)
+    );
+}
+
+#[test]
+fn text_toggle_skips_main_content_on_a_database_without_it() {
+    use spotcheck::store::TextKind;
+    let f = fixture();
+    // As if ingested without `--main`: no document has a main-content text.
+    rusqlite::Connection::open(&f.db)
+        .unwrap()
+        .execute("UPDATE documents SET main_text = NULL", [])
+        .unwrap();
+    let mut s = f.session("ann");
+    let text = |s: &spotcheck::review::Session| s.pair.as_ref().map(|p| p.text);
+    press(&mut s, &["Enter", "Enter"]);
+    assert_eq!(text(&s), Some(TextKind::Visible));
+    let t = text_of(&press(&mut s, &["v"]));
+    assert!(t.contains("showing content text"), "{t}");
+    // The cycle skips the main text (whether there is one was read by the start's job on
+    // the worker: the key reads nothing) and says why.
+    let t = text_of(&press(&mut s, &["v"]));
+    assert_eq!(text(&s), Some(TextKind::Visible));
+    insta::assert_snapshot!("text_toggle_without_main", t);
+    // Typed ahead of the start, the same keys end on the same panes (the message line
+    // may be the entry's, whose members' read lands after the keys).
+    let mut s = spotcheck::review::Session::start_held(f.store(), "ann", false).unwrap();
+    tui_support::press_held(&mut s, &["Enter", "Enter", "v", "v"]);
+    let held = text_of(&tui_support::release(&mut s));
+    assert_eq!(text(&s), Some(TextKind::Visible));
+    let panes = |t: &str| t.lines().take(22).collect::<Vec<_>>().join("\n");
+    assert_eq!(panes(&held), panes(&t));
 }
 
 #[test]
