@@ -5,7 +5,7 @@ import sys
 # `strace -f -e trace=pread64,write` log. The UI thread is the one that writes the report
 # lines; each phase ends where the bench prints its line.
 lines = open(sys.argv[1]).read().splitlines()
-marks = ["first frame, queue prebuilt", "first frame, review's start", "queue move", "queue page down", "open entry", "open pair",
+marks = ["first frame, queue prebuilt", "first frame, review's start", "queue move", "queue page down", "open entry", "open pair", "pair text (v)",
          "group view (w", "group view: j", "group view confirm", "chart screen (p)",
          "chart screen closed", "chart: what-if threshold (])", "chart: what-if threshold ([)", "chart: next run",
          "tag prompt (t)", "tag prompt: typed", "cut (c)", "adjudication: ",

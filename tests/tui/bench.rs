@@ -703,6 +703,27 @@ fn merged_queue_first_frame_and_key_latency() {
         stats(pairs),
         stats(pairs_ready)
     );
+    // `v` in the pair view of the first entry (issue 16, session 15): the text cycles
+    // visible → content → main (skipped, and said, without main texts) × 10; each key to
+    // its frame, and to the documents in the new text.
+    d.press(&mut s, "g");
+    d.press(&mut s, "Enter");
+    d.settle(&mut s);
+    open_pair(&mut d, &mut s);
+    let (mut keys, mut ready) = (Vec::new(), Vec::new());
+    d.cpu.clear();
+    for _ in 0..30 {
+        let key = d.press(&mut s, "v");
+        keys.push(key);
+        ready.push(key + d.settle(&mut s));
+    }
+    eprintln!(
+        "pair text (v) × 30: key to frame {}; to the documents {}",
+        d.report(keys),
+        stats(ready)
+    );
+    d.press(&mut s, "Esc");
+    d.press(&mut s, "Esc");
     // The group view of the 50 largest entries: the key, the table's arrival, and keys in it.
     d.press(&mut s, "g");
     let (mut groups, mut groups_ready, mut cpu) = (Vec::new(), Vec::new(), Vec::new());
