@@ -157,6 +157,11 @@ pub(crate) fn run_detector<D: Detector>(
                 }
             });
             signed_so_far += chunk.len();
+            // Kept for its ids and URLs only: the texts go now, not a chunk later.
+            let mut chunk = chunk;
+            for d in &mut chunk {
+                d.text = String::new();
+            }
             signed.chunk = chunk;
             pending = Some(signed);
             progress(Progress::Signed {

@@ -39,6 +39,11 @@ impl Default for TermOptions {
 impl TermOptions {
     /// Whether a normalized token is a term.
     pub fn keeps(&self, norm: &str) -> bool {
+        if norm.is_ascii() {
+            // Most terms: a character a byte, digits by byte (no Unicode table).
+            let digits = norm.bytes().filter(u8::is_ascii_digit).count();
+            return digits <= self.max_digits && norm.len() >= self.min_chars;
+        }
         let mut chars = 0usize;
         let mut digits = 0usize;
         for c in norm.chars() {
@@ -398,6 +403,24 @@ pub struct LexiconParseError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The ASCII fast path of `keeps` answers as the `char` loop does.
+        #[test]
+        fn keeps_on_ascii_is_the_char_rule(
+            norm in "[a-z0-9']{0,10}|\\PC{0,6}",
+            min_chars in 0usize..5,
+            max_digits in 0usize..5,
+        ) {
+            let opts = TermOptions { min_chars, max_digits };
+            let chars = norm.chars().count();
+            let digits = norm.chars().filter(|c| c.is_numeric()).count();
+            let expected = digits <= max_digits
+                && (chars >= min_chars
+                    || norm.chars().next().is_some_and(crate::text::unspaced_letter));
+            proptest::prop_assert_eq!(opts.keeps(&norm), expected);
+        }
+    }
 
     fn set(words: &[&str]) -> BTreeSet<String> {
         words.iter().map(|s| s.to_string()).collect()

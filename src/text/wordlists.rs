@@ -8,6 +8,21 @@ use std::path::Path;
 #[derive(Debug, Clone, Default)]
 pub struct WordList {
     words: FxHashSet<String>,
+    /// A 512-bit filter of the words' (length, first byte, last byte): a word whose bit is
+    /// clear is not in the list, found without hashing it. Most tokens of a text are not
+    /// stopwords or antecedents; the set's look-ups were 3.6% of `detect` on dd6k (issue 16,
+    /// session 15).
+    filter: [u64; 8],
+}
+
+/// The bit of `word` in [`WordList`]'s filter.
+fn filter_bit(word: &str) -> usize {
+    let b = word.as_bytes();
+    let (first, last) = (b.first().copied(), b.last().copied());
+    let mix = (b.len() as u32).wrapping_mul(0x9E37_79B9)
+        ^ u32::from(first.unwrap_or(0)).wrapping_mul(0x85EB_CA6B)
+        ^ u32::from(last.unwrap_or(0)).wrapping_mul(0xC2B2_AE35);
+    (mix >> 23) as usize
 }
 
 impl WordList {
@@ -19,7 +34,24 @@ impl WordList {
             .filter(|l| !l.is_empty())
             .map(|w| w.to_lowercase().replace('\u{2019}', "'"))
             .collect();
-        WordList { words }
+        Self::from_words(words)
+    }
+
+    fn from_words(words: FxHashSet<String>) -> Self {
+        let mut list = WordList {
+            words: FxHashSet::default(),
+            filter: [0; 8],
+        };
+        list.extend(words);
+        list
+    }
+
+    fn extend(&mut self, words: impl IntoIterator<Item = String>) {
+        for w in words {
+            let bit = filter_bit(&w);
+            self.filter[bit / 64] |= 1 << (bit % 64);
+            self.words.insert(w);
+        }
     }
 
     /// Parses a list whose words are grouped by language: a line `# lang: CODE [CODE...]`
@@ -34,7 +66,6 @@ impl WordList {
             for l in langs {
                 out.entry(l.clone())
                     .or_default()
-                    .words
                     .extend(list.words.iter().cloned());
             }
         };
@@ -71,7 +102,8 @@ impl WordList {
     }
 
     pub fn contains(&self, word: &str) -> bool {
-        self.words.contains(word)
+        let bit = filter_bit(word);
+        self.filter[bit / 64] >> (bit % 64) & 1 == 1 && self.words.contains(word)
     }
 
     pub fn len(&self) -> usize {
@@ -108,6 +140,19 @@ mod tests {
         assert_eq!(by["en"].len(), 2);
         assert!(by["zh"].contains("的") && by["ja"].contains("的"));
         assert!(!by.values().any(|l| l.contains("none")));
+    }
+
+    proptest::proptest! {
+        /// The filter never hides a word of the list: `contains` is set membership.
+        #[test]
+        fn the_filter_only_skips_words_not_in_the_list(
+            word in "[a-z']{0,12}|\\PC{0,6}",
+            listed in proptest::sample::select(WordList::default_stopwords().iter().map(str::to_owned).collect::<Vec<_>>()),
+        ) {
+            let l = WordList::default_stopwords();
+            proptest::prop_assert!(l.contains(&listed));
+            proptest::prop_assert_eq!(l.contains(&word), l.words.contains(&word));
+        }
     }
 
     #[test]
