@@ -367,6 +367,16 @@ mod tests {
 
     /// A session on two entries of two pages each, its worker held (nothing it is asked
     /// runs until the test says so).
+    /// [`held_session`]'s database opened again by a session whose start's job is held
+    /// (queued, not run): the first frame before anything is read.
+    fn started_again_held() -> (tempfile::TempDir, Session) {
+        let (dir, s) = held_session();
+        drop(s);
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let s = Session::start_held(store, "ann", false).unwrap();
+        (dir, s)
+    }
+
     fn held_session() -> (tempfile::TempDir, Session) {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.db")).unwrap();
@@ -707,10 +717,7 @@ mod tests {
 
     #[test]
     fn a_failed_start_says_so_and_leaves_nothing_pending() {
-        let (dir, s) = held_session();
-        drop(s);
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let mut s = Session::start_held(store, "ann", false).unwrap();
+        let (_dir, mut s) = started_again_held();
         // The first frame is drawn before anything is read: the start's job is queued.
         assert!(s.awaiting() && s.queue_reading() && s.busy());
         assert!(s.methods.is_empty() && s.run_texts.is_empty());
@@ -723,10 +730,7 @@ mod tests {
 
     #[test]
     fn the_start_reads_the_runs_the_log_and_whether_main_texts_exist() {
-        let (dir, s) = held_session();
-        drop(s);
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let mut s = Session::start_held(store, "ann", false).unwrap();
+        let (_dir, mut s) = started_again_held();
         s.hold_background(false);
         s.wait_key();
         assert_eq!(s.methods, vec!["spotsigs".to_string()]);
@@ -738,10 +742,7 @@ mod tests {
 
     #[test]
     fn an_order_set_while_the_start_runs_is_read_in_place_of_the_resume() {
-        let (dir, s) = held_session();
-        drop(s);
-        let store = Store::open(&dir.path().join("s.db")).unwrap();
-        let mut s = Session::start_held(store, "ann", false).unwrap();
+        let (_dir, mut s) = started_again_held();
         // As `review --order` does right after the start.
         s.set_sort(crate::model::QueueSort::ScoreAsc).unwrap();
         assert!(
