@@ -114,8 +114,8 @@ pub(crate) fn run_detector<D: Detector>(
         let term_passes = along.options();
         // What follows a chunk's signing is serial (the counting passes intern terms and
         // `keep` interns signatures, both in document order): it runs for chunk i while
-        // chunk i + 1 is signed, so neither core waits on it (it idled one core for a
-        // fifth of `detect`'s signing on dd6k; BENCHMARKS.md, issue 16 session 15).
+        // chunk i + 1 is signed, so neither core waits on it (it idled one core for 0.25 s
+        // of dd6k's 1.5 s of signing; BENCHMARKS.md, issue 16 session 15).
         let mut pending: Option<Signed<D::Sig>> = None;
         let mut signed_so_far = 0;
         let mut finish = |done: Signed<D::Sig>| {

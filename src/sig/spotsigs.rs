@@ -555,9 +555,9 @@ pub fn build_vectors_from_ids(
     opts: &VectorOptions,
 ) -> SigCollection {
     // Each step is per document (or per site) and runs on every core: done one document
-    // at a time after the signing, this was a fifth of a SpotSigs run's wall on dd6k with
-    // one core idle (issue 16, session 15). Results are as the serial loops': counts add
-    // up, and vectors are collected in document order.
+    // at a time after the signing, this held one core for 0.09 s of dd6k's 3.3 s `detect`
+    // while the other idled (issue 16, session 15). Results are as the serial loops':
+    // counts add up, and vectors are collected in document order.
     // One frequency array per core (a fold per rayon split would make one per split: an
     // array of the vocabulary's size each).
     let per_core = id_docs
