@@ -5,7 +5,7 @@
 #
 #   examples/corpora.sh [NAME...]      # default: all of them, in the order below
 #
-# Names: news-v2 news-v3 news-v4 news-v5 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-lang dd6k ddwarc.
+# Names: news-v2 news-v3 news-v4 news-v5 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd6k ddwarc.
 # The news corpora are made by `make_news_corpus` (built here in release) from
 # ../shared/corpus/news; the doc corpora by ../shared/corpus/debian-docs.sh, with the two
 # provenance-gold fixes BENCHMARKS.md describes (dd-held3: libxml2's moved manual; dd-lang:
@@ -83,6 +83,13 @@ build() {
     dd-held7) docs dd-held7 git-doc vim-doc swig-doc nginx-doc libglib2.0-doc cmake-doc --max-pages 250 ;;
     # …and doxygen's own manual, SDL2 (doxygen), Sphinx's manual, gtkmm (doxygen).
     dd-held8) docs dd-held8 doxygen-doc libsdl2-doc sphinx-doc libgtkmm-3.0-doc --max-pages 250 ;;
+    # Session 16's, built before any result on them was looked at: texinfo (zsh; its node
+    # redirect pages too), doxygen + hand-written HTML (ImageMagick, two patch releases), the
+    # Apache manual in eight language editions, Node.js' own generator, Sphinx (SQLAlchemy
+    # 1.3 / 1.4 / 2.0), Ghostscript's HTML. tcl8.6-doc and libcurl4-doc were asked for too:
+    # they ship man pages, no HTML (0 pages).
+    dd-held9) docs dd-held9 tcl8.6-doc zsh-doc libcurl4-doc imagemagick-6-doc --max-pages 1500 ;;
+    dd-held10) docs dd-held10 apache2-doc nodejs-doc python-sqlalchemy-doc ghostscript-doc --max-pages 1500 ;;
     ddwarc)
       [[ -s $cache/ddwarc/crawl.warc.gz ]] && { echo "== ddwarc: there"; return; }
       docs ddwarc linux-doc-5.10 linux-doc-6.12 --warc ;;
@@ -91,5 +98,5 @@ build() {
 }
 
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-lang dd6k ddwarc)
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd6k ddwarc)
 for n in "${names[@]}"; do build "$n"; done

@@ -181,9 +181,20 @@ fn lines_of(text: &str, dfs: &DocFreqs, params: &CooperParams) -> Vec<Vec<u64>> 
         .collect()
 }
 
+/// Documents whose texts are read and turned into [`Lines`] at once, at most. The texts of
+/// every candidate held at once were 4.3 GB at a million pages (905,385 candidates of 950
+/// news pages among a million doc pages; `detect`'s peak went from 3.4 to 5.8 GB there,
+/// BENCHMARKS.md issue 16 session 16); a chunk holds a few hundred MB at most.
+const LINES_CHUNK: usize = 2048;
+
 /// The pairs the passage rule adds: the candidates that the matching did not find
 /// (`found`, sorted by `(a, b)`) and that pass [`passage_pair`] with a small site's page as
 /// the one whose passage counts. `ids` are the store's ids of the documents.
+///
+/// A candidate has a small site's page on at least one side (the rule's probes; few in a
+/// crawl of whole sites). Their lines are read first and kept; every other page is read in
+/// a chunk of [`LINES_CHUNK`] pages with the candidates it is in, and dropped after them,
+/// so the texts held stay bounded however many candidates the collection makes.
 pub fn passage_pairs(
     candidates: Candidates,
     found: &[CooperPair],
@@ -193,26 +204,113 @@ pub fn passage_pairs(
     dfs: &DocFreqs,
     params: &CooperParams,
 ) -> anyhow::Result<Vec<CooperPair>> {
+    passage_pairs_in(
+        candidates,
+        found,
+        store,
+        ids,
+        text,
+        dfs,
+        params,
+        LINES_CHUNK,
+    )
+}
+
+/// [`passage_pairs`] with `chunk` pages read at once (the tests use tiny chunks).
+#[allow(clippy::too_many_arguments)]
+fn passage_pairs_in(
+    candidates: Candidates,
+    found: &[CooperPair],
+    store: &Store,
+    ids: &[i64],
+    text: TextKind,
+    dfs: &DocFreqs,
+    params: &CooperParams,
+    chunk: usize,
+) -> anyhow::Result<Vec<CooperPair>> {
     let Candidates { mut pairs, small } = candidates;
     pairs.retain(|&(a, b)| found.binary_search_by_key(&(a, b), |q| (q.a, q.b)).is_err());
-    let mut wanted: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let mut texts: Vec<(u32, String, String)> = Vec::with_capacity(wanted.len());
-    for &i in &wanted {
-        let Some(&id) = ids.get(i as usize) else {
-            continue;
-        };
-        if let (Some(t), Some(v)) = (
-            store.doc_text(id, text)?,
-            store.doc_text(id, TextKind::Visible)?,
-        ) {
-            texts.push((i, t, v));
+    let is_small = |i: u32| small.get(i as usize).copied().unwrap_or(false);
+    let read = |docs: &[u32]| read_lines(docs, store, ids, text, dfs, params, chunk);
+    let mut probes: Vec<u32> = pairs
+        .iter()
+        .flat_map(|&(a, b)| [a, b])
+        .filter(|&i| is_small(i))
+        .collect();
+    probes.sort_unstable();
+    probes.dedup();
+    let kept = read(&probes)?;
+    // The other page of each candidate (a pair of two small sites' pages has none), the
+    // candidates grouped by it.
+    let mut by_other: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
+    let mut out: Vec<CooperPair> = Vec::new();
+    for &(a, b) in &pairs {
+        match (is_small(a), is_small(b)) {
+            (true, true) => out.extend(judge(a, b, kept.get(&a), kept.get(&b), &small, params)),
+            (true, false) => by_other.push((b, a, b)),
+            (false, true) => by_other.push((a, a, b)),
+            // No probe on either side: no passage counts (not a candidate `candidates` makes).
+            (false, false) => {}
         }
     }
-    let lines: FxHashMap<u32, Lines> = texts
-        .into_par_iter()
-        .map(|(i, t, v)| {
+    drop(pairs);
+    by_other.sort_unstable();
+    let mut rest = &by_other[..];
+    while !rest.is_empty() {
+        // The candidates of the next `chunk` distinct other pages.
+        let mut distinct = 0;
+        let mut end = 0;
+        while end < rest.len() {
+            if end == 0 || rest[end].0 != rest[end - 1].0 {
+                if distinct == chunk.max(1) {
+                    break;
+                }
+                distinct += 1;
+            }
+            end += 1;
+        }
+        let (these, next) = rest.split_at(end);
+        let mut docs: Vec<u32> = these.iter().map(|&(o, ..)| o).collect();
+        docs.dedup();
+        let read_now = read(&docs)?;
+        let lines = |i: u32| kept.get(&i).or_else(|| read_now.get(&i));
+        out.par_extend(
+            these
+                .par_iter()
+                .filter_map(|&(_, a, b)| judge(a, b, lines(a), lines(b), &small, params)),
+        );
+        rest = next;
+    }
+    out.par_sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(out)
+}
+
+/// The [`Lines`] of documents `docs` (positions in `ids`), read from the store `chunk` at a
+/// time and made on every core; a document whose texts the store does not hold has none.
+fn read_lines(
+    docs: &[u32],
+    store: &Store,
+    ids: &[i64],
+    text: TextKind,
+    dfs: &DocFreqs,
+    params: &CooperParams,
+    chunk: usize,
+) -> anyhow::Result<FxHashMap<u32, Lines>> {
+    let mut all: FxHashMap<u32, Lines> = FxHashMap::default();
+    for part in docs.chunks(chunk.max(1)) {
+        let mut texts: Vec<(u32, String, String)> = Vec::with_capacity(part.len());
+        for &i in part {
+            let Some(&id) = ids.get(i as usize) else {
+                continue;
+            };
+            if let (Some(t), Some(v)) = (
+                store.doc_text(id, text)?,
+                store.doc_text(id, TextKind::Visible)?,
+            ) {
+                texts.push((i, t, v));
+            }
+        }
+        all.par_extend(texts.into_par_iter().map(|(i, t, v)| {
             let lines = lines_of(&t, dfs, params);
             let terms = lines.iter().flatten().copied().collect();
             let own: FxHashSet<u64> = t.lines().map(line_hash).collect();
@@ -230,40 +328,48 @@ pub fn passage_pairs(
                     template,
                 },
             )
-        })
-        .collect();
+        }));
+    }
+    Ok(all)
+}
+
+/// The passage rule on one candidate `(a, b)` whose lines are `x` and `y` (none: a text the
+/// store does not hold): the better passage of a small site's page found in the other
+/// page, unless the two are template twins.
+fn judge(
+    a: u32,
+    b: u32,
+    x: Option<&Lines>,
+    y: Option<&Lines>,
+    small: &[bool],
+    params: &CooperParams,
+) -> Option<CooperPair> {
+    let (x, y) = (x?, y?);
     let min_terms = params.passage_min_terms;
     let c = params.contained_pct;
-    let mut out: Vec<CooperPair> = pairs
-        .into_par_iter()
-        .filter_map(|(a, b)| {
-            let (x, y) = (lines.get(&a)?, lines.get(&b)?);
-            let from_a = small[a as usize]
-                .then(|| passage_pair(&x.lines, &x.terms, &y.lines, &y.terms, c, min_terms))
-                .flatten();
-            let from_b = small[b as usize]
-                .then(|| passage_pair(&y.lines, &y.terms, &x.lines, &x.terms, c, min_terms))
-                .flatten();
-            let best = match (from_a, from_b) {
-                (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
-                (x, y) => x.or(y),
-            }?;
-            if twins(&x.template, &y.template) {
-                return None;
-            }
-            Some(CooperPair {
-                a,
-                b,
-                differing: best.misses,
-                smaller: best.terms(),
-                rule: Rule::Passage {
-                    missing: best.misses,
-                },
-            })
-        })
-        .collect();
-    out.par_sort_unstable_by_key(|p| (p.a, p.b));
-    Ok(out)
+    let is_small = |i: u32| small.get(i as usize).copied().unwrap_or(false);
+    let from_a = is_small(a)
+        .then(|| passage_pair(&x.lines, &x.terms, &y.lines, &y.terms, c, min_terms))
+        .flatten();
+    let from_b = is_small(b)
+        .then(|| passage_pair(&y.lines, &y.terms, &x.lines, &x.terms, c, min_terms))
+        .flatten();
+    let best = match (from_a, from_b) {
+        (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
+        (x, y) => x.or(y),
+    }?;
+    if twins(&x.template, &y.template) {
+        return None;
+    }
+    Some(CooperPair {
+        a,
+        b,
+        differing: best.misses,
+        smaller: best.terms(),
+        rule: Rule::Passage {
+            missing: best.misses,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -322,5 +428,112 @@ mod tests {
             "4 shared: under the floor"
         );
         assert!(!twins(&set(0..40), &set(30..100)), "10 of 40: under half");
+    }
+
+    /// Lines of ten words, each word made from `tag` and its place (in letters: terms are
+    /// words): `lines(tag, n)` is n lines no other tag shares a word with.
+    fn lines(tag: &str, n: usize) -> Vec<String> {
+        let letter = |i: usize| char::from(b'a' + i as u8);
+        (0..n)
+            .map(|l| {
+                (0..10)
+                    .map(|w| format!("{tag}{}{}", letter(l), letter(w)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
+    /// The pages read a chunk at a time give the pairs that reading them all at once gives,
+    /// whichever side of a candidate the small site's page is on, and pairs of two small
+    /// sites' pages too.
+    #[test]
+    fn chunked_reading_gives_the_pairs_of_reading_everything_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+        let story = lines("story", 5);
+        let text = |parts: &[&[String]]| parts.concat().join("\n");
+        let texts = [
+            // 0: a small site's page: the story beside its own prose.
+            text(&[&story, &lines("prose", 5)]),
+            // 1, 2, 4, 5: pages of one large site; 1 and 4 hold the story, 2 and 5 do not.
+            text(&[&lines("nav", 2), &story, &lines("big1", 3)]),
+            text(&[&lines("nav", 2), &lines("big2", 6)]),
+            // 3: another small site's page holding the story.
+            text(&[&story, &lines("other", 6)]),
+            text(&[&story[..4], &lines("big4", 4)]),
+            text(&[&lines("big5", 8)]),
+        ];
+        let mut ids = Vec::new();
+        for (i, t) in texts.iter().enumerate() {
+            ids.push(
+                store
+                    .insert_test_document(&format!("u{i}"), "t", t, None)
+                    .unwrap(),
+            );
+        }
+        let small = vec![true, false, false, true, false, false];
+        // Candidates on both sides of the small pages (page 0 before the large site's
+        // pages, page 3 after some of them) and one of two small pages.
+        let pairs = vec![
+            (0, 1),
+            (0, 2),
+            (0, 3),
+            (0, 4),
+            (0, 5),
+            (1, 3),
+            (2, 3),
+            (3, 4),
+            (3, 5),
+        ];
+        let params = CooperParams {
+            contained_pct: 30,
+            passage_min_terms: 40,
+            ..CooperParams::default()
+        };
+        let dfs = DocFreqs::default();
+        let run = |chunk: usize| {
+            let c = Candidates {
+                pairs: pairs.clone(),
+                small: small.clone(),
+            };
+            let found = passage_pairs_in(
+                c,
+                &[],
+                &store,
+                &ids,
+                TextKind::Visible,
+                &dfs,
+                &params,
+                chunk,
+            )
+            .unwrap();
+            found
+                .iter()
+                .map(|p| (p.a, p.b, p.differing, p.smaller))
+                .collect::<Vec<_>>()
+        };
+        let all_at_once = run(usize::MAX);
+        let got: Vec<(u32, u32)> = all_at_once.iter().map(|&(a, b, ..)| (a, b)).collect();
+        assert_eq!(got, [(0, 1), (0, 3), (0, 4), (1, 3), (3, 4)]);
+        for chunk in [1, 2, 3] {
+            assert_eq!(run(chunk), all_at_once, "chunk {chunk}");
+        }
+        // A pair the matching found is not judged again.
+        let c = Candidates {
+            pairs: pairs.clone(),
+            small: small.clone(),
+        };
+        let found = [CooperPair {
+            a: 0,
+            b: 1,
+            differing: 0,
+            smaller: 50,
+            rule: Rule::Delta,
+        }];
+        let more =
+            passage_pairs_in(c, &found, &store, &ids, TextKind::Visible, &dfs, &params, 1).unwrap();
+        assert!(more.iter().all(|p| (p.a, p.b) != (0, 1)), "{more:?}");
+        assert_eq!(more.len(), 4);
     }
 }
