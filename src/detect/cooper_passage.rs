@@ -204,34 +204,39 @@ pub fn passage_pairs(
     dfs: &DocFreqs,
     params: &CooperParams,
 ) -> anyhow::Result<Vec<CooperPair>> {
-    passage_pairs_in(
-        candidates,
-        found,
+    let texts = TextSource {
         store,
         ids,
         text,
         dfs,
         params,
-        LINES_CHUNK,
-    )
+        chunk: LINES_CHUNK,
+    };
+    passage_pairs_from(candidates, found, &texts)
 }
 
-/// [`passage_pairs`] with `chunk` pages read at once (the tests use tiny chunks).
-#[allow(clippy::too_many_arguments)]
-fn passage_pairs_in(
+/// Where [`passage_pairs`] reads its pages' lines: `chunk` pages at a time (the tests use
+/// tiny chunks) of the `text` kind from `store`, `ids` the store's ids of the documents.
+struct TextSource<'a> {
+    store: &'a Store,
+    ids: &'a [i64],
+    text: TextKind,
+    dfs: &'a DocFreqs,
+    params: &'a CooperParams,
+    chunk: usize,
+}
+
+/// [`passage_pairs`] reading from `texts`.
+fn passage_pairs_from(
     candidates: Candidates,
     found: &[CooperPair],
-    store: &Store,
-    ids: &[i64],
-    text: TextKind,
-    dfs: &DocFreqs,
-    params: &CooperParams,
-    chunk: usize,
+    texts: &TextSource<'_>,
 ) -> anyhow::Result<Vec<CooperPair>> {
+    let (chunk, params) = (texts.chunk, texts.params);
     let Candidates { mut pairs, small } = candidates;
     pairs.retain(|&(a, b)| found.binary_search_by_key(&(a, b), |q| (q.a, q.b)).is_err());
     let is_small = |i: u32| small.get(i as usize).copied().unwrap_or(false);
-    let read = |docs: &[u32]| read_lines(docs, store, ids, text, dfs, params, chunk);
+    let read = |docs: &[u32]| read_lines(docs, texts);
     let mut probes: Vec<u32> = pairs
         .iter()
         .flat_map(|&(a, b)| [a, b])
@@ -285,17 +290,17 @@ fn passage_pairs_in(
     Ok(out)
 }
 
-/// The [`Lines`] of documents `docs` (positions in `ids`), read from the store `chunk` at a
+/// The [`Lines`] of documents `docs` (positions in `texts.ids`), read `texts.chunk` at a
 /// time and made on every core; a document whose texts the store does not hold has none.
-fn read_lines(
-    docs: &[u32],
-    store: &Store,
-    ids: &[i64],
-    text: TextKind,
-    dfs: &DocFreqs,
-    params: &CooperParams,
-    chunk: usize,
-) -> anyhow::Result<FxHashMap<u32, Lines>> {
+fn read_lines(docs: &[u32], texts: &TextSource<'_>) -> anyhow::Result<FxHashMap<u32, Lines>> {
+    let TextSource {
+        store,
+        ids,
+        text,
+        dfs,
+        params,
+        chunk,
+    } = *texts;
     let mut all: FxHashMap<u32, Lines> = FxHashMap::default();
     for part in docs.chunks(chunk.max(1)) {
         let mut texts: Vec<(u32, String, String)> = Vec::with_capacity(part.len());
@@ -492,22 +497,20 @@ mod tests {
             ..CooperParams::default()
         };
         let dfs = DocFreqs::default();
+        let source = |chunk: usize| TextSource {
+            store: &store,
+            ids: &ids,
+            text: TextKind::Visible,
+            dfs: &dfs,
+            params: &params,
+            chunk,
+        };
         let run = |chunk: usize| {
             let c = Candidates {
                 pairs: pairs.clone(),
                 small: small.clone(),
             };
-            let found = passage_pairs_in(
-                c,
-                &[],
-                &store,
-                &ids,
-                TextKind::Visible,
-                &dfs,
-                &params,
-                chunk,
-            )
-            .unwrap();
+            let found = passage_pairs_from(c, &[], &source(chunk)).unwrap();
             found
                 .iter()
                 .map(|p| (p.a, p.b, p.differing, p.smaller))
@@ -531,8 +534,7 @@ mod tests {
             smaller: 50,
             rule: Rule::Delta,
         }];
-        let more =
-            passage_pairs_in(c, &found, &store, &ids, TextKind::Visible, &dfs, &params, 1).unwrap();
+        let more = passage_pairs_from(c, &found, &source(1)).unwrap();
         assert!(more.iter().all(|p| (p.a, p.b) != (0, 1)), "{more:?}");
         assert_eq!(more.len(), 4);
     }
