@@ -181,10 +181,10 @@ fn lines_of(text: &str, dfs: &DocFreqs, params: &CooperParams) -> Vec<Vec<u64>> 
         .collect()
 }
 
-/// Documents whose texts are read and turned into [`Lines`] at once, at most. The texts of
-/// every candidate held at once were 4.3 GB at a million pages (905,385 candidates of 950
-/// news pages among a million doc pages; `detect`'s peak went from 3.4 to 5.8 GB there,
-/// BENCHMARKS.md issue 16 session 16); a chunk holds a few hundred MB at most.
+/// Documents whose texts are read and turned into [`Lines`] at once, at most. With the texts
+/// of every candidate held at once, Cooper's matching peaked at 5.8 GB at a million pages
+/// (905,385 candidates of 950 news pages among a million doc pages), 1.4 GB with this bound
+/// (BENCHMARKS.md, issue 16 session 16).
 const LINES_CHUNK: usize = 2048;
 
 /// The pairs the passage rule adds: the candidates that the matching did not find
@@ -235,7 +235,7 @@ fn passage_pairs_from(
     let (chunk, params) = (texts.chunk, texts.params);
     let Candidates { mut pairs, small } = candidates;
     pairs.retain(|&(a, b)| found.binary_search_by_key(&(a, b), |q| (q.a, q.b)).is_err());
-    let is_small = |i: u32| small.get(i as usize).copied().unwrap_or(false);
+    let is_small = |i: u32| on_small_site(&small, i);
     let read = |docs: &[u32]| read_lines(docs, texts);
     let mut probes: Vec<u32> = pairs
         .iter()
@@ -245,8 +245,7 @@ fn passage_pairs_from(
     probes.sort_unstable();
     probes.dedup();
     let kept = read(&probes)?;
-    // The other page of each candidate (a pair of two small sites' pages has none), the
-    // candidates grouped by it.
+    // Each candidate by its other page (a pair of two small sites' pages has none).
     let mut by_other: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
     let mut out: Vec<CooperPair> = Vec::new();
     for &(a, b) in &pairs {
@@ -260,31 +259,18 @@ fn passage_pairs_from(
     }
     drop(pairs);
     by_other.sort_unstable();
-    let mut rest = &by_other[..];
-    while !rest.is_empty() {
-        // The candidates of the next `chunk` distinct other pages.
-        let mut distinct = 0;
-        let mut end = 0;
-        while end < rest.len() {
-            if end == 0 || rest[end].0 != rest[end - 1].0 {
-                if distinct == chunk.max(1) {
-                    break;
-                }
-                distinct += 1;
-            }
-            end += 1;
-        }
-        let (these, next) = rest.split_at(end);
-        let mut docs: Vec<u32> = these.iter().map(|&(o, ..)| o).collect();
-        docs.dedup();
+    // The candidates of `chunk` other pages at a time, those pages read for them alone.
+    let groups: Vec<&[(u32, u32, u32)]> = by_other.chunk_by(|x, y| x.0 == y.0).collect();
+    for batch in groups.chunks(chunk.max(1)) {
+        let docs: Vec<u32> = batch.iter().map(|group| group[0].0).collect();
         let read_now = read(&docs)?;
         let lines = |i: u32| kept.get(&i).or_else(|| read_now.get(&i));
         out.par_extend(
-            these
+            batch
                 .par_iter()
+                .flat_map_iter(|group| group.iter())
                 .filter_map(|&(_, a, b)| judge(a, b, lines(a), lines(b), &small, params)),
         );
-        rest = next;
     }
     out.par_sort_unstable_by_key(|p| (p.a, p.b));
     Ok(out)
@@ -338,6 +324,11 @@ fn read_lines(docs: &[u32], texts: &TextSource<'_>) -> anyhow::Result<FxHashMap<
     Ok(all)
 }
 
+/// Whether document `i` is on a small site (`small` from [`small_sites`]).
+fn on_small_site(small: &[bool], i: u32) -> bool {
+    small.get(i as usize).copied().unwrap_or(false)
+}
+
 /// The passage rule on one candidate `(a, b)` whose lines are `x` and `y` (none: a text the
 /// store does not hold): the better passage of a small site's page found in the other
 /// page, unless the two are template twins.
@@ -352,11 +343,10 @@ fn judge(
     let (x, y) = (x?, y?);
     let min_terms = params.passage_min_terms;
     let c = params.contained_pct;
-    let is_small = |i: u32| small.get(i as usize).copied().unwrap_or(false);
-    let from_a = is_small(a)
+    let from_a = on_small_site(small, a)
         .then(|| passage_pair(&x.lines, &x.terms, &y.lines, &y.terms, c, min_terms))
         .flatten();
-    let from_b = is_small(b)
+    let from_b = on_small_site(small, b)
         .then(|| passage_pair(&y.lines, &y.terms, &x.lines, &x.terms, c, min_terms))
         .flatten();
     let best = match (from_a, from_b) {
