@@ -248,9 +248,10 @@ fn resizes(d: &mut Driver, s: &mut Session) -> (String, String, String) {
     (new, stats(wrapped), back)
 }
 
-/// Time from a key to its frame and to the moment its labels are durable (the derived
-/// labels written), with the UI-thread CPU of the key.
-fn decide_and_settle(d: &mut Driver, s: &mut Session, key: &str) -> (Duration, Duration) {
+/// Time from a key to its frame and to the moment the work it started is done (for a
+/// decision: its labels durable, the derived labels written), with the UI-thread CPU of the
+/// key.
+fn press_and_settle(d: &mut Driver, s: &mut Session, key: &str) -> (Duration, Duration) {
     let k = d.press(s, key);
     (k, k + d.settle(s))
 }
@@ -327,11 +328,11 @@ fn confirming_a_large_cluster_batches_and_resizing() {
     for _ in 0..10 {
         d.press(&mut s, "g");
         d.cpu.clear();
-        let (k, t) = decide_and_settle(&mut d, &mut s, "y");
+        let (k, t) = press_and_settle(&mut d, &mut s, "y");
         keys.push(k);
         durable.push(t);
         cpu.append(&mut d.cpu);
-        let (k, t) = decide_and_settle(&mut d, &mut s, "u");
+        let (k, t) = press_and_settle(&mut d, &mut s, "u");
         undo_keys.push(k);
         undo_durable.push(t);
         undo_cpu.append(&mut d.cpu);
@@ -359,13 +360,13 @@ fn confirming_a_large_cluster_batches_and_resizing() {
     assert_eq!(s.queue_len, n_small as u64);
     let select = d.press(&mut s, "a");
     assert_eq!(s.selection.len(), n_small);
-    let (batch_key, batch_durable) = decide_and_settle(&mut d, &mut s, "y");
-    let (batch_undo_key, batch_undo_durable) = decide_and_settle(&mut d, &mut s, "u");
+    let (batch_key, batch_durable) = press_and_settle(&mut d, &mut s, "y");
+    let (batch_undo_key, batch_undo_durable) = press_and_settle(&mut d, &mut s, "u");
     d.press(&mut s, "a");
     for k in ["t", "w", "i", "r", "e"] {
         d.press(&mut s, k);
     }
-    let (tag_key, tag_durable) = decide_and_settle(&mut d, &mut s, "Enter");
+    let (tag_key, tag_durable) = press_and_settle(&mut d, &mut s, "Enter");
     eprintln!("confirm a 1,000-member cluster (499,500 pair labels): key to frame {confirm}; until durable {}", stats(durable));
     eprintln!(
         "undo it: key to frame {undo}; until durable {}",
@@ -576,10 +577,10 @@ fn real_first_frame_and_key_latency() {
     d.press(&mut s, "g");
     let size = s.row_at(0).map_or(0, |r| r.size);
     d.cpu.clear();
-    let (confirm, confirmed) = decide_and_settle(&mut d, &mut s, "y");
+    let (confirm, confirmed) = press_and_settle(&mut d, &mut s, "y");
     let confirm_cpu = d.cpu.clone();
     d.cpu.clear();
-    let (undo, undone) = decide_and_settle(&mut d, &mut s, "u");
+    let (undo, undone) = press_and_settle(&mut d, &mut s, "u");
     eprintln!(
         "confirm the largest cluster ({size} members, {} pair labels): key to frame {confirm:?} (CPU {confirm_cpu:?}), until durable {confirmed:?}; undo: key to frame {undo:?} (CPU {:?}), until durable {undone:?}",
         size * (size - 1) / 2,
@@ -713,9 +714,9 @@ fn merged_queue_first_frame_and_key_latency() {
     let (mut keys, mut ready) = (Vec::new(), Vec::new());
     d.cpu.clear();
     for _ in 0..30 {
-        let key = d.press(&mut s, "v");
+        let (key, done) = press_and_settle(&mut d, &mut s, "v");
         keys.push(key);
-        ready.push(key + d.settle(&mut s));
+        ready.push(done);
     }
     eprintln!(
         "pair text (v) × 30: key to frame {}; to the documents {}",
@@ -782,7 +783,7 @@ fn merged_queue_first_frame_and_key_latency() {
         // The prompt may come from the worker (the coder's stored labels read there).
         prompted.push(key + d.settle(&mut s));
         asked += usize::from(s.pending.is_some());
-        let (k, t) = decide_and_settle(&mut d, &mut s, "y");
+        let (k, t) = press_and_settle(&mut d, &mut s, "y");
         y_cpu.append(&mut d.cpu);
         answers.push(k);
         durable.push(t);
@@ -962,7 +963,7 @@ fn tag_cut_and_adjudicate(d: &mut Driver, s: &mut Session, db: &Path) {
             typed.push(d.press(s, c));
         }
         typed_cpu.append(&mut d.cpu);
-        submits.push(decide_and_settle(d, s, "Enter").0);
+        submits.push(press_and_settle(d, s, "Enter").0);
         d.press(s, "j");
     }
     d.cpu = open_cpu;
@@ -978,7 +979,7 @@ fn tag_cut_and_adjudicate(d: &mut Driver, s: &mut Session, db: &Path) {
     let (mut cuts, mut cut_done) = (Vec::new(), Vec::new());
     d.cpu.clear();
     for _ in 0..20 {
-        let (k, t) = decide_and_settle(d, s, "c");
+        let (k, t) = press_and_settle(d, s, "c");
         cuts.push(k);
         cut_done.push(t);
         while s.mode() != Mode::Queue {
@@ -1024,11 +1025,11 @@ fn tag_cut_and_adjudicate(d: &mut Driver, s: &mut Session, db: &Path) {
         assert_eq!(s.mode(), Mode::Adjudicate, "{}", s.message);
         d.cpu.clear();
         for _ in 0..10 {
-            adj_moves.push(decide_and_settle(d, s, "j").0);
+            adj_moves.push(press_and_settle(d, s, "j").0);
         }
         if round < 2 {
             for _ in 0..10 {
-                adj_verdicts.push(decide_and_settle(d, s, "x").0);
+                adj_verdicts.push(press_and_settle(d, s, "x").0);
             }
         }
         keys_cpu.append(&mut d.cpu);
