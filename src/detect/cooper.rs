@@ -634,13 +634,17 @@ impl Detector for Cooper {
             .par_iter()
             .map(|s| (s.sum_signature(), s.len()))
             .collect();
+        let short_lists = sums
+            .iter()
+            .filter(|s| s.1 > 0 && s.1 < p.params.min_terms as usize)
+            .count();
         let matching = std::time::Instant::now();
         // The passage rule's candidates, while the term lists are here; the collection's
         // frequencies are kept for its lines only when it has candidates.
         let candidates = super::cooper_passage::candidates(&sites, &salient, &p.params);
         let passage_candidates = candidates.len();
         let dfs = (!candidates.is_empty()).then_some(p.dfs);
-        let mut found = match one_table(&salient) {
+        let found = match one_table(&salient) {
             Some(table) => {
                 let numbered = salient
                     .into_iter()
@@ -653,19 +657,16 @@ impl Detector for Cooper {
                 // The term table (a string per distinct term of the collection, the memo's
                 // last holder by now) is not needed for matching.
                 drop(table);
-                cooper::detect_ranked_lists(ranked, &sites, &p.params)
+                cooper::detect_ranked_lists(ranked, &sites, Some(&keys), &p.params)
             }
             None => {
                 let terms: Vec<BTreeSet<String>> =
                     salient.into_iter().map(Salient::into_terms).collect();
-                cooper::detect_across_sites(&terms, &sites, &p.params)
+                cooper::detect_across_sites_with_keys(&terms, &sites, Some(&keys), &p.params)
             }
         };
-        // The equal-text rule on the term lists' pairs (the passage rule's pairs are judged
-        // on a passage of at least `passage_min_terms` terms, not on the lists).
-        let matched = found.len();
-        cooper::keep_short_pairs(&mut found, &keys, &p.params);
-        let short_dropped = matched - found.len();
+        // The equal-text rule was applied by the matching (the passage rule's pairs are
+        // judged on a passage of at least `passage_min_terms` terms, not on the lists).
         drop(keys);
         let passage_started = std::time::Instant::now();
         let found = match dfs {
@@ -694,8 +695,9 @@ impl Detector for Cooper {
             "matchable": sums.iter().filter(|s| s.1 > 0).count(),
             "pairs": found.len(),
             "contained_pairs": contained,
-            // Pairs of short lists (under `min_terms` terms) whose texts differ.
-            "short_pairs_dropped": short_dropped,
+            // Documents whose lists are short (under `min_terms` terms): paired only with
+            // documents of the same text.
+            "short_lists": short_lists,
             "passage_candidates": passage_candidates,
             "passage_pairs": passage,
             "passage_seconds": passage_seconds,

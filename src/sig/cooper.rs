@@ -57,8 +57,9 @@ pub struct CooperParams {
     pub passage_min_terms: u32,
     /// The equal-text rule for short lists: a pair whose smaller list has fewer than this
     /// many terms is a near-duplicate only when the two documents' texts are equal (case
-    /// and white space aside). 0 = off (the paper). Applied to the matcher's pairs by
-    /// [`keep_short_pairs`], which is given the texts' keys; [`detect`] does not apply it.
+    /// and white space aside). 0 = off (the paper). Applied by the matchers given the
+    /// texts' keys ([`detect_across_sites_with_keys`], [`detect_ranked_lists`]) or to a
+    /// matcher's pairs by [`keep_short_pairs`]; [`detect`] does not apply it.
     pub min_terms: u32,
 }
 
@@ -372,15 +373,33 @@ fn max_missing(len: usize, pct: u32) -> usize {
 /// at least `indexed − may_miss` of them (the count filter of AllPairs/PPJoin; Bayardo et
 /// al. 2007, Xiao et al. 2008), which turns away the many lists that share one mid-frequency
 /// term before any intersection is computed.
+///
+/// The terms that may go missing are those of the rules that can accept the list as the
+/// shorter of a pair ([`may_miss_as_shorter`]): a list under containment's floor of terms
+/// is indexed for the paper's test alone (at a million pages, the lists under the floor
+/// were indexed five times longer than that test needs).
 fn indexed_len(len: usize, params: &CooperParams) -> usize {
     if params.contained_pct == 0 {
         return probe_len(len, params);
     }
-    let may_miss = max_missing(len, params.delta_pct).max(max_missing(len, params.contained_pct));
+    let may_miss = may_miss_as_shorter(len, params);
     if len == 0 {
         0
     } else {
         (2 * may_miss + 1).min(len)
+    }
+}
+
+/// The most terms of a list of `len` terms that may be missing from a partner at least as
+/// long in a pair that passes: the paper's count, or containment's when that rule can
+/// accept the list (it is on, and the list has at least `contained_min_terms` terms; see
+/// [`CooperParams::contained_ok`]), whichever is larger.
+fn may_miss_as_shorter(len: usize, params: &CooperParams) -> usize {
+    let paper = max_missing(len, params.delta_pct);
+    if params.contained_pct > 0 && len >= params.contained_min_terms as usize {
+        paper.max(max_missing(len, params.contained_pct))
+    } else {
+        paper
     }
 }
 
@@ -438,6 +457,17 @@ pub fn detect_across_sites(
     sites: &[u64],
     params: &CooperParams,
 ) -> Vec<CooperPair> {
+    detect_across_sites_with_keys(docs, sites, None, params)
+}
+
+/// [`detect_across_sites`], and with `keys` (document `i`'s text key `keys[i]`) the
+/// equal-text rule applied as [`detect_ranked_lists`] applies it.
+pub fn detect_across_sites_with_keys(
+    docs: &[BTreeSet<String>],
+    sites: &[u64],
+    keys: Option<&[Option<u64>]>,
+    params: &CooperParams,
+) -> Vec<CooperPair> {
     let mut df: FxHashMap<&str, u32> = FxHashMap::default();
     for d in docs {
         for t in d {
@@ -463,7 +493,7 @@ pub fn detect_across_sites(
             v
         })
         .collect();
-    detect_ranked_in(ranked, order.len(), sites, params, MATCH_CHUNK)
+    detect_ranked_in(ranked, order.len(), sites, keys, params, MATCH_CHUNK)
 }
 
 /// [`detect_across_sites`] on lists of term numbers: `docs[i]` holds the distinct numbers of
@@ -476,7 +506,7 @@ pub fn detect_numbered(
     sites: &[u64],
     params: &CooperParams,
 ) -> Vec<CooperPair> {
-    detect_ranked_lists(rank_numbered(docs, terms), sites, params)
+    detect_ranked_lists(rank_numbered(docs, terms), sites, None, params)
 }
 
 /// Term lists turned into ranks (see [`rank_numbered`]): what the matching reads.
@@ -522,14 +552,85 @@ pub fn rank_numbered(mut docs: Vec<Vec<u32>>, terms: &[Box<str>]) -> RankedLists
 }
 
 /// The second half of [`detect_numbered`]: the matching, consuming the lists (they are
-/// freed before the pairs are sorted).
+/// freed before the pairs are sorted). With `keys` (document `i`'s text key `keys[i]`),
+/// the equal-text rule is applied: the pairs are those of [`keep_short_pairs`] on the
+/// matching's, but the pairs it drops are never made (see [`equal_text_pairs`]).
 pub fn detect_ranked_lists(
     ranked: RankedLists,
     sites: &[u64],
+    keys: Option<&[Option<u64>]>,
     params: &CooperParams,
 ) -> Vec<CooperPair> {
     let RankedLists { lists, n_terms } = ranked;
-    detect_ranked_in(lists, n_terms, sites, params, MATCH_CHUNK)
+    detect_ranked_in(lists, n_terms, sites, keys, params, MATCH_CHUNK)
+}
+
+/// The pairs whose smaller list is short (under `min_terms` terms) that the equal-text rule
+/// lets stand: pairs of documents with the same text key that pass the test, as the
+/// matching reports them. The short lists are then emptied in `ranked`, so that the
+/// matching never meets them (an empty list has no prefix): every pair it makes has two
+/// lists of `min_terms` terms or more, which the rule keeps.
+///
+/// Why not match them and drop the pairs after ([`keep_short_pairs`]): a short list has the
+/// list of every other page of its kind, and at a million pages the matching made 14.8 M
+/// such pairs that the rule then dropped (BENCHMARKS.md, issue 16 session 16). Only pairs
+/// of equal keys can stand, so they are found by grouping the keys instead. Keys are
+/// compared, not trusted: a pair in a group is tested on its lists like any other.
+fn equal_text_pairs(
+    ranked: &mut [Vec<u32>],
+    sites: &[u64],
+    keys: &[Option<u64>],
+    params: &CooperParams,
+) -> Vec<CooperPair> {
+    let short = |len: usize| len < params.min_terms as usize;
+    // An empty list never pairs (see `CooperParams::delta_ok`), whatever its key.
+    let mut keyed: Vec<(u64, u32)> = keys
+        .iter()
+        .take(ranked.len())
+        .enumerate()
+        .filter(|&(i, _)| !ranked[i].is_empty())
+        .filter_map(|(i, k)| k.map(|k| (k, i as u32)))
+        .collect();
+    keyed.sort_unstable();
+    let mut out = Vec::new();
+    for group in keyed.chunk_by(|x, y| x.0 == y.0) {
+        for (at, &(_, a)) in group.iter().enumerate() {
+            for &(_, b) in &group[at + 1..] {
+                // Sorted by (key, document): a < b.
+                let (la, lb) = (ranked[a as usize].len(), ranked[b as usize].len());
+                if !short(la.min(lb)) {
+                    continue; // the matching makes it
+                }
+                let Some(common) =
+                    overlap_within(&ranked[a as usize], &ranked[b as usize], usize::MAX)
+                else {
+                    continue;
+                };
+                let same = match (sites.get(a as usize), sites.get(b as usize)) {
+                    (Some(x), Some(y)) => x == y,
+                    _ => false,
+                };
+                let rule = params
+                    .passes(la, lb, la - common, lb - common)
+                    .filter(|r| *r == Rule::Delta || !same);
+                if let Some(rule) = rule {
+                    out.push(CooperPair {
+                        a,
+                        b,
+                        differing: (la + lb - 2 * common) as u32,
+                        smaller: la.min(lb) as u32,
+                        rule,
+                    });
+                }
+            }
+        }
+    }
+    for list in ranked.iter_mut() {
+        if short(list.len()) {
+            *list = Vec::new();
+        }
+    }
+    out
 }
 
 /// Lists visited by one parallel task of the matching: many tasks, so that rayon spreads the
@@ -592,12 +693,17 @@ impl PrefixIndex {
 /// visit would have grown by then, so lists can be probed in any order and in parallel
 /// (each task with its own hit counters) and give the same pairs, sorted by `(a, b)`.
 fn detect_ranked_in(
-    ranked: Vec<Vec<u32>>,
+    mut ranked: Vec<Vec<u32>>,
     n_terms: usize,
     sites: &[u64],
+    keys: Option<&[Option<u64>]>,
     params: &CooperParams,
     chunk: usize,
 ) -> Vec<CooperPair> {
+    let equal_texts = match keys {
+        Some(keys) if params.min_terms > 0 => equal_text_pairs(&mut ranked, sites, keys, params),
+        _ => Vec::new(),
+    };
     let contained = params.contained_pct > 0;
     let mut visit: Vec<u32> = (0..ranked.len() as u32).collect();
     visit.sort_by_key(|&i| (ranked[i as usize].len(), i));
@@ -661,8 +767,7 @@ fn detect_ranked_in(
                         // that passes, `may_miss` being the terms of the shorter list `a`
                         // missing from `b`: at most the looser rule's count, and at most the
                         // paper's when only the paper's test applies (checked below).
-                        let may_miss_either = max_missing(la, params.delta_pct)
-                            .max(max_missing(la, params.contained_pct));
+                        let may_miss_either = may_miss_as_shorter(la, params);
                         let indexed_a = indexed[pos_a as usize] as usize;
                         if contained && found + may_miss_either < indexed_a {
                             continue;
@@ -714,10 +819,11 @@ fn detect_ranked_in(
         .collect();
     drop(index);
     drop(ranked);
-    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum());
+    let mut out = Vec::with_capacity(found.iter().map(Vec::len).sum::<usize>() + equal_texts.len());
     for part in found {
         out.extend(part);
     }
+    out.extend(equal_texts);
     out.par_sort_unstable_by_key(|p| (p.a, p.b));
     out
 }
@@ -1150,7 +1256,7 @@ mod tests {
             edits in proptest::collection::vec(
                 (0usize..4, proptest::collection::btree_set(0u16..80, 0..5),
                  proptest::collection::btree_set(0u16..60, 0..5)), 0..18),
-            setting in 0u8..4,
+            setting in 0u8..5,
         ) {
             let docs: Vec<BTreeSet<String>> = edits
                 .iter()
@@ -1167,6 +1273,8 @@ mod tests {
                 0 => CooperParams::default(),
                 1 => CooperParams::inserted_material(),
                 2 => CooperParams { contained_pct: 20, contained_size_pct: 200, ..CooperParams::default() },
+                // Containment's floor in the middle of the lists' sizes.
+                3 => CooperParams { contained_pct: 30, contained_size_pct: 300, contained_min_terms: 20, ..CooperParams::default() },
                 _ => CooperParams { contained_pct: 35, contained_size_pct: 1000, ..CooperParams::inserted_material() },
             };
             let fast: Vec<(u32, u32, usize)> =
@@ -1200,6 +1308,44 @@ mod tests {
             prop_assert_eq!(by_numbers, detect_across_sites(&docs, &sites, &p));
         }
 
+        /// The equal-text rule inside the matching (short lists paired by their keys, never
+        /// matched) gives the pairs of matching everything and dropping after, by terms and
+        /// by numbers, with keys shared by equal and by different lists (a key is compared,
+        /// not trusted), keys missing, and lists long enough for the rule to keep.
+        #[test]
+        fn the_equal_text_rule_in_the_matching_equals_dropping_after(
+            lists in proptest::collection::vec(
+                (proptest::collection::btree_set(0u16..8, 0..7), proptest::option::of(0u64..4), 0u64..3),
+                0..40),
+            min_terms in 0u32..6,
+            setting in 0u8..3,
+        ) {
+            let docs: Vec<BTreeSet<String>> = lists
+                .iter()
+                .map(|(l, _, _)| l.iter().map(|t| format!("w{t}")).collect())
+                .collect();
+            let keys: Vec<Option<u64>> = lists.iter().map(|l| l.1).collect();
+            let sites: Vec<u64> = lists.iter().map(|l| l.2).collect();
+            let base = match setting {
+                0 => CooperParams::default(),
+                1 => CooperParams::inserted_material(),
+                _ => CooperParams { contained_pct: 40, contained_size_pct: 300, ..CooperParams::default() },
+            };
+            let p = CooperParams { min_terms, ..base };
+            let mut slow = detect_across_sites(&docs, &sites, &p);
+            keep_short_pairs(&mut slow, &keys, &p);
+            prop_assert_eq!(&detect_across_sites_with_keys(&docs, &sites, Some(&keys), &p), &slow);
+            let mut table: Vec<Box<str>> = docs.iter().flatten().map(|t| t.as_str().into()).collect();
+            table.sort_unstable();
+            table.dedup();
+            let numbered: Vec<Vec<u32>> = docs
+                .iter()
+                .map(|d| d.iter().map(|t| table.iter().position(|x| **x == **t).unwrap() as u32).collect())
+                .collect();
+            let ranked = rank_numbered(numbered, &table);
+            prop_assert_eq!(detect_ranked_lists(ranked, &sites, Some(&keys), &p), slow);
+        }
+
         /// The parallel matching (any task size) equals the sequential one it replaced, on
         /// lists of term ranks made as small edits of a few bases, over up to three sites.
         #[test]
@@ -1208,7 +1354,7 @@ mod tests {
             edits in proptest::collection::vec(
                 (0usize..5, proptest::collection::btree_set(0u32..120, 0..6),
                  proptest::collection::btree_set(0u32..90, 0..6), 0u64..3), 0..60),
-            setting in 0u8..5,
+            setting in 0u8..6,
             chunk in 1usize..9,
         ) {
             let docs: Vec<Vec<u32>> = edits
@@ -1226,12 +1372,13 @@ mod tests {
                 1 => CooperParams::inserted_material(),
                 2 => CooperParams { contained_pct: 20, contained_size_pct: 200, ..CooperParams::default() },
                 3 => CooperParams { contained_pct: 30, contained_size_pct: 300, ..CooperParams::default() },
+                4 => CooperParams { contained_pct: 30, contained_size_pct: 300, contained_min_terms: 25, ..CooperParams::default() },
                 _ => CooperParams { contained_pct: 35, contained_size_pct: 1000, ..CooperParams::inserted_material() },
             };
             let slow = sequential_reference(&docs, 120, &sites, &p);
             prop_assert!(slow.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
-            prop_assert_eq!(detect_ranked_in(docs.clone(), 120, &sites, &p, chunk), slow.clone());
-            prop_assert_eq!(detect_ranked_in(docs, 120, &sites, &p, MATCH_CHUNK), slow);
+            prop_assert_eq!(detect_ranked_in(docs.clone(), 120, &sites, None, &p, chunk), slow.clone());
+            prop_assert_eq!(detect_ranked_in(docs, 120, &sites, None, &p, MATCH_CHUNK), slow);
         }
     }
 }
