@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::store::Store;
-use crate::text::lang::{self, Profile};
+use crate::text::lang::{self, LineMemo, Profile};
 
 /// Documents whose texts are read and profiled at a time.
 const CHUNK: usize = 1024;
@@ -29,18 +29,41 @@ pub fn pairs_kept(
     ids: &[i64],
     pairs: &[(u32, u32, f64)],
 ) -> Result<Option<Vec<bool>>> {
-    pairs_kept_with(store, ids, pairs, &mut FxHashMap::default())
+    pairs_kept_with(store, ids, pairs, &mut Profiles::default())
 }
 
-/// [`pairs_kept`] with the language profiles already made (by document id), which it
-/// extends: one `detect` makes each document's profile once for all its methods
-/// (`Shared::language_profiles`; at a million pages three methods profiled the same
-/// documents again).
+/// The language profiles made so far (by document id) and the languages of their lines:
+/// one `detect` makes each document's profile once for all its methods (at a million pages
+/// three methods profiled the same documents again), and each distinct line's language
+/// once for all profiles ([`LineMemo`]).
+#[derive(Debug, Default)]
+pub struct Profiles {
+    by_document: FxHashMap<i64, Profile>,
+    lines: LineMemo,
+}
+
+impl Profiles {
+    /// Documents profiled.
+    pub fn len(&self) -> usize {
+        self.by_document.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_document.is_empty()
+    }
+
+    /// Distinct lines whose language is remembered.
+    pub fn lines(&self) -> usize {
+        self.lines.len()
+    }
+}
+
+/// [`pairs_kept`] with the profiles already made, which it extends.
 pub fn pairs_kept_with(
     store: &Store,
     ids: &[i64],
     pairs: &[(u32, u32, f64)],
-    profiles: &mut FxHashMap<i64, Profile>,
+    memo: &mut Profiles,
 ) -> Result<Option<Vec<bool>>> {
     if pairs.is_empty() {
         return Ok(None);
@@ -81,15 +104,23 @@ pub fn pairs_kept_with(
     }
     wanted.sort_unstable();
     wanted.dedup();
-    wanted.retain(|id| !profiles.contains_key(id));
+    wanted.retain(|id| !memo.by_document.contains_key(id));
     for chunk in wanted.chunks(CHUNK) {
         let texts = store.language_texts(chunk)?;
-        let made: Vec<(i64, Profile)> = texts
+        let lines = &memo.lines;
+        let made: Vec<(i64, Profile, Vec<_>)> = texts
             .par_iter()
-            .map(|(id, text)| (*id, Profile::of(text)))
+            .map(|(id, text)| {
+                let (profile, learned) = Profile::of_with(text, lines);
+                (*id, profile, learned)
+            })
             .collect();
-        profiles.extend(made);
+        for (id, profile, learned) in made {
+            memo.lines.learn(learned);
+            memo.by_document.insert(id, profile);
+        }
     }
+    let profiles = &memo.by_document;
     let keep: Vec<bool> = pairs
         .iter()
         .map(|p| {

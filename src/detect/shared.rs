@@ -19,9 +19,7 @@ use super::driver::CHUNK;
 use crate::sig::lexicon::{DocFreqs, TermOptions};
 use crate::sig::termsets::{PackedTerms, TermSets, TermSetsBuilder, DEFAULT_BUDGET};
 use crate::store::{DocText, Store, TextKind};
-use crate::text::lang::Profile;
 use crate::text::Words;
-use rustc_hash::FxHashMap;
 
 /// The term sets of one text under one set of term options, with what was derived from them.
 pub struct Counted {
@@ -42,7 +40,7 @@ pub struct Shared {
     later: RefCell<Option<Vec<(TextKind, TermOptions)>>>,
     /// Each document's language profile, made once for every method's cross-language pair
     /// rule (`super::languages::pairs_kept_with`); a profile depends on the stored text only.
-    pub language_profiles: RefCell<FxHashMap<i64, Profile>>,
+    pub language_profiles: RefCell<super::languages::Profiles>,
 }
 
 impl Shared {

@@ -266,20 +266,46 @@ const PROFILE_BYTES: usize = 64 * 1024;
 impl Profile {
     /// The profile of `text` (see the type).
     pub fn of(text: &str) -> Profile {
+        Profile::of_with(text, &LineMemo::default()).0
+    }
+
+    /// [`Profile::of`], the lines' languages read from `memo` where it has them; also the
+    /// lines it did not have, for [`LineMemo::learn`] (the memo is read by many profiles
+    /// made at once, and learns between them).
+    pub fn of_with(text: &str, memo: &LineMemo) -> (Profile, Vec<(LineDigest, LineLanguage)>) {
         let mut units: Vec<(&'static str, usize)> = Vec::new();
+        let mut learned = Vec::new();
         for line in prefix(text, PROFILE_BYTES).lines() {
-            let code = identify(line);
+            // A line too short to have a language is told apart at once; the rest cost
+            // whatlang, once per distinct line with the memo.
+            if !enough_letters(prefix(line, READ_BYTES)) {
+                continue;
+            }
+            let digest = LineDigest::of(line);
+            let LineLanguage { code, weight } = match memo.lines.get(&digest) {
+                Some(&known) => known,
+                None => {
+                    let code = identify(line);
+                    let weight = if code == UNDETERMINED {
+                        0
+                    } else {
+                        let n = ScriptCounts::of(line);
+                        n.cjk() + n.other_words
+                    };
+                    let known = LineLanguage { code, weight };
+                    learned.push((digest, known));
+                    known
+                }
+            };
             if code == UNDETERMINED {
                 continue;
             }
-            let n = ScriptCounts::of(line);
-            let weight = n.cjk() + n.other_words;
             match units.iter_mut().find(|(c, _)| *c == code) {
                 Some((_, u)) => *u += weight,
                 None => units.push((code, weight)),
             }
         }
-        Profile { units }
+        (Profile { units }, learned)
     }
 
     /// Every language of the text with its units, in the order first met.
@@ -293,6 +319,64 @@ impl Profile {
             .iter()
             .find(|(c, _)| *c == code)
             .map_or(0, |(_, u)| *u)
+    }
+}
+
+/// A line of text named by the first 128 bits of its SHA-1: lines equal in their bytes
+/// have one digest, and two different lines of one collection none in common (crawled text
+/// is hostile: a 64-bit non-cryptographic hash can be made to collide on purpose).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LineDigest(u128);
+
+impl LineDigest {
+    fn of(line: &str) -> LineDigest {
+        use sha1::{Digest, Sha1};
+        let full = Sha1::digest(line.as_bytes());
+        let mut first = [0u8; 16];
+        first.copy_from_slice(&full[..16]);
+        LineDigest(u128::from_le_bytes(first))
+    }
+}
+
+/// What [`Profile::of`] makes of one line: its language ([`identify`]) and its units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineLanguage {
+    code: &'static str,
+    weight: usize,
+}
+
+/// Lines' languages by digest, shared by the profiles of one collection's texts: the texts
+/// profiled are those of pairs, which share most of their lines (a manual's releases, a
+/// site's template), so each line costs whatlang once instead of once per text. At a
+/// million pages identifying the profiled texts' lines was 31% of `detect`'s CPU
+/// (BENCHMARKS.md, issue 16 session 17). A profile is the same with the memo as without.
+#[derive(Debug, Default)]
+pub struct LineMemo {
+    lines: rustc_hash::FxHashMap<LineDigest, LineLanguage>,
+}
+
+/// The memo learns no more lines past this many (~48 bytes a line in the map: ~200 MB);
+/// the lines it has stay.
+const MEMO_MAX_LINES: usize = 4_000_000;
+
+impl LineMemo {
+    /// Remembers lines [`Profile::of_with`] identified, up to [`MEMO_MAX_LINES`].
+    pub fn learn(&mut self, learned: impl IntoIterator<Item = (LineDigest, LineLanguage)>) {
+        for (digest, language) in learned {
+            if self.lines.len() >= MEMO_MAX_LINES {
+                return;
+            }
+            self.lines.insert(digest, language);
+        }
+    }
+
+    /// Lines remembered.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
     }
 }
 
@@ -559,6 +643,34 @@ mod tests {
         // A short page says too little to part it from anything.
         let stub = Profile::of("El sistema de gestió de paquets registra tots els paquets.");
         assert!(!across_languages("ca", &stub, "en", &en));
+    }
+
+    #[test]
+    fn a_profile_made_with_the_line_memo_is_the_profile_made_without() {
+        let texts = [
+            format!("{ENGLISH}{ENGLISH}{COMMANDS}"),
+            format!("{CATALAN}{CATALAN}{COMMANDS}"),
+            format!("{JAPANESE}{ENGLISH}{COMMANDS}\nHome | About\n{CHINESE}"),
+            format!("{CATALAN}{ENGLISH}"),
+        ];
+        let mut memo = LineMemo::default();
+        for round in 0..2 {
+            for text in &texts {
+                let (profile, learned) = Profile::of_with(text, &memo);
+                assert_eq!(profile, Profile::of(text));
+                // The first round learns every line with letters once, the second none.
+                assert_eq!(learned.is_empty(), round == 1 || text == &texts[3]);
+                memo.learn(learned);
+            }
+        }
+        // One entry per distinct line with enough letters ("Home | About" has too few).
+        let distinct: std::collections::BTreeSet<&str> = texts
+            .iter()
+            .flat_map(|t| t.lines())
+            .filter(|l| enough_letters(l))
+            .collect();
+        assert!(!distinct.contains("Home | About"));
+        assert_eq!(memo.len(), distinct.len());
     }
 
     #[test]

@@ -705,6 +705,10 @@ fn a_translated_page_and_its_english_original_are_not_a_pair_and_japanese_is_jap
     let again =
         spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles).unwrap();
     assert_eq!(profiles.len(), made, "the second call makes none");
+    assert!(
+        profiles.lines() > 0,
+        "and it remembers their lines' languages"
+    );
     assert_eq!(first.as_ref(), Some(&kept));
     assert_eq!(again.as_ref(), Some(&kept));
     let kept: Vec<(&str, &str)> = all
