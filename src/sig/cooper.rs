@@ -58,8 +58,8 @@ pub struct CooperParams {
     /// The equal-text rule for short lists: a pair whose smaller list has fewer than this
     /// many terms is a near-duplicate only when the two documents' texts are equal (case
     /// and white space aside). 0 = off (the paper). Applied by the matchers given the
-    /// texts' keys ([`detect_across_sites_with_keys`], [`detect_ranked_lists`]) or to a
-    /// matcher's pairs by [`keep_short_pairs`]; [`detect`] does not apply it.
+    /// texts' keys ([`detect_across_sites_with_keys`], [`detect_ranked_lists`]); [`detect`]
+    /// does not apply it.
     pub min_terms: u32,
 }
 
@@ -298,7 +298,8 @@ pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<Strin
     )
 }
 
-/// The equal-text rule ([`CooperParams::min_terms`]) over a matcher's pairs: drops a pair
+/// The equal-text rule ([`CooperParams::min_terms`]) over a matcher's pairs, as the tests'
+/// reference (the matchers given keys apply it without making the pairs it drops): drops a pair
 /// whose smaller list has fewer than `min_terms` terms unless its two documents have the
 /// same text key, `keys[i]` being document `i`'s (the hash of its text with case and white
 /// space folded; `None`, a text without words or a key not taken, equals nothing). Keys are
@@ -308,6 +309,7 @@ pub fn differing_terms(a: &BTreeSet<String>, b: &BTreeSet<String>) -> (Vec<Strin
 /// legend page) has the same list as every other page of its kind, so the delta test passes
 /// them all ("0 of 1 terms differ"), though most are different pages; the copies among
 /// them are pages with the same text (BENCHMARKS.md, issue 14 session 13).
+#[cfg(test)]
 pub fn keep_short_pairs(pairs: &mut Vec<CooperPair>, keys: &[Option<u64>], params: &CooperParams) {
     if params.min_terms == 0 {
         return;
@@ -376,8 +378,8 @@ fn max_missing(len: usize, pct: u32) -> usize {
 ///
 /// The terms that may go missing are those of the rules that can accept the list as the
 /// shorter of a pair ([`may_miss_as_shorter`]): a list under containment's floor of terms
-/// is indexed for the paper's test alone (at a million pages, the lists under the floor
-/// were indexed five times longer than that test needs).
+/// is indexed for the paper's test alone (with the defaults a list of 19 terms had 11
+/// terms indexed where that test needs 3).
 fn indexed_len(len: usize, params: &CooperParams) -> usize {
     if params.contained_pct == 0 {
         return probe_len(len, params);
@@ -553,7 +555,7 @@ pub fn rank_numbered(mut docs: Vec<Vec<u32>>, terms: &[Box<str>]) -> RankedLists
 
 /// The second half of [`detect_numbered`]: the matching, consuming the lists (they are
 /// freed before the pairs are sorted). With `keys` (document `i`'s text key `keys[i]`),
-/// the equal-text rule is applied: the pairs are those of [`keep_short_pairs`] on the
+/// the equal-text rule is applied: the pairs are those of `keep_short_pairs` on the
 /// matching's, but the pairs it drops are never made (see [`equal_text_pairs`]).
 pub fn detect_ranked_lists(
     ranked: RankedLists,
@@ -571,7 +573,7 @@ pub fn detect_ranked_lists(
 /// matching never meets them (an empty list has no prefix): every pair it makes has two
 /// lists of `min_terms` terms or more, which the rule keeps.
 ///
-/// Why not match them and drop the pairs after ([`keep_short_pairs`]): a short list has the
+/// Why not match them and drop the pairs after (`keep_short_pairs`): a short list has the
 /// list of every other page of its kind, and at a million pages the matching made 14.8 M
 /// such pairs that the rule then dropped (BENCHMARKS.md, issue 16 session 16). Only pairs
 /// of equal keys can stand, so they are found by grouping the keys instead. Keys are
@@ -597,31 +599,18 @@ fn equal_text_pairs(
         for (at, &(_, a)) in group.iter().enumerate() {
             for &(_, b) in &group[at + 1..] {
                 // Sorted by (key, document): a < b.
-                let (la, lb) = (ranked[a as usize].len(), ranked[b as usize].len());
+                let (a, b) = (a as usize, b as usize);
+                let (la, lb) = (ranked[a].len(), ranked[b].len());
                 if !short(la.min(lb)) {
                     continue; // the matching makes it
                 }
-                let Some(common) =
-                    overlap_within(&ranked[a as usize], &ranked[b as usize], usize::MAX)
-                else {
-                    continue;
-                };
-                let same = match (sites.get(a as usize), sites.get(b as usize)) {
+                // Allowed to miss every term, the count always comes back.
+                let common = overlap_within(&ranked[a], &ranked[b], la).unwrap_or(0);
+                let same = match (sites.get(a), sites.get(b)) {
                     (Some(x), Some(y)) => x == y,
                     _ => false,
                 };
-                let rule = params
-                    .passes(la, lb, la - common, lb - common)
-                    .filter(|r| *r == Rule::Delta || !same);
-                if let Some(rule) = rule {
-                    out.push(CooperPair {
-                        a,
-                        b,
-                        differing: (la + lb - 2 * common) as u32,
-                        smaller: la.min(lb) as u32,
-                        rule,
-                    });
-                }
+                out.extend(tested_pair((a, la), (b, lb), common, same, params));
             }
         }
     }
@@ -631,6 +620,29 @@ fn equal_text_pairs(
         }
     }
     out
+}
+
+/// The pair of documents `a < b` (each with its list's length) sharing `common` terms, if
+/// the test accepts it; containment only across sites (`same`: one site).
+#[inline]
+fn tested_pair(
+    (a, la): (usize, usize),
+    (b, lb): (usize, usize),
+    common: usize,
+    same: bool,
+    params: &CooperParams,
+) -> Option<CooperPair> {
+    let rule = params
+        .passes(la, lb, la - common, lb - common)
+        .filter(|r| *r == Rule::Delta || !same)?;
+    // Documents are numbered and lists hold terms in u32 (see `detect_ranked_in`).
+    Some(CooperPair {
+        a: a as u32,
+        b: b as u32,
+        differing: (la + lb - 2 * common) as u32,
+        smaller: la.min(lb) as u32,
+        rule,
+    })
 }
 
 /// Lists visited by one parallel task of the matching: many tasks, so that rayon spreads the
@@ -793,24 +805,12 @@ fn detect_ranked_in(
                             continue;
                         };
                         // The pair in input order, as the test and the output see it.
-                        let (first, second, l1, l2) = if a < b {
-                            (a, b, la, lb)
+                        let pair = if a < b {
+                            tested_pair((a, la), (b, lb), common, same, params)
                         } else {
-                            (b, a, lb, la)
+                            tested_pair((b, lb), (a, la), common, same, params)
                         };
-                        let rule = params
-                            .passes(l1, l2, l1 - common, l2 - common)
-                            .filter(|r| *r == Rule::Delta || !same);
-                        if let Some(rule) = rule {
-                            // Counts of list terms: below 2³² (see `indexed` above).
-                            out.push(CooperPair {
-                                a: first as u32,
-                                b: second as u32,
-                                differing: (l1 + l2 - 2 * common) as u32,
-                                smaller: l1.min(l2) as u32,
-                                rule,
-                            });
-                        }
+                        out.extend(pair);
                     }
                 }
                 out
