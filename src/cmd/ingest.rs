@@ -40,6 +40,11 @@ const BATCH_RECORDS: usize = 256;
 const BATCH_BYTES: usize = 32 << 20;
 /// Writes per shared transaction in the writer.
 const BULK_WRITES: usize = 2048;
+
+/// The write-ahead log's largest size during the first pass before the writer truncates it
+/// (see `Writer::commit`): disk for a million-page ingest is the database plus this, not
+/// the database twice.
+const WAL_MAX_BYTES: u64 = 1 << 30;
 /// Extracted batches waiting for the writer, at most: the writer is the longest serial
 /// stage, and while it commits or writes a batch of long texts the extraction goes on
 /// (extracted batches hold texts, smaller than the raw payloads before them).
@@ -1144,10 +1149,20 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// Commits the shared transaction and asks for a checkpoint. A full channel means one
-    /// is asked for already and will copy this commit too.
+    /// is asked for already and will copy this commit too. A log grown past
+    /// [`WAL_MAX_BYTES`] is checkpointed and truncated here, the writer waiting: the
+    /// checkpoint thread copies pages but cannot shrink the log (see
+    /// [`Store::checkpoint_truncate`]), so without this the log would hold every page the
+    /// first pass wrote, as large as the database again.
     fn commit(&mut self) -> Result<()> {
         self.store.commit_bulk()?;
-        let _ = self.checkpoints.try_send(());
+        if self.store.wal_bytes() > WAL_MAX_BYTES {
+            // Not completed (a checkpoint beside it outlasted the busy timeout): the next
+            // commit tries again, and the log only grows meanwhile.
+            self.store.checkpoint_truncate()?;
+        } else {
+            let _ = self.checkpoints.try_send(());
+        }
         Ok(())
     }
 

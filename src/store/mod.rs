@@ -263,6 +263,45 @@ mod tests {
     }
 
     #[test]
+    fn a_truncating_checkpoint_empties_the_log_that_passive_ones_beside_the_writer_leave_growing() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("w.db");
+        let writer = Store::open(&db).unwrap();
+        writer.set_wal_autocheckpoint(0).unwrap();
+        let beside = Store::open_for_session_thread(&db).unwrap();
+        // A batch written in one transaction, with the other connection's passive
+        // checkpoint halfway through it, as the ingest's checkpoint thread runs beside the
+        // writer's next transaction.
+        let write_a_batch = |round: usize| {
+            writer.begin_bulk().unwrap();
+            for i in 0..200 {
+                if i == 100 {
+                    beside.checkpoint_passive().unwrap();
+                }
+                let value = format!("{round}-{i}-{}", "x".repeat(2000));
+                writer.set_meta(&format!("k{round}-{i}"), &value).unwrap();
+            }
+            writer.commit_bulk().unwrap();
+        };
+        // The checkpoints copy pages, but the log is never started over.
+        let mut sizes = Vec::new();
+        for round in 0..4 {
+            write_a_batch(round);
+            sizes.push(writer.wal_bytes());
+        }
+        assert!(sizes.windows(2).all(|w| w[1] > w[0]), "{sizes:?}");
+        assert!(writer.checkpoint_truncate().unwrap());
+        assert_eq!(writer.wal_bytes(), 0);
+        // Nothing written was lost, and the next commit starts a small log.
+        write_a_batch(4);
+        assert!(writer.wal_bytes() < sizes[1], "{}", writer.wal_bytes());
+        drop(writer);
+        let s = Store::open(&db).unwrap();
+        assert!(s.meta("k0-0").unwrap().unwrap().starts_with("0-0-"));
+        assert!(s.meta("k4-199").unwrap().unwrap().starts_with("4-199-"));
+    }
+
+    #[test]
     fn open_existing_names_the_missing_file() {
         let e = Store::open_existing(Path::new("/nonexistent/x.db"))
             .err()
