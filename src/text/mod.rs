@@ -3,8 +3,10 @@
 //! reported by a detector always points into the stored text the review UI shows.
 
 pub mod escapes;
+pub mod fast_lang;
 pub mod lang;
 pub mod tokens;
+mod whatlang_latin;
 pub mod wordlists;
 
 pub use escapes::{strip_escape_sequences, EscapeStripper};
