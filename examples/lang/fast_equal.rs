@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use std::time::Instant;
 
 use spotcheck::text::fast_lang::detect_lang;
+use spotcheck::text::lang::{prefix, READ_BYTES};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -27,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     let texts: Vec<String> = st
         .query_map([every], |r| r.get::<_, String>(0))?
-        .map(|t| t.map(|t| prefix(&t, 16 * 1024).to_string()))
+        .map(|t| t.map(|t| prefix(&t, READ_BYTES).to_string()))
         .collect::<Result<_, _>>()?;
     let mut seen = HashSet::new();
     let lines: Vec<String> = texts
@@ -61,12 +62,4 @@ fn main() -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-fn prefix(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }

@@ -3,7 +3,7 @@
 languages, read from the whatlang crate's own source (src/trigrams/profiles.rs), in the
 order and with the ranks whatlang uses, for `text::fast_lang` (an exact, faster computation
 of whatlang's answer). Rerun it when the whatlang version in Cargo.toml changes; the test
-`fast_lang::tests::*_equals_whatlang` fails until then.
+`fast_lang::tests::*_get_whatlangs_answer` fail until then.
 
     python3 examples/lang/whatlang_latin_profiles.py ~/.cargo/registry/src/*/whatlang-0.18.0 \
         > src/text/whatlang_latin.rs

@@ -99,11 +99,13 @@ fn latin_profiles() -> &'static LatinProfiles {
     PROFILES.get_or_init(|| {
         let mut langs = Vec::with_capacity(LATIN_PROFILES.len());
         let mut holders: FxHashMap<u64, Vec<(u8, u16)>> = FxHashMap::default();
-        for (index, &(code, profile)) in LATIN_PROFILES.iter().enumerate() {
-            // The generated table holds whatlang's own codes (a test reads every one).
+        for &(code, profile) in LATIN_PROFILES {
+            // The generated table holds whatlang's own codes (a test reads every one); a
+            // language's index is its place in `langs`, which the scores are indexed by.
             let Some(lang) = Lang::from_code(code) else {
                 continue;
             };
+            let index = langs.len();
             let chars: Vec<char> = profile.chars().collect();
             let mut len = 0u32;
             for (rank, t) in chars.chunks_exact(3).enumerate() {

@@ -28,7 +28,7 @@ pub const UNDETERMINED: &str = "und";
 /// counting. Reading 4 KB instead cost the same CPU (whatlang's cost per text is mostly its
 /// comparison with every profile of the script) and misidentified more short English doc
 /// pages (fr 40 instead of 29 of 3,200 ci-dd pages).
-const READ_BYTES: usize = 16 * 1024;
+pub const READ_BYTES: usize = 16 * 1024;
 
 /// Texts with fewer letters than this are `und`: a caption or a menu says nothing
 /// reliable about a language (whatlang answers for two words, mostly wrongly).
@@ -419,7 +419,7 @@ pub fn across_languages(a_lang: &str, a: &Profile, b_lang: &str, b: &Profile) ->
 }
 
 /// The longest prefix of `text` of at most `max` bytes that ends on a char boundary.
-fn prefix(text: &str, max: usize) -> &str {
+pub fn prefix(text: &str, max: usize) -> &str {
     if text.len() <= max {
         return text;
     }
