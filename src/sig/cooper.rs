@@ -370,11 +370,12 @@ fn max_missing(len: usize, pct: u32) -> usize {
 }
 
 /// How many of a list's first terms are indexed. Without containment: the prefix the
-/// delta test needs. With it: twice the terms the looser rule lets go missing, plus one —
-/// a longer prefix than the lemma needs, so that a candidate must meet the probing list in
-/// at least `indexed − may_miss` of them (the count filter of AllPairs/PPJoin; Bayardo et
-/// al. 2007, Xiao et al. 2008), which turns away the many lists that share one mid-frequency
-/// term before any intersection is computed.
+/// delta test needs. With it: the terms the looser rule lets go missing plus
+/// [`COUNT_FILTER_HITS`] — a longer prefix than the lemma needs (`may_miss + 1`), so that a
+/// candidate must meet the probing list in at least `indexed − may_miss` of them (the count
+/// filter of AllPairs/PPJoin; Bayardo et al. 2007, Xiao et al. 2008; the prefix extended by
+/// a few terms as in AdaptJoin, Wang et al. 2012), which turns away the many lists that
+/// share one mid-frequency term before any of their terms is read.
 ///
 /// The terms that may go missing are those of the rules that can accept the list as the
 /// shorter of a pair ([`may_miss_as_shorter`]): a list under containment's floor of terms
@@ -388,9 +389,21 @@ fn indexed_len(len: usize, params: &CooperParams) -> usize {
     if len == 0 {
         0
     } else {
-        (2 * may_miss + 1).min(len)
+        (may_miss + COUNT_FILTER_HITS.min(may_miss + 1)).min(len)
     }
 }
+
+/// The hits a candidate needs in the indexed prefix beyond the lemma's one (see
+/// [`indexed_len`]; at most `may_miss + 1`, which indexes `2·may_miss + 1` terms).
+///
+/// Why 4: until session 19 the prefix was `2·may_miss + 1` terms (30% containment: 60% of a
+/// list), whose last terms are the most frequent of the prefix and have the longest posting
+/// lists. On 175,058 pages of rust-doc, openjdk, libstdc++ and boost (BENCHMARKS.md, issue
+/// 16 session 19) 97% of the 1.37 G hits counted went to 340 M candidates across sites that
+/// then failed the count filter; indexing `may_miss + ℓ` terms and verifying the survivors'
+/// remaining terms against a bit set of the probing list took the matching from 4.2 s to
+/// 2.2 / 2.1 / 2.2 / 2.2 s for ℓ = 3 / 4 / 5 / 6 (the same pairs).
+const COUNT_FILTER_HITS: usize = 4;
 
 /// The most terms of a list of `len` terms that may be missing from a partner at least as
 /// long in a pair that passes: the paper's count, or containment's when that rule can
@@ -431,6 +444,21 @@ fn overlap_within(a: &[u32], b: &[u32], may_miss: usize) -> Option<usize> {
         }
     }
     (missed <= may_miss).then_some(common)
+}
+
+/// How many of `terms` are in `set` (a bit per term rank), or `None` as soon as more than
+/// `may_miss` of them are not.
+fn in_set_within(terms: &[u32], set: &[u64], may_miss: usize) -> Option<usize> {
+    let mut missed = 0;
+    for &t in terms {
+        if set[t as usize / 64] >> (t % 64) & 1 == 0 {
+            missed += 1;
+            if missed > may_miss {
+                return None;
+            }
+        }
+    }
+    Some(terms.len() - missed)
 }
 
 /// All pairs of `docs` (salient-term lists) that pass the test, sorted by `(a, b)`.
@@ -737,8 +765,15 @@ fn detect_ranked_in(
     let found: Vec<Vec<CooperPair>> = starts
         .into_par_iter()
         .map_init(
-            || (vec![0u32; visit.len()], Vec::<u32>::new()),
-            |(hits, touched), start| {
+            || {
+                let in_b = if contained {
+                    vec![0u64; n_terms.div_ceil(64)]
+                } else {
+                    Vec::new()
+                };
+                (vec![0u32; visit.len()], Vec::<u32>::new(), in_b)
+            },
+            |(hits, touched, in_b), start| {
                 let mut out = Vec::new();
                 for pos_b in start..(start + chunk.max(1)).min(visit.len()) {
                     let b = visit[pos_b] as usize;
@@ -766,6 +801,11 @@ fn detect_ranked_in(
                                 touched.push(pos_a);
                             }
                             *n += 1;
+                        }
+                    }
+                    if contained {
+                        for &t in terms_b {
+                            in_b[t as usize / 64] |= 1 << (t % 64);
                         }
                     }
                     for &pos_a in touched.iter() {
@@ -801,8 +841,21 @@ fn detect_ranked_in(
                             continue;
                         }
                         let a = visit[pos_a as usize] as usize;
-                        let Some(common) = overlap_within(&ranked[a], terms_b, may_miss) else {
-                            continue;
+                        let common = if contained {
+                            // Every term of b was probed, so `found` of a's indexed terms are
+                            // b's and the rest of them are missing (the count filter above
+                            // left `found + may_miss ≥ indexed_a`); only the terms past the
+                            // prefix are looked up, in b's bit set.
+                            let budget = found + may_miss - indexed_a;
+                            match in_set_within(&ranked[a][indexed_a..], in_b, budget) {
+                                Some(more) => found + more,
+                                None => continue,
+                            }
+                        } else {
+                            match overlap_within(&ranked[a], terms_b, may_miss) {
+                                Some(common) => common,
+                                None => continue,
+                            }
                         };
                         // The pair in input order, as the test and the output see it.
                         let pair = if a < b {
@@ -811,6 +864,11 @@ fn detect_ranked_in(
                             tested_pair((b, lb), (a, la), common, same, params)
                         };
                         out.extend(pair);
+                    }
+                    if contained {
+                        for &t in terms_b {
+                            in_b[t as usize / 64] = 0;
+                        }
                     }
                 }
                 out
