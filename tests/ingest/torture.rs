@@ -74,6 +74,9 @@ fn valid_files_keep_their_records() {
     let (_t, db) = common::temp_db();
     let s = ingest_paths(&db, &files(&dir), &IngestOptions::default()).unwrap();
     let records: u64 = s.records_by_type.values().sum();
-    assert!(records >= 20, "{s:?}");
-    assert_eq!(s.sources_read, files(&dir).len() as u64);
+    assert!(records >= 19, "{s:?}");
+    // valid-warcrecorddigests-1.warc and -2.warc are the same bytes: one source, read once
+    // and skipped the second time (a crawl file is identified by its bytes).
+    assert_eq!(s.sources_read, files(&dir).len() as u64 - 1, "{s:?}");
+    assert_eq!(s.sources_skipped, 1, "{s:?}");
 }
