@@ -399,10 +399,10 @@ fn indexed_len(len: usize, params: &CooperParams) -> usize {
 /// Why 4: until session 19 the prefix was `2·may_miss + 1` terms (30% containment: 60% of a
 /// list), whose last terms are the most frequent of the prefix and have the longest posting
 /// lists. On 175,058 pages of rust-doc, openjdk, libstdc++ and boost (BENCHMARKS.md, issue
-/// 16 session 19) 97% of the 1.37 G hits counted went to 340 M candidates across sites that
+/// 16 session 19) 76% of the 1.37 G hits counted went to 333 M candidates across sites that
 /// then failed the count filter; indexing `may_miss + ℓ` terms and verifying the survivors'
 /// remaining terms against a bit set of the probing list took the matching from 4.2 s to
-/// 2.2 / 2.1 / 2.2 / 2.2 s for ℓ = 3 / 4 / 5 / 6 (the same pairs).
+/// 2.15 / 2.04 / 2.19 / 2.19 s for ℓ = 3 / 4 / 5 / 6 (first of two runs each; the same pairs).
 const COUNT_FILTER_HITS: usize = 4;
 
 /// The most terms of a list of `len` terms that may be missing from a partner at least as
