@@ -210,8 +210,9 @@ impl LineBuilder {
         self.out.push(c);
     }
 
+    /// The text, in Unicode normalization form C ([`crate::text::nfc`]).
     pub fn finish(self) -> String {
-        self.out
+        crate::text::nfc(self.out)
     }
 }
 
@@ -318,7 +319,7 @@ pub fn clean_plain_text(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
+    crate::text::nfc(out)
 }
 
 #[cfg(test)]
@@ -330,6 +331,22 @@ mod tests {
         let mut b = LineBuilder::new(usize::MAX);
         f(&mut b);
         b.finish()
+    }
+
+    #[test]
+    fn text_is_stored_composed_whichever_way_the_page_spelled_it() {
+        // Vietnamese "tiếng Việt" decomposed (letters + combining marks) and composed.
+        let decomposed = build(|b| b.push_str("tie\u{302}\u{301}ng Vie\u{323}\u{302}t"));
+        let composed = build(|b| b.push_str("ti\u{1ebf}ng Vi\u{1ec7}t"));
+        assert_eq!(decomposed, composed);
+        assert_eq!(composed, "ti\u{1ebf}ng Vi\u{1ec7}t");
+        // Bengali য় as one character (U+09DF) becomes য + nukta, its normal form.
+        assert_eq!(
+            build(|b| b.push_str("\u{9b9}\u{9df}")),
+            "\u{9b9}\u{9af}\u{9bc}"
+        );
+        // Composed text and ASCII come back as they were.
+        assert_eq!(build(|b| b.push_str("café — “quoted”")), "café — “quoted”");
     }
 
     #[test]

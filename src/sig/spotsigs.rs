@@ -810,8 +810,8 @@ mod tests {
         let others = ante.len() - 27;
         assert_eq!(
             ante.len(),
-            240,
-            "27 English, {others} of 23 other languages"
+            395,
+            "27 English, {others} of 47 other languages"
         );
         // The English ones are stopwords (skipped inside a chain, as in the paper); those of
         // other languages are not in the English stopword list and count as chain words.
@@ -831,7 +831,9 @@ mod tests {
         let by = antecedents_by_language();
         for lang in [
             "en", "de", "fr", "es", "it", "pt", "nl", "cs", "ru", "ar", "zh", "ja", "pl", "tr",
-            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he", "th",
+            "id", "vi", "ko", "ur", "fa", "hi", "uk", "el", "he", "th", "sv", "da", "nb", "fi",
+            "hu", "ro", "bg", "hr", "sr", "bs", "mk", "sl", "sk", "ca", "lt", "lv", "et", "be",
+            "tl", "az", "hy", "ka", "bn", "ta", "mr", "ne",
         ] {
             assert!(by.get(lang).is_some_and(|l| l.len() >= 4), "{lang}");
         }
@@ -878,6 +880,55 @@ mod tests {
             ),
         ] {
             assert!(!extract_text(text, &p).is_empty(), "{lang}: no signature");
+        }
+    }
+
+    /// Stories in the languages added in session 20 were signed nowhere (sv, fi, da, nb:
+    /// no antecedent among their words) or on the article "a" alone (hu, ro). Each sentence
+    /// here was written for this test; each must give at least two signatures.
+    #[test]
+    fn stories_of_the_languages_added_later_are_signed() {
+        let p = SpotSigParams::default();
+        for (lang, text) in [
+            (
+                "sv",
+                "Regeringen har meddelat att skatten kommer att sänkas nästa månad och ministern sade att beslutet är ett steg i rätt riktning",
+            ),
+            (
+                "da",
+                "Regeringen har meddelt at afgiften bliver sænket fra næste måned og ministeren sagde at beslutningen vil hjælpe familierne",
+            ),
+            (
+                "nb",
+                "Regjeringen har varslet at avgiften blir satt ned neste måned og ministeren sa at vedtaket ble fattet etter lange forhandlinger",
+            ),
+            (
+                "fi",
+                "Hallitus ilmoitti että veroa lasketaan ensi kuussa ja ministerin mukaan päätös oli tehty pitkien neuvottelujen jälkeen",
+            ),
+            (
+                "hu",
+                "A kormány bejelentette hogy az adót csökkentik és a miniszter szerint egy hosszú tárgyalás után lett meg a döntés",
+            ),
+            (
+                "ro",
+                "Guvernul a anunțat că taxa va fi redusă și ministrul a declarat că decizia a fost luată după negocieri care sunt lungi",
+            ),
+            (
+                "bg",
+                "Правителството обяви че данъкът ще бъде намален и министърът каза че решението е било взето след дълги преговори",
+            ),
+            (
+                "hr",
+                "Vlada je objavila da će porez biti smanjen a ministar je rekao da je odluka bila donesena nakon dugih pregovora",
+            ),
+            (
+                "bn",
+                "সরকার একটি ঘোষণা করেছে যে কর কমানো হবে এবং মন্ত্রী বলেছেন যে সিদ্ধান্তটি দীর্ঘ আলোচনার পরে নেওয়া হয়েছে এবং এটি কার্যকর হবে আগামী মাসে",
+            ),
+        ] {
+            let n = extract_text(text, &p).len();
+            assert!(n >= 2, "{lang}: {n} signatures");
         }
     }
 

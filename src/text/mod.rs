@@ -13,6 +13,22 @@ pub use escapes::{strip_escape_sequences, EscapeStripper};
 pub use tokens::{for_each_token, tokenize, Token, Words};
 pub use wordlists::WordList;
 
+/// `text` in Unicode normalization form C: one spelling for every accented letter, whichever
+/// the page used (a Vietnamese or Bengali site may write `ế` or `য়` as one character or as
+/// a letter and combining marks, and Arabic marks may come in either order; a copy that
+/// spells them the other way must still have the same words, and the bundled antecedents
+/// are written in this form). Every stored text is made through here (issue 14, session
+/// 20). Nearly every text is composed already: no character from U+0300 on (each byte
+/// below 0xCC, one pass over the bytes), or Unicode's quick check says yes; only the rest
+/// is rebuilt.
+pub fn nfc(text: String) -> String {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    if text.bytes().all(|b| b < 0xCC) || is_nfc_quick(text.chars()) == IsNormalized::Yes {
+        return text;
+    }
+    text.nfc().collect()
+}
+
 /// Whether `c` belongs to a script written without spaces between words (Chinese,
 /// Japanese kana and ideographs, Thai, Lao, Khmer, Myanmar). Such text has no word
 /// boundaries to split on: its tokens are character bigrams (see [`tokenize`]), and the

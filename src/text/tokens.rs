@@ -23,6 +23,15 @@ pub struct Token {
     pub end: usize,
 }
 
+/// A combining mark that is no letter by Unicode's `Alphabetic` property but belongs to
+/// the word it follows: the virama and nukta of the Indic scripts (the Hindi मंत्री, the
+/// Bengali হয়), the combining accents of a text in decomposed form. Without it a word was
+/// cut at each of them, and a bundled antecedent written with one could never match
+/// (issue 14, session 20). Marks are found by their canonical combining class.
+fn continues_word(c: char) -> bool {
+    !c.is_ascii() && unicode_normalization::char::canonical_combining_class(c) != 0
+}
+
 fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '\u{2019}'
 }
@@ -95,7 +104,7 @@ fn append_tokens(
                 continue;
             }
             let c = if b < 0x80 { b as char } else { char_at(i) };
-            if c.is_alphanumeric() && !super::unspaced_letter(c) {
+            if (c.is_alphanumeric() || continues_word(c)) && !super::unspaced_letter(c) {
                 push_lower(norm, c);
                 i += c.len_utf8();
                 end = i;
@@ -311,7 +320,7 @@ mod tests {
             let mut norm = String::new();
             push_lower(&mut norm, c);
             while let Some(&(i, c)) = chars.peek() {
-                if c.is_alphanumeric() && !crate::text::unspaced_letter(c) {
+                if (c.is_alphanumeric() || continues_word(c)) && !crate::text::unspaced_letter(c) {
                     push_lower(&mut norm, c);
                     end = i + c.len_utf8();
                     chars.next();
@@ -335,7 +344,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn the_visitor_equals_the_reference_tokenizer(
-            text in "([a-zA-Z0-9 '’.,İßΣ新闻กัี่เ\u{3099}-]|\\PC){0,80}"
+            text in "([a-zA-Z0-9 '’.,İßΣ新闻กัी़्ি\u{301}ี่เ\u{3099}-]|\\PC){0,80}"
         ) {
             let expected = tokenize_reference(&text);
             proptest::prop_assert_eq!(&tokenize(&text), &expected);
@@ -349,6 +358,17 @@ mod tests {
                 .collect();
             proptest::prop_assert_eq!(seen, expected);
         }
+    }
+
+    #[test]
+    fn combining_marks_stay_in_their_word() {
+        // The virama (्) and nukta (़) are no letters by `Alphabetic`: मंत्री was cut in two.
+        assert_eq!(words("मंत्री ने कहा"), ["मंत्री", "ने", "कहा"]);
+        assert_eq!(words("সে হয়েছে"), ["সে", "হয়েছে"]);
+        // A decomposed accent stays on its word (the word is not cut at it).
+        assert_eq!(words("cafe\u{301} noir"), ["cafe\u{301}", "noir"]);
+        // A mark after no letter starts no word.
+        assert!(words("\u{301}\u{94d}").is_empty());
     }
 
     #[test]

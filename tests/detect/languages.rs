@@ -582,6 +582,155 @@ fn japanese_pages_of_one_site_template_are_paired_only_when_they_are_one_story()
     assert_eq!(spotsigs, kit_copy_pairs());
 }
 
+/// Swedish (written for this test): the same three stories. Swedish had no antecedent of
+/// its own until session 20, and its pages were not signed at all.
+const SV: Kit = Kit {
+    lang: "sv",
+    wire: [
+        "Regeringen godkände på tisdagen en investeringsplan på trettio miljarder kronor för att \
+         modernisera pendeltågsnätet, som enligt Trafikverket varje dag transporterar mer än en \
+         miljon resenärer i de största städerna.",
+        "Infrastrukturministern sade på en presskonferens att arbetet kommer att börja till våren \
+         och att de första nya tågen ska vara i trafik före sommaren 2027, men facket har varnat \
+         för att personalen inte räcker till för en så snäv tidsplan.",
+        "Resenärernas organisationer, som i flera år har klagat på förseningar och fel, tog emot \
+         beskedet med försiktighet och krävde en detaljerad tidsplan för arbetet och ersättning \
+         till dem som drabbas när de äldsta linjerna stängs av.",
+        "Planen omfattar också en upprustning av fyrtio stationer, ett nytt signalsystem och att \
+         tolvhundra personer anställs, en siffra som oppositionen anser är alldeles för låg för \
+         ett nät som har förlorat personal under ett helt decennium.",
+    ],
+    other: [
+        [
+            "Kommunen meddelade i går att saluhallen i centrum stängs i minst sex månader på grund \
+             av en renovering, enligt ett brev som stadsbyggnadskontoret har skickat till \
+             handlarna och de boende i kvarteret.",
+            "Handlarna flyttas till ett tillfälligt tält på torget intill. De är oroliga för att \
+             förlora kunder under vintern och har bett kommunen att sänka avgifterna så länge \
+             arbetet pågår.",
+            "Enligt kommunen får den nya saluhallen ett garage under jord, en avdelning för lokala \
+             producenter och solpaneler på taket som ska halvera byggnadens elförbrukning.",
+        ],
+        [
+            "Landslaget i basket gick på söndagen vidare till finalen efter att ha slagit \
+             Frankrike med en enda poäng i en match som avgjordes i sista sekunden med ett \
+             trepoängsskott av lagets playmaker, som blev utsedd till matchens bästa spelare.",
+            "Förbundskaptenen berömde försvarsspelet i den sista perioden och påminde om att \
+             flera spelare har spelat turneringen skadade, så ledarna ska bestämma på lördagen \
+             vilka som kan spela finalen.",
+            "Tusentals supportrar firade segern på gatorna i huvudstaden, där kommunen har lovat \
+             att sätta upp storbildsskärmar på flera torg så att alla kan se finalen nästa \
+             söndag kväll.",
+        ],
+    ],
+    menu: ["Nyheter", "Sverige", "Världen", "Ekonomi", "Sport", "Kultur"],
+    teaser: "Mest läst",
+    footer: "Alla rättigheter förbehållna. Innehållet får inte kopieras eller spridas utan \
+             skriftligt tillstånd från redaktionen, som du når via kontaktsidan.",
+    dateline: "STOCKHOLM 18 nov (Nyhetsbyrån) ",
+    trailer: "(Rapportering av Anna Lind, redigering av Karl Berg)",
+    rewrite: ("på en presskonferens", "inför journalisterna"),
+    headlines: [
+        "Trettio miljarder till pendeltågen",
+        "Saluhallen stänger i sex månader",
+        "Regeringen satsar på pendeltåg",
+        "Sverige till final",
+        "Nya tåg i trafik 2027",
+        "Saluhallen renoveras",
+    ],
+};
+
+/// Finnish (written for this test): the same three stories. Finnish has no articles and
+/// its copula `on` is an English word; its pages were not signed until session 20.
+const FI: Kit = Kit {
+    lang: "fi",
+    wire: [
+        "Hallitus hyväksyi tiistaina kolmen miljardin euron investointiohjelman, jolla \
+         uudistetaan lähijunaverkkoa. Liikenneviraston mukaan verkko kuljettaa joka päivä yli \
+         miljoona matkustajaa suurimmissa kaupungeissa, ja että määrä kasvaa edelleen.",
+        "Liikenneministeri kertoi tiedotustilaisuudessa, että työt alkavat keväällä ja että \
+         ensimmäiset uudet junat ovat liikenteessä ennen kesää 2027. Ammattiliitto on \
+         kuitenkin varoittanut, että nykyinen henkilöstö ei riitä näin tiukkaan aikatauluun.",
+        "Matkustajajärjestöt, jotka ovat vuosia valittaneet myöhästymisistä ja vioista, \
+         ottivat ilmoituksen vastaan varauksellisesti. Ne vaativat, että töiden aikataulu \
+         julkaistaan ja että matkustajat, joihin vanhimpien ratojen sulkeminen osuu, saavat \
+         korvausta.",
+        "Ohjelmaan kuuluu myös neljänkymmenen aseman kunnostus, uusi opastinjärjestelmä ja \
+         tuhannen kahdensadan työntekijän palkkaaminen. Opposition mukaan määrä on liian pieni \
+         verkolle, joka on menettänyt henkilöstöä koko vuosikymmenen ajan.",
+    ],
+    other: [
+        [
+            "Kaupunki ilmoitti eilen, että keskustan kauppahalli suljetaan korjaustöiden vuoksi \
+             vähintään kuudeksi kuukaudeksi. Kaupunkisuunnittelun mukaan päätöksestä on \
+             kerrottu kauppiaille ja lähialueen asukkaille kirjeellä.",
+            "Kauppiaat siirtyvät viereiselle torille pystytettävään väliaikaiseen telttaan. He \
+             pelkäävät, että asiakkaat katoavat talven aikana, ja ovat pyytäneet, että vuokria \
+             alennetaan töiden ajaksi.",
+            "Kaupungin mukaan uuteen halliin tulee maanalainen pysäköintitalo, oma osasto \
+             paikallisille tuottajille ja katolle aurinkopaneelit, joiden ansiosta rakennuksen \
+             sähkönkulutus puolittuu.",
+        ],
+        [
+            "Koripallomaajoukkue selviytyi sunnuntaina finaaliin voitettuaan Ranskan yhdellä \
+             pisteellä ottelussa, joka ratkesi viimeisellä sekunnilla pelinrakentajan \
+             kolmosheittoon. Hänet valittiin myös ottelun parhaaksi pelaajaksi.",
+            "Päävalmentaja kiitti joukkueen puolustusta viimeisessä neljänneksessä ja muistutti, \
+             että useat pelaajat ovat pelanneet turnauksen loukkaantuneina. Valmennus päättää \
+             lauantaina, ketkä ovat käytettävissä finaalissa.",
+            "Tuhannet kannattajat juhlivat voittoa pääkaupungin kaduilla, ja kaupunki on luvannut \
+             pystyttää useille toreille suuret näytöt, jotta kaikki voivat seurata finaalia \
+             ensi sunnuntaina illalla.",
+        ],
+    ],
+    menu: [
+        "Uutiset",
+        "Kotimaa",
+        "Ulkomaat",
+        "Talous",
+        "Urheilu",
+        "Kulttuuri",
+    ],
+    teaser: "Luetuimmat",
+    footer: "Kaikki oikeudet pidätetään. Sisältöä ei saa kopioida tai levittää ilman \
+             toimituksen kirjallista lupaa. Toimitukseen saat yhteyden yhteystietosivun kautta.",
+    dateline: "HELSINKI 18.11. (Uutistoimisto) ",
+    trailer: "(Raportoinut Anna Virtanen, toimittanut Kalle Mäkinen)",
+    rewrite: ("kertoi tiedotustilaisuudessa", "sanoi toimittajille"),
+    headlines: [
+        "Kolme miljardia lähijunille",
+        "Kauppahalli suljetaan puoleksi vuodeksi",
+        "Hallitus panostaa lähijuniin",
+        "Suomi finaaliin",
+        "Uudet junat liikenteeseen 2027",
+        "Kauppahalli remonttiin",
+    ],
+};
+
+#[test]
+fn a_swedish_wire_story_on_three_sites_is_found_with_default_settings() {
+    let found = detect_kit(&SV);
+    assert_no_false_pair(&SV, &found);
+    let spotsigs: Vec<_> = found["spotsigs"]
+        .iter()
+        .filter(|(a, _)| !a.ends_with("market.html"))
+        .cloned()
+        .collect();
+    assert_eq!(spotsigs, kit_copy_pairs());
+}
+
+#[test]
+fn a_finnish_wire_story_on_three_sites_is_found_with_default_settings() {
+    let found = detect_kit(&FI);
+    assert_no_false_pair(&FI, &found);
+    let spotsigs: Vec<_> = found["spotsigs"]
+        .iter()
+        .filter(|(a, _)| !a.ends_with("market.html"))
+        .cloned()
+        .collect();
+    assert_eq!(spotsigs, kit_copy_pairs());
+}
+
 /// One manual section (written for this test): its prose in English, Catalan and Japanese,
 /// and the command output every translation leaves in English.
 const MANUAL_PROSE: [(&str, &str, [&str; 2]); 3] = [
