@@ -18,7 +18,7 @@ use super::shared::Shared;
 use crate::cluster::components::clusters_with_bridges;
 use crate::sig::termsets::PackedTerms;
 use crate::store::{encode_run_sig, ClusterRow, Store, StoredDocSig, TextKind, NO_MAIN_TEXT};
-use crate::text::Words;
+use crate::text::with_thread_words;
 
 /// Documents per chunk streamed from the store and signed in parallel.
 pub const CHUNK: usize = 2048;
@@ -135,12 +135,13 @@ pub(crate) fn run_detector<D: Detector>(
                     chunk
                         .par_iter()
                         .map(|d| {
-                            let words = Words::of(&d.text);
-                            let sig = match &word_sign {
-                                Some(ws) => ws(d, &words),
-                                None => sign(d),
-                            };
-                            (sig, super::shared::terms_of(&term_passes, words))
+                            with_thread_words(&d.text, |words| {
+                                let sig = match &word_sign {
+                                    Some(ws) => ws(d, words),
+                                    None => sign(d),
+                                };
+                                (sig, super::shared::terms_of(&term_passes, words))
+                            })
                         })
                         .unzip()
                 };

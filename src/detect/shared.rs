@@ -186,20 +186,10 @@ impl CountingAlong {
 
 /// One document's unique terms for each of `passes` ([`CountingAlong::options`]), from
 /// its words.
-pub fn terms_of(passes: &[TermOptions], words: Words) -> Vec<PackedTerms> {
-    let mut words = Some(words);
-    let last = passes.len().saturating_sub(1);
+pub fn terms_of(passes: &[TermOptions], words: &Words) -> Vec<PackedTerms> {
     passes
         .iter()
-        .enumerate()
-        .filter_map(|(k, o)| {
-            let w = if k == last {
-                words.take()
-            } else {
-                words.clone()
-            };
-            w.map(|w| PackedTerms::from_words(w, o))
-        })
+        .map(|o| PackedTerms::from_words(words, o))
         .collect()
 }
 

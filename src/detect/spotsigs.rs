@@ -625,7 +625,7 @@ impl Detector for SpotSigs {
     }
 
     fn signer(p: &Self::Prepared) -> impl Fn(&DocText) -> DocSigs + Sync + '_ {
-        move |d| sign_words(p, d, &Words::of(&d.text))
+        move |d| crate::text::with_thread_words(&d.text, |words| sign_words(p, d, words))
     }
 
     fn word_signer(p: &Self::Prepared) -> Option<impl Fn(&DocText, &Words) -> DocSigs + Sync + '_> {

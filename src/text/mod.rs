@@ -10,7 +10,7 @@ mod whatlang_latin;
 pub mod wordlists;
 
 pub use escapes::{strip_escape_sequences, EscapeStripper};
-pub use tokens::{for_each_token, tokenize, Token, Words};
+pub use tokens::{for_each_token, tokenize, with_thread_words, Token, Words};
 pub use wordlists::WordList;
 
 /// `text` in Unicode normalization form C: one spelling for every accented letter, whichever

@@ -185,12 +185,23 @@ pub struct Words {
 
 impl Words {
     pub fn of(text: &str) -> Words {
-        let mut norms = String::with_capacity(text.len());
-        let mut words = Vec::with_capacity(text.len() / 6);
-        append_tokens(text, &mut norms, |norms, _, start, end| {
+        let mut words = Words::default();
+        words.refill(text);
+        words
+    }
+
+    /// Makes these the words of `text`, reusing this value's buffers: a pass that
+    /// tokenizes many documents one after another keeps one per thread
+    /// ([`with_thread_words`]) instead of allocating two fresh buffers per document.
+    pub fn refill(&mut self, text: &str) {
+        self.norms.clear();
+        self.words.clear();
+        self.norms.reserve(text.len());
+        self.words.reserve(text.len() / 6);
+        let words = &mut self.words;
+        append_tokens(text, &mut self.norms, |norms, _, start, end| {
             words.push((norms.len(), start, end));
         });
-        Words { norms, words }
     }
 
     pub fn len(&self) -> usize {
@@ -211,6 +222,23 @@ impl Words {
     pub fn span(&self, i: usize) -> (usize, usize) {
         (self.words[i].1, self.words[i].2)
     }
+}
+
+thread_local! {
+    static THREAD_WORDS: std::cell::RefCell<Words> = std::cell::RefCell::new(Words::default());
+}
+
+/// Calls `f` with the words of `text` in this thread's reused buffer ([`Words::refill`]).
+/// Re-entered on one thread (a nested parallel call that runs another document here while
+/// `f` runs), the inner call gets a buffer of its own.
+pub fn with_thread_words<R>(text: &str, f: impl FnOnce(&Words) -> R) -> R {
+    THREAD_WORDS.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut words) => {
+            words.refill(text);
+            f(&words)
+        }
+        Err(_) => f(&Words::of(text)),
+    })
 }
 
 fn push_lower(s: &mut String, c: char) {
@@ -369,6 +397,30 @@ mod tests {
         assert_eq!(words("cafe\u{301} noir"), ["cafe\u{301}", "noir"]);
         // A mark after no letter starts no word.
         assert!(words("\u{301}\u{94d}").is_empty());
+    }
+
+    proptest::proptest! {
+        /// A reused buffer holds exactly the words of the last text it was filled with,
+        /// whatever it held before, and so does the thread's buffer, re-entered or not.
+        #[test]
+        fn a_refilled_buffer_equals_a_fresh_one(
+            texts in proptest::collection::vec("([a-zA-Z '’.,ßΣ新闻ี्่]|\\PC){0,60}", 1..6)
+        ) {
+            let spans = |w: &Words| -> Vec<(String, (usize, usize))> {
+                (0..w.len()).map(|i| (w.norm(i).to_owned(), w.span(i))).collect()
+            };
+            let mut reused = Words::default();
+            for text in &texts {
+                reused.refill(text);
+                let fresh = Words::of(text);
+                proptest::prop_assert_eq!(spans(&reused), spans(&fresh));
+                let (outer, inner) = with_thread_words(text, |w| {
+                    (spans(w), with_thread_words(&texts[0], |v| spans(v)))
+                });
+                proptest::prop_assert_eq!(outer, spans(&fresh));
+                proptest::prop_assert_eq!(inner, spans(&Words::of(&texts[0])));
+            }
+        }
     }
 
     #[test]
