@@ -235,11 +235,20 @@ pub fn with_thread_words<R>(text: &str, f: impl FnOnce(&Words) -> R) -> R {
     THREAD_WORDS.with(|cell| match cell.try_borrow_mut() {
         Ok(mut words) => {
             words.refill(text);
-            f(&words)
+            let result = f(&words);
+            // One very long text must not leave its buffers to the thread for good.
+            if words.norms.capacity() > KEPT_WORDS_BYTES {
+                *words = Words::default();
+            }
+            result
         }
         Err(_) => f(&Words::of(text)),
     })
 }
+
+/// The largest text (in bytes of its normalized words) whose buffers a thread keeps for the
+/// next: the word spans take about four times as much again.
+const KEPT_WORDS_BYTES: usize = 4 << 20;
 
 fn push_lower(s: &mut String, c: char) {
     if c.is_ascii() {
