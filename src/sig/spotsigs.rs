@@ -811,7 +811,7 @@ mod tests {
         assert_eq!(
             ante.len(),
             395,
-            "27 English, {others} of 47 other languages"
+            "27 English, {others} of 50 other languages"
         );
         // The English ones are stopwords (skipped inside a chain, as in the paper); those of
         // other languages are not in the English stopword list and count as chain words.
