@@ -33,7 +33,10 @@
 //! script remnants or host names, sit on one side only). See BENCHMARKS.md, issue 14
 //! (session 3), for the data behind [`SIBLING_SHARE`].
 
-use std::collections::{HashMap, HashSet};
+// Fx hashing, as the term interners use: these sets and maps are built per page and per pair
+// by the queue (template siblings and named-apart pages were ~28 s of the million's queue
+// build). Every answer here counts members; none depends on an iteration order.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::extract::content::{file_name, site_key};
 
@@ -53,7 +56,7 @@ pub const SIBLING_MIN_JACCARD: f64 = 0.1;
 pub fn tokens(text: &str) -> HashSet<&str> {
     let is_word = |c: char| c.is_alphanumeric() || c == '_';
     let is_joiner = |c: char| matches!(c, '.' | ':' | '-');
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let mut chars = text.char_indices().peekable();
     while let Some((start, c)) = chars.next() {
         if !is_word(c) {
