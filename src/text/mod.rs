@@ -17,8 +17,8 @@ pub use wordlists::WordList;
 /// the page used (a Vietnamese or Bengali site may write `ế` or `য়` as one character or as
 /// a letter and combining marks, and Arabic marks may come in either order; a copy that
 /// spells them the other way must still have the same words, and the bundled antecedents
-/// are written in this form). Every stored text is made through here (issue 14, session
-/// 20). Nearly every text is composed already: no character from U+0300 on (each byte
+/// are written in this form). Extraction's texts (visible, main, title, plain-text and
+/// JSONL records) are finished through here (issue 14, session 20). Nearly every text is composed already: no character from U+0300 on (each byte
 /// below 0xCC, one pass over the bytes), or Unicode's quick check says yes; only the rest
 /// is rebuilt.
 pub fn nfc(text: String) -> String {
