@@ -24,7 +24,7 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N] [--cross] [--web-edits]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup]` (defaults: seed 14, 165 stories, 5 copies a story).
 //! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
 //! sites and the other way round (a split no story of the default layout is built with: a
 //! copy's frame always comes from the other collection), for a second, untuned corpus.
@@ -35,6 +35,12 @@
 //! article, a middle paragraph cut by an editor, paragraphs split or merged, typographic
 //! quotes and dashes, and words of the text wrapped in links (a held-out news corpus whose
 //! edits no rule of the detectors was written against: news-v5).
+//! `--markup` writes each syndicated copy's body, from a third seeded stream, in one of the
+//! markups sites use besides `<p>` paragraphs: a `<div>` per paragraph, one `<div>` with
+//! paragraphs parted by `<br><br>`, a layout table's cell with `<br>`s, `<span>`s in a
+//! `<div>` parted by `<br>`, or `<p>`s inside `<section>`/`<div>` wrappers with classes that
+//! say nothing (the template's own pages keep theirs): an article markup no page of the
+//! fixtures has, for a held-out corpus of other layouts (news-v7).
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -529,19 +535,11 @@ fn web_edits(mut paras: Vec<String>, other_headline: &str, rng: &mut Rng) -> Vec
 
 /// A story's copy in `template`'s frame: the template's body paragraphs give way to
 /// `paras` (all placed where its first one was), its title and first h1 to `headline`.
-fn place(template: &Page, paras: &[String], headline: &str) -> String {
+fn place(template: &Page, paras: &[String], headline: &str, markup: Markup) -> String {
     let html = &template.html;
     let low = lower(html);
     let mut cuts: Vec<(usize, usize, String)> = Vec::new();
-    let body: String = paras.iter().fold(String::new(), |mut s, p| {
-        // `--web-edits` blocks come as HTML already; a wire paragraph is text.
-        if p.starts_with('<') {
-            let _ = writeln!(s, "{p}");
-        } else {
-            let _ = writeln!(s, "<p>{p}</p>");
-        }
-        s
-    });
+    let body = markup.write(paras);
     for (i, &(a, b)) in template.body_spans.iter().enumerate() {
         cuts.push((a, b, if i == 0 { body.clone() } else { String::new() }));
     }
@@ -567,6 +565,70 @@ fn place(template: &Page, paras: &[String], headline: &str) -> String {
     }
     out.push_str(&html[at..]);
     out
+}
+
+/// How a copy's body paragraphs are written (`--markup`).
+#[derive(Clone, Copy)]
+enum Markup {
+    /// `<p>` per paragraph, as every fixture page has it.
+    Paragraphs,
+    /// `<div>` per paragraph.
+    Divs,
+    /// One `<div>`, paragraphs parted by `<br><br>`.
+    Breaks,
+    /// A layout table's one cell, paragraphs parted by `<br><br>`.
+    TableCell,
+    /// `<span>` per paragraph in one `<div>`, parted by `<br>`.
+    Spans,
+    /// `<p>`s inside nested `<section>`/`<div>` wrappers with uninformative classes.
+    Wrapped,
+}
+
+impl Markup {
+    const OTHERS: [Markup; 5] = [
+        Markup::Divs,
+        Markup::Breaks,
+        Markup::TableCell,
+        Markup::Spans,
+        Markup::Wrapped,
+    ];
+
+    /// The body's HTML. `--web-edits` blocks come as HTML already and are written as they
+    /// are, between the paragraphs; a wire paragraph is text.
+    fn write(self, paras: &[String]) -> String {
+        let mut s = String::new();
+        let (open, close) = match self {
+            Markup::Paragraphs => ("", ""),
+            Markup::Divs => ("<div class=\"c-body\">\n", "</div>\n"),
+            Markup::Breaks => ("<div class=\"txt\">\n", "</div>\n"),
+            Markup::TableCell => (
+                "<table width=\"100%\"><tr><td valign=\"top\">\n",
+                "</td></tr></table>\n",
+            ),
+            Markup::Spans => ("<div class=\"x1\">\n", "</div>\n"),
+            Markup::Wrapped => (
+                "<section class=\"s-7\"><div class=\"r-2\"><div class=\"col\">\n",
+                "</div></div></section>\n",
+            ),
+        };
+        s.push_str(open);
+        for (i, p) in paras.iter().enumerate() {
+            if p.starts_with('<') {
+                let _ = writeln!(s, "{p}");
+                continue;
+            }
+            let last = i + 1 == paras.len();
+            let _ = match self {
+                Markup::Paragraphs | Markup::Wrapped => writeln!(s, "<p>{p}</p>"),
+                Markup::Divs => writeln!(s, "<div class=\"c-para\">{p}</div>"),
+                Markup::Breaks | Markup::TableCell if last => writeln!(s, "{p}"),
+                Markup::Breaks | Markup::TableCell => writeln!(s, "{p}<br><br>"),
+                Markup::Spans => writeln!(s, "<span class=\"t\">{p}</span><br>"),
+            };
+        }
+        s.push_str(close);
+        s
+    }
 }
 
 /// `en`, or `other` when under 15% of the words are English stopwords.
@@ -643,7 +705,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut positional = Vec::new();
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
-    let (mut cross, mut web) = (false, false);
+    let (mut cross, mut web, mut markup) = (false, false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -653,12 +715,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--copies" => n_copies = value()?.parse()?,
             "--cross" => cross = true,
             "--web-edits" => web = true,
+            "--markup" => markup = true,
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits]"
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup]"
                 .into(),
         );
     };
@@ -667,6 +730,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rng = Rng(seed);
     // `--web-edits` draws from its own stream: the main stream's draws stay as without it.
     let mut web_rng = Rng(seed ^ 0x005E_ED0F_3EB5);
+    // `--markup` too: a third stream.
+    let mut markup_rng = Rng(seed ^ 0x3A2C_0B0D_1E50);
     // Sites and their pages (templates), in a fixed order.
     let mut by_site: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
@@ -724,10 +789,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 let other = &pages[*web_rng.pick(&stories)].headline;
                 paras = web_edits(paras, other, &mut web_rng);
             }
+            let body_markup = if markup {
+                *markup_rng.pick(&Markup::OTHERS)
+            } else {
+                Markup::Paragraphs
+            };
             copies.push(Out {
                 site: site.to_string(),
                 file: format!("syndicated-{s:03}.html"),
-                html: place(template, &paras, &headline),
+                html: place(template, &paras, &headline, body_markup),
                 story: s,
             });
         }

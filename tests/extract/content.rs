@@ -619,6 +619,35 @@ fn a_story_in_a_language_without_a_list_inside_an_english_template_stays() {
 }
 
 #[test]
+fn a_story_in_a_language_without_a_list_stays_beside_english_linked_headlines() {
+    // An English site's frame around a Czech story (news-v7 single, issue 14 session 21):
+    // inside the `<article>` with the story, the site's related stories are English
+    // sentences, each a link. Counted as prose, they outweighed the story's long blocks,
+    // the page was judged English and the story, with no function words, was dropped:
+    // the content text was the site's own list. Linked headlines are the template's and
+    // say nothing of the language of the article placed in it.
+    let body: String = CS.iter().map(|p| format!("<p>{p}</p>")).collect();
+    let related: String = RELATED
+        .iter()
+        .chain(RELATED)
+        .map(|r| format!("<p><a href='/r'>{r}</a></p>"))
+        .collect();
+    let page = format!(
+        "<html><body><nav><a href='/'>Home</a></nav><article><h1>Most uzavřen</h1>{body}\
+         <div>{related}</div></article><footer><p>Contact us</p></footer></body></html>"
+    );
+    let texts = content_texts(&[("osm.example/a.html".into(), page)]);
+    let text = &texts["osm.example/a.html"];
+    for p in CS {
+        let start: String = p.chars().take(60).collect();
+        assert!(text.contains(&start), "{start} missing from {text}");
+    }
+    for r in RELATED {
+        assert!(!text.contains(r), "related {r} kept in {text}");
+    }
+}
+
+#[test]
 fn an_english_story_in_a_czech_template_keeps_out_the_czech_teasers() {
     // The reverse: Czech prose outside the `<article>` is the template's, not a story.
     let article = story("ferry");
