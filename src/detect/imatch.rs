@@ -137,6 +137,10 @@ pub struct IMatchSettings {
     /// scale (the field's own default, `false`, not the struct's).
     #[serde(default)]
     pub scale_bag_coverage: bool,
+    /// Bag membership by a hash of the term (see `IMatchParams::bags_by_term`); a run stored
+    /// before this setting existed drew lexicon indices (the field's own default, `false`).
+    #[serde(default)]
+    pub bags_by_term: bool,
     /// Extra small bags whose collisions count only for two pages on two sites (0 = off; a
     /// run stored before this setting existed had none, the field's own default).
     #[serde(default)]
@@ -182,6 +186,7 @@ impl Default for IMatchSettings {
             overlap_idf_power: DEFAULT_OVERLAP_IDF_POWER,
             short_min_terms: DEFAULT_SHORT_MIN_TERMS,
             scale_bag_coverage: true,
+            bags_by_term: true,
             across_bags: DEFAULT_ACROSS_BAGS,
             across_bag_draws: DEFAULT_ACROSS_BAG_DRAWS,
             across_min_terms: DEFAULT_ACROSS_MIN_TERMS,
@@ -585,6 +590,19 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.scale_bag_coverage = !v.on(),
     },
     Param {
+        flag: "bags-by-index",
+        value_name: "",
+        kind: Kind::Switch,
+        help: "Draw each bag's terms by lexicon index with replacement (the papers' bootstrap: \
+               one term entering or leaving the lexicon redraws every bag); without it a bag \
+               keeps a term by a hash of the term and the bag's seed, the same share of the \
+               lexicon, and a term's place in a bag depends on the term alone.",
+        paper: Some("on"),
+        get: |s| Some(Value::Switch(!s.bags_by_term)),
+        unset: "",
+        set: |s, v| s.bags_by_term = !v.on(),
+    },
+    Param {
         flag: "across-bags",
         value_name: "K",
         kind: Kind::Int {
@@ -647,6 +665,7 @@ impl IMatchSettings {
             bag_draws: self.bag_draws,
             short_min_terms: self.short_min_terms,
             scale_bag_coverage: self.scale_bag_coverage,
+            bags_by_term: self.bags_by_term,
         }
     }
 

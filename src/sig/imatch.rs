@@ -101,6 +101,15 @@ pub struct IMatchParams {
     /// B. Measured on news-v2 (BENCHMARKS.md, issue 14 session 10): with bags of 10% of the
     /// lexicon the unscaled rule left almost every news page's bags unreliable.
     pub scale_bag_coverage: bool,
+    /// A bag keeps a term when a hash of the term and the bag's seed falls under the bag's
+    /// share (`1 − e^−bag_draws`), instead of drawing lexicon indices with replacement (the
+    /// papers' bootstrap, `false`). Both keep each term with about the same probability;
+    /// by index, one term entering or leaving the lexicon (a page added, one content text
+    /// changed) moves every later index and so redraws every bag, and the run's pairs move
+    /// with it (BENCHMARKS.md, issue 14 session 21: one changed page of 127 moved I-Match's
+    /// F1 on news-v3 single from .497 to .458). By term, a term's place in a bag depends on
+    /// the term alone.
+    pub bags_by_term: bool,
 }
 
 impl IMatchParams {
@@ -120,6 +129,9 @@ impl IMatchParams {
         if self.scale_bag_coverage {
             extra += " scale_bag_coverage";
         }
+        if self.bags_by_term {
+            extra += " bags_by_term";
+        }
         format!(
             "imatch v1 min_terms={} min_coverage={} bags={} seed={:#018x} bag_max_idf={}{extra} sep=LF sha1",
             self.min_terms, self.min_coverage, self.bags, self.seed, self.bag_max_idf
@@ -138,6 +150,7 @@ impl Default for IMatchParams {
             bag_draws: 1.0,
             short_min_terms: 0,
             scale_bag_coverage: false,
+            bags_by_term: false,
         }
     }
 }
@@ -222,6 +235,34 @@ pub fn sample_mask(n: usize, draws: usize, rng: &mut SplitMix64) -> Vec<bool> {
         keep[rng.below(n)] = true;
     }
     keep
+}
+
+/// A stable 64-bit hash of a term (FNV-1a, then SplitMix64's finalizer): written out so a
+/// term's place in a bag never changes with a dependency or a platform.
+pub fn term_hash(term: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &b in term.as_bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    mix64(h)
+}
+
+/// SplitMix64's finalizer: a bijection of 64-bit values that spreads every input bit.
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Bag membership by term ([`IMatchParams::bags_by_term`]): term `i` (of hash `hashes[i]`)
+/// is kept when its hash mixed with the bag's seed falls under `share` of the 64-bit range.
+pub fn term_mask(hashes: &[u64], bag_seed: u64, share: f64) -> Vec<bool> {
+    // `share` ≤ 1: the product is at most 2^64 and saturates there.
+    let limit = (share.clamp(0.0, 1.0) * 18_446_744_073_709_551_616.0) as u128;
+    hashes
+        .iter()
+        .map(|&h| u128::from(mix64(h ^ bag_seed)) < limit)
+        .collect()
 }
 
 /// Number of draws of a bag over `n` terms with `per_term` draws per term (at least one
@@ -340,6 +381,18 @@ impl<'a> BaggedLexicon<'a> {
             }
             mask
         };
+        // By term: one hash per term, made once; a term keeps its membership whichever
+        // class (L or B) it is in.
+        let hashes = |terms: &[super::lexicon::LexiconTerm]| -> Vec<u64> {
+            if params.bags_by_term {
+                terms.par_iter().map(|t| term_hash(&t.term)).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        let (primary_hashes, secondary_hashes) =
+            (hashes(lexicon.primary()), hashes(lexicon.secondary()));
+        let share = 1.0 - (-params.bag_draws).exp();
         // Each bag is its own stream (seeded from `seed` and k): drawn on every core.
         let bags: Vec<Bag> = (0..params.bags)
             .into_par_iter()
@@ -348,8 +401,17 @@ impl<'a> BaggedLexicon<'a> {
                     SplitMix64::new(params.seed ^ (k as u64).wrapping_mul(0xA24B_AED4_963E_E407));
                 let mut rng = SplitMix64::new(seeder.next_u64());
                 let (np, ns) = (lexicon.primary().len(), lexicon.secondary().len());
-                let primary = sample_mask(np, bag_draw_count(np, params.bag_draws), &mut rng);
-                let secondary = sample_mask(ns, bag_draw_count(ns, params.bag_draws), &mut rng);
+                let (primary, secondary) = if params.bags_by_term {
+                    let bag_seed = rng.next_u64();
+                    (
+                        term_mask(&primary_hashes, bag_seed, share),
+                        term_mask(&secondary_hashes, bag_seed, share),
+                    )
+                } else {
+                    let primary = sample_mask(np, bag_draw_count(np, params.bag_draws), &mut rng);
+                    let secondary = sample_mask(ns, bag_draw_count(ns, params.bag_draws), &mut rng);
+                    (primary, secondary)
+                };
                 Bag {
                     primary: keep_rare(primary, &rare_primary),
                     secondary: keep_rare(secondary, &rare_secondary),
@@ -948,6 +1010,7 @@ mod tests {
             bag_draws: 1.0,
             short_min_terms: 0,
             scale_bag_coverage: false,
+            bags_by_term: false,
         }
     }
 
@@ -1385,6 +1448,73 @@ mod tests {
     }
 
     #[test]
+    fn bags_by_term_keep_a_terms_place_whatever_else_the_lexicon_holds() {
+        // One lexicon, and the same with its first term gone and two new ones: by index,
+        // every later index moves and the bags are redrawn; by term, every term the two
+        // share keeps its place in every bag, primary or secondary.
+        let words: Vec<String> = (0..400).map(|i| format!("term{i:03}x")).collect();
+        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+        let secondary = [("solo1", 1), ("solo2", 2), ("solo3", 1)];
+        let before = lexicon(&refs[..300], &secondary);
+        let mut changed: Vec<&str> = refs[1..300].to_vec();
+        changed.extend(["aardvark", "zebra"]);
+        let after = lexicon(&changed, &secondary);
+        let moved = |by_term: bool| -> usize {
+            let p = IMatchParams {
+                bags: 20,
+                bags_by_term: by_term,
+                ..IMatchParams::default()
+            };
+            let (a, b) = (
+                BaggedLexicon::new(&before, p),
+                BaggedLexicon::new(&after, p),
+            );
+            let mut moved = 0;
+            for k in 1..=20 {
+                for t in &refs[1..300] {
+                    moved += usize::from(a.in_primary(k, t) != b.in_primary(k, t));
+                }
+                let in_b = |l: &BaggedLexicon, t: &str| match l.lexicon.class_of(t) {
+                    Some(TermClass::Secondary(r)) => l.bags[k - 1].secondary[r],
+                    _ => false,
+                };
+                for (t, _) in &secondary {
+                    moved += usize::from(in_b(&a, t) != in_b(&b, t));
+                }
+            }
+            moved
+        };
+        assert!(moved(false) > 1000, "by index: {} moved", moved(false));
+        assert_eq!(moved(true), 0);
+    }
+
+    #[test]
+    fn bags_by_term_keep_the_share_of_the_bootstrap() {
+        // About 1 − e^−F of the terms, as the draws with replacement keep.
+        let words: Vec<String> = (0..20_000).map(|i| format!("w{i}")).collect();
+        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+        let lex = lexicon(&refs, &[]);
+        for draws in [1.0, 0.1] {
+            let p = IMatchParams {
+                bags: 4,
+                bag_draws: draws,
+                bags_by_term: true,
+                ..IMatchParams::default()
+            };
+            let bagged = BaggedLexicon::new(&lex, p);
+            let want: f64 = 1.0 - (-draws).exp();
+            for bag in &bagged.bags {
+                let share = bag.primary.iter().filter(|&&k| k).count() as f64 / 20_000.0;
+                assert!(
+                    (share - want).abs() < 0.015,
+                    "{draws}: {share} against {want}"
+                );
+            }
+            assert_ne!(bagged.bags[0], bagged.bags[1]);
+        }
+    }
+
+    #[test]
     fn bags_keep_terms_rarer_than_bag_max_idf_in_every_bag() {
         // N = 100: "common…" df 30 → idf 0.26, "rare…" df 10 → idf 0.5 (both in L), "solo"
         // df 1 → idf 1 (B).
@@ -1581,6 +1711,7 @@ mod tests {
             seed in 0u64..1000,
             scale_bag_coverage in proptest::bool::ANY,
             bag_draws in proptest::sample::select(vec![1.0, 0.5, 0.1]),
+            bags_by_term in proptest::bool::ANY,
         ) {
             // Words 0..100 are primary (df 10), 100..200 secondary with df 1 or 2 (ranks
             // tie on df, broken by term); a document holds up to 200, more than one block
@@ -1592,7 +1723,7 @@ mod tests {
             let p: Vec<&str> = primary.iter().map(String::as_str).collect();
             let s: Vec<(&str, u32)> = secondary.iter().map(|(t, d)| (t.as_str(), *d)).collect();
             let lex = lexicon(&p, &s);
-            let params = IMatchParams { min_terms, min_coverage: coverage, bags, seed, bag_max_idf: 1.0, bag_draws, short_min_terms: 0, scale_bag_coverage };
+            let params = IMatchParams { min_terms, min_coverage: coverage, bags, seed, bag_max_idf: 1.0, bag_draws, short_min_terms: 0, scale_bag_coverage, bags_by_term };
             let b = BaggedLexicon::new(&lex, params);
             let words: BTreeSet<String> = doc.iter().map(|&i| name(i)).collect();
             // Terms not in the lexicon count in |U| only.

@@ -177,6 +177,7 @@ fn extended_signature_stability_matches_the_bagging_model() {
                             bag_draws: 1.0,
                             short_min_terms: 0,
                             scale_bag_coverage: false,
+                            bags_by_term: false,
                         },
                     )
                 })
