@@ -24,7 +24,7 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments]` (defaults: seed 14, 165 stories, 5 copies a story).
 //! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
 //! sites and the other way round (a split no story of the default layout is built with: a
 //! copy's frame always comes from the other collection), for a second, untuned corpus.
@@ -41,6 +41,11 @@
 //! `<div>` parted by `<br>`, or `<p>`s inside `<section>`/`<div>` wrappers with classes that
 //! say nothing (the template's own pages keep theirs): an article markup no page of the
 //! fixtures has, for a held-out corpus of other layouts (news-v7).
+//! `--comments` gives half the syndicated copies, from a fourth seeded stream, a reader
+//! discussion right after the story and inside the same container: two to six comments,
+//! each a name line and a paragraph of another story of the collection (long prose, unique
+//! to the page, as real comments are), in a container named `comments` or in one whose
+//! class says nothing, with a "Comments (N)" heading (news-v8).
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -567,6 +572,38 @@ fn place(template: &Page, paras: &[String], headline: &str, markup: Markup) -> S
     out
 }
 
+/// Names that sign reader comments (`--comments`), written for this builder.
+const COMMENTERS: &[&str] = &[
+    "jk_1987",
+    "Margaret H.",
+    "northsider",
+    "Paul from Leeds",
+    "truthseeker42",
+    "D. Okafor",
+    "anon",
+    "River City Dad",
+    "lena.v",
+    "OldHand",
+];
+
+/// A reader discussion after a story (`--comments`): `n` comments, each a name line and a
+/// paragraph drawn from `pool` (other stories' body paragraphs).
+fn comments(pool: &[&str], rng: &mut Rng) -> String {
+    let n = 2 + rng.below(5);
+    let class = if rng.chance(0.5) { "comments" } else { "k-91" };
+    let mut s = format!("<div class=\"{class}\"><h3>Comments ({n})</h3>\n");
+    for _ in 0..n {
+        let _ = writeln!(
+            s,
+            "<div class=\"c\"><div class=\"who\">{} wrote:</div><div class=\"said\">{}</div></div>",
+            rng.pick(COMMENTERS),
+            rng.pick(pool)
+        );
+    }
+    s.push_str("</div>");
+    s
+}
+
 /// How a copy's body paragraphs are written (`--markup`).
 #[derive(Clone, Copy)]
 enum Markup {
@@ -705,7 +742,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut positional = Vec::new();
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
-    let (mut cross, mut web, mut markup) = (false, false, false);
+    let (mut cross, mut web, mut markup, mut discuss) = (false, false, false, false);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -716,12 +753,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--cross" => cross = true,
             "--web-edits" => web = true,
             "--markup" => markup = true,
+            "--comments" => discuss = true,
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup]"
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments]"
                 .into(),
         );
     };
@@ -732,6 +770,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut web_rng = Rng(seed ^ 0x005E_ED0F_3EB5);
     // `--markup` too: a third stream.
     let mut markup_rng = Rng(seed ^ 0x3A2C_0B0D_1E50);
+    // `--comments` too: a fourth.
+    let mut comment_rng = Rng(seed ^ 0x0C03_3E47_5000);
     // Sites and their pages (templates), in a fixed order.
     let mut by_site: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, p) in pages.iter().enumerate() {
@@ -788,6 +828,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             if web {
                 let other = &pages[*web_rng.pick(&stories)].headline;
                 paras = web_edits(paras, other, &mut web_rng);
+            }
+            if discuss && comment_rng.chance(0.5) {
+                // Other stories' paragraphs: long prose that is no part of this story.
+                let pool: Vec<&str> = stories
+                    .iter()
+                    .filter(|&&other| other != page)
+                    .flat_map(|&other| pages[other].body.iter().map(String::as_str))
+                    .collect();
+                paras.push(comments(&pool, &mut comment_rng));
             }
             let body_markup = if markup {
                 *markup_rng.pick(&Markup::OTHERS)

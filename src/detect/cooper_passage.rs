@@ -29,7 +29,7 @@ use super::cooper::Salient;
 use crate::extract::content::{line_hash, ContentRule};
 use crate::sig::cooper::{fnv1a64, is_salient, CooperPair, CooperParams, Rule};
 use crate::sig::lexicon::{DocFreqs, TermOptions};
-use crate::sig::passage::passage_pair;
+use crate::sig::passage::{passage_pair, PassageRule, Side};
 use crate::store::{Store, TextKind};
 
 /// A term held by more one-page sites' pages than this is not counted for candidates: at
@@ -145,10 +145,23 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
 struct Lines {
     /// Salient term keys by line of the text ([`lines_of`]).
     lines: Vec<Vec<u64>>,
+    /// Each of those lines' own number of salient terms ([`lines_of`]).
+    sizes: Vec<u32>,
     /// All of them.
     terms: FxHashSet<u64>,
     /// Hashes of the visible text's lines that the text does not hold (its template).
     template: FxHashSet<u64>,
+}
+
+impl Lines {
+    /// What the passage rule reads of these lines.
+    fn side(&self) -> Side<'_> {
+        Side {
+            lines: &self.lines,
+            sizes: &self.sizes,
+            terms: &self.terms,
+        }
+    }
 }
 
 /// Whether two pages with these template lines are template twins (see the module's
@@ -160,25 +173,30 @@ fn twins(a: &FxHashSet<u64>, b: &FxHashSet<u64>) -> bool {
 
 /// A document's salient terms by line of its text, each on the line of its first
 /// occurrence (the terms of [`crate::sig::lexicon::unique_terms`] that [`is_salient`]
-/// keeps, as keys).
-fn lines_of(text: &str, dfs: &DocFreqs, params: &CooperParams) -> Vec<Vec<u64>> {
+/// keeps, as keys), and each of those lines' own count of salient terms, the ones met on an
+/// earlier line too (a paragraph of a Chinese story has few characters no earlier line had,
+/// and is a paragraph all the same).
+fn lines_of(text: &str, dfs: &DocFreqs, params: &CooperParams) -> (Vec<Vec<u64>>, Vec<u32>) {
     let opts = TermOptions::default();
     let mut seen: FxHashSet<u64> = FxHashSet::default();
+    let mut in_line: FxHashSet<u64> = FxHashSet::default();
     text.lines()
         .map(|line| {
             let mut out = Vec::new();
+            in_line.clear();
             crate::text::for_each_token(line, |norm, _, _| {
                 if opts.keeps(norm) && is_salient(dfs.get(norm), dfs.n_docs, params) {
                     let k = key(norm);
+                    in_line.insert(k);
                     if seen.insert(k) {
                         out.push(k);
                     }
                 }
             });
-            out
+            (out, in_line.len() as u32)
         })
-        .filter(|l| !l.is_empty())
-        .collect()
+        .filter(|(l, _)| !l.is_empty())
+        .unzip()
 }
 
 /// Documents whose texts are read and turned into [`Lines`] at once, at most. With the texts
@@ -302,7 +320,7 @@ fn read_lines(docs: &[u32], texts: &TextSource<'_>) -> anyhow::Result<FxHashMap<
             }
         }
         all.par_extend(texts.into_par_iter().map(|(i, t, v)| {
-            let lines = lines_of(&t, dfs, params);
+            let (lines, sizes) = lines_of(&t, dfs, params);
             let terms = lines.iter().flatten().copied().collect();
             let own: FxHashSet<u64> = t.lines().map(line_hash).collect();
             let template = v
@@ -315,6 +333,7 @@ fn read_lines(docs: &[u32], texts: &TextSource<'_>) -> anyhow::Result<FxHashMap<
                 i,
                 Lines {
                     lines,
+                    sizes,
                     terms,
                     template,
                 },
@@ -341,13 +360,16 @@ fn judge(
     params: &CooperParams,
 ) -> Option<CooperPair> {
     let (x, y) = (x?, y?);
-    let min_terms = params.passage_min_terms;
-    let c = params.contained_pct;
+    let rule = PassageRule {
+        contained_pct: params.contained_pct,
+        min_terms: params.passage_min_terms,
+        min_paragraphs: params.passage_min_lines,
+    };
     let from_a = on_small_site(small, a)
-        .then(|| passage_pair(&x.lines, &x.terms, &y.lines, &y.terms, c, min_terms))
+        .then(|| passage_pair(x.side(), y.side(), rule))
         .flatten();
     let from_b = on_small_site(small, b)
-        .then(|| passage_pair(&y.lines, &y.terms, &x.lines, &x.terms, c, min_terms))
+        .then(|| passage_pair(y.side(), x.side(), rule))
         .flatten();
     let best = match (from_a, from_b) {
         (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
@@ -412,6 +434,21 @@ mod tests {
             ..params
         };
         assert!(candidates(&sites, &salient, &off).is_empty());
+    }
+
+    #[test]
+    fn a_lines_size_counts_the_terms_an_earlier_line_had_too() {
+        // The second line holds one term no earlier line had and is a paragraph all the
+        // same (a Chinese story's later paragraphs, in characters); a name line is not.
+        let params = CooperParams {
+            contained_pct: 30,
+            passage_min_terms: 40,
+            ..CooperParams::default()
+        };
+        let text = "alpha bravo charlie delta echo\nbravo charlie delta echo zulu\nwrote";
+        let (lines, sizes) = lines_of(text, &DocFreqs::default(), &params);
+        assert_eq!(lines.iter().map(Vec::len).collect::<Vec<_>>(), [5, 1, 1]);
+        assert_eq!(sizes, [5, 5, 1]);
     }
 
     #[test]

@@ -77,30 +77,67 @@ pub fn best_passage(lines: &[Vec<u64>], partner: &FxHashSet<u64>, contained_pct:
     best
 }
 
+/// One page's side of a pair, as the passage rule reads it.
+#[derive(Clone, Copy)]
+pub struct Side<'a> {
+    /// Salient term keys by line, each term on the line of its first occurrence.
+    pub lines: &'a [Vec<u64>],
+    /// Each line's own number of salient terms (the ones of earlier lines too).
+    pub sizes: &'a [u32],
+    /// All its salient term keys.
+    pub terms: &'a FxHashSet<u64>,
+}
+
+/// The passage rule's settings (see [`passage_pair`]).
+#[derive(Debug, Clone, Copy)]
+pub struct PassageRule {
+    /// Containment's percentage: a passage has fewer than this share of its terms missing.
+    pub contained_pct: u32,
+    /// Fewest terms of a passage; 0 turns the rule off.
+    pub min_terms: u32,
+    /// Fewest paragraphs of a passage (0 = any).
+    pub min_paragraphs: u32,
+}
+
+/// A line with fewer salient terms than this is no paragraph of a story: a name, a label,
+/// a heading ("jk_1987 wrote:", "Related:", "Comments (4)"), which sits beside a quoted
+/// paragraph as often as beside a story's.
+pub const PARAGRAPH_MIN_TERMS: usize = 5;
+
+/// The lines of `passage` whose own number of terms (`sizes`, one per line) is at least
+/// [`PARAGRAPH_MIN_TERMS`].
+fn paragraphs(sizes: &[u32], passage: Passage) -> usize {
+    sizes
+        .get(passage.first as usize..=passage.last as usize)
+        .map_or(0, |run| {
+            run.iter()
+                .filter(|&&n| n as usize >= PARAGRAPH_MIN_TERMS)
+                .count()
+        })
+}
+
 /// Whether a pair passes the passage rule with `x` the document whose content text may
-/// carry template prose: `x`'s passage towards `y` holds at least `min_terms` terms (so it
+/// carry template prose: `x`'s passage towards `y` holds at least `rule.min_terms` terms (so it
 /// is contained by the containment rule's measure, see the module's comment), and `y`'s
 /// passage towards `x` holds at least a quarter as many: the terms the two share sit
 /// together in `y` too, as a copy's story does, not scattered over a long page of another
 /// text that happens to use the same words (a 3,000-term index or listing holds most terms
-/// of any short page). Returns `x`'s passage.
-pub fn passage_pair(
-    x_lines: &[Vec<u64>],
-    x_terms: &FxHashSet<u64>,
-    y_lines: &[Vec<u64>],
-    y_terms: &FxHashSet<u64>,
-    contained_pct: u32,
-    min_terms: u32,
-) -> Option<Passage> {
-    if min_terms == 0 {
+/// of any short page). `x`'s passage also holds at least `rule.min_paragraphs` paragraphs
+/// (lines of [`PARAGRAPH_MIN_TERMS`] terms or more by [`Side::sizes`]): one paragraph, with or without a name or label
+/// line beside it, is what different stories share as a quote, a related story's lead, a
+/// press release's "About" paragraph or a reader's comment quoting another story (news-v8,
+/// BENCHMARKS.md issue 14 session 21), where a story's copy is paragraphs. Returns `x`'s
+/// passage.
+pub fn passage_pair(x: Side<'_>, y: Side<'_>, rule: PassageRule) -> Option<Passage> {
+    if rule.min_terms == 0 {
         return None;
     }
-    let px = best_passage(x_lines, y_terms, contained_pct);
-    if px.terms() < min_terms {
+    let px = best_passage(x.lines, y.terms, rule.contained_pct);
+    if px.terms() < rule.min_terms || paragraphs(x.sizes, px) < rule.min_paragraphs as usize {
         return None;
     }
-    let py = best_passage(y_lines, x_terms, contained_pct);
-    (py.terms() * 4 >= min_terms).then_some(px)
+    let py = best_passage(y.lines, x.terms, rule.contained_pct);
+    (py.terms() * 4 >= rule.min_terms).then_some(px)
 }
 
 #[cfg(test)]
@@ -109,6 +146,36 @@ mod tests {
 
     fn keys(r: std::ops::Range<u64>) -> Vec<u64> {
         r.collect()
+    }
+
+    /// [`passage_pair`] of two pages given as lines, every term on its first line (as in
+    /// these tests), so a line's size is its length.
+    fn pair(
+        x: &[Vec<u64>],
+        y: &[Vec<u64>],
+        c: u32,
+        min_terms: u32,
+        min_paragraphs: u32,
+    ) -> Option<Passage> {
+        let sizes = |v: &[Vec<u64>]| -> Vec<u32> { v.iter().map(|l| l.len() as u32).collect() };
+        let (xs, ys, xt, yt) = (sizes(x), sizes(y), set(x), set(y));
+        passage_pair(
+            Side {
+                lines: x,
+                sizes: &xs,
+                terms: &xt,
+            },
+            Side {
+                lines: y,
+                sizes: &ys,
+                terms: &yt,
+            },
+            PassageRule {
+                contained_pct: c,
+                min_terms,
+                min_paragraphs,
+            },
+        )
     }
 
     fn set(v: &[Vec<u64>]) -> FxHashSet<u64> {
@@ -132,8 +199,8 @@ mod tests {
         assert_eq!((p.hits, p.misses), (55, 5));
         // Whole lists: 60 of x's 130 terms are in y, 55 of y's 115 in x; neither list is
         // contained (over 30% missing), so Cooper's whole-list tests fail.
-        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 40).is_some());
-        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 61).is_none());
+        assert!(pair(&x, &y, 30, 40, 1).is_some());
+        assert!(pair(&x, &y, 30, 61, 1).is_none());
     }
 
     #[test]
@@ -161,13 +228,38 @@ mod tests {
             .collect();
         let px = best_passage(&x, &set(&y), 30);
         assert_eq!(px.terms(), 50, "x is contained in y");
-        assert!(passage_pair(&x, &set(&x), &y, &set(&y), 30, 40).is_none());
+        assert!(pair(&x, &y, 30, 40, 1).is_none());
+    }
+
+    #[test]
+    fn a_passage_of_one_paragraph_is_no_copy_when_lines_are_asked_for() {
+        // A 50-term paragraph of y quoted whole in x, amid x's own paragraphs, under a
+        // name line that y has too (two terms: no paragraph).
+        let quoted = keys(0..50);
+        let x = vec![
+            keys(1000..1040),
+            keys(90..92),
+            quoted.clone(),
+            keys(2000..2040),
+        ];
+        let y = vec![keys(3000..3030), keys(90..92), quoted, keys(4000..4030)];
+        assert!(pair(&x, &y, 30, 40, 1).is_some());
+        assert!(pair(&x, &y, 30, 40, 2).is_none());
+        // Two paragraphs of a story are.
+        let x2 = vec![
+            keys(1000..1040),
+            keys(0..25),
+            keys(25..50),
+            keys(2000..2040),
+        ];
+        let y2 = vec![keys(0..25), keys(25..50)];
+        assert!(pair(&x2, &y2, 30, 40, 2).is_some());
     }
 
     #[test]
     fn off_when_the_tolerance_or_the_floor_is_zero() {
         let x = vec![keys(0..50)];
         assert_eq!(best_passage(&x, &set(&x), 0), Passage::default());
-        assert!(passage_pair(&x, &set(&x), &x, &set(&x), 30, 0).is_none());
+        assert!(pair(&x, &x, 30, 0, 1).is_none());
     }
 }

@@ -91,3 +91,58 @@ fn two_hosts_of_one_template_are_not_paired_by_the_prose_they_share() {
     let found = method_pairs("cooper", &pages, &[]);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A page of a one-page site whose story is followed, in the same container, by a reader's
+/// comment quoting `quote` under a name line (a container whose class says nothing).
+fn page_with_comment(site: &str, title: &str, own: &[String], quote: &str) -> String {
+    let nav: String = menu(site)
+        .iter()
+        .map(|m| format!("<li><a href=/{m}>{m}</a></li>"))
+        .collect();
+    let paras: String = own
+        .chunks(3)
+        .map(|c| format!("<p>{}</p>\n", c.join(" ")))
+        .collect();
+    format!(
+        "<html><head><title>{title}</title></head><body><nav><ul>{nav}</ul></nav>\
+         <div class=story><h1>{title}</h1>{paras}<div class=k-91><h3>Comments (1)</h3>\
+         <div class=c><div class=who>jk_1987 wrote:</div><div class=said>{quote}</div></div>\
+         </div></div></body></html>"
+    )
+}
+
+#[test]
+fn different_stories_quoting_one_paragraph_are_not_paired() {
+    // news-v8 (issue 14, session 21): two stories' pages each carry a reader's comment
+    // quoting one paragraph (48 words) of a third story, whose own page holds it. One
+    // paragraph, under a name line, is what different stories share; a copy of a story is
+    // paragraphs.
+    let quoted = story("the quoted story", 10);
+    let quote = quoted[..4].join(" ");
+    let source_paras: String = std::iter::once(quote.clone())
+        .chain(quoted[4..].chunks(3).map(|c| c.join(" ")))
+        .map(|p| format!("<p>{p}</p>\n"))
+        .collect();
+    let pages = [
+        (
+            "source.example/quoted.html",
+            format!(
+                "<html><head><title>Quoted</title></head><body><div class=story>\
+                 <h1>Quoted</h1>{source_paras}</div></body></html>"
+            ),
+        ),
+        (
+            "alpha.example/a.html",
+            page_with_comment("alpha", "Alpha", &story("alpha story", 9), &quote),
+        ),
+        (
+            "bravo.example/b.html",
+            page_with_comment("bravo", "Bravo", &story("bravo story", 9), &quote),
+        ),
+    ];
+    let found = method_pairs("cooper", &pages, &[]);
+    assert!(found.is_empty(), "{found:?}");
+    // Any passage of 40 terms, one paragraph too (the rule before): the quote pairs them.
+    let found = method_pairs("cooper", &pages, &["--cooper-passage-lines", "0"]);
+    assert!(!found.is_empty(), "{found:?}");
+}
