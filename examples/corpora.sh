@@ -26,6 +26,14 @@ news_builder() {
   echo "$bin"
 }
 
+# make_news_corpus NEWS_DIR OUT [flags], unless OUT/whole/gold.tsv is there.
+news() {
+  local name=$1; shift
+  if [[ -s $cache/$name/whole/gold.tsv ]]; then echo "== $name: there"; return; fi
+  echo "== $name: make_news_corpus $*"
+  "$(news_builder)" "$shared/news" "$cache/$name" "$@"
+}
+
 # debian-docs.sh OUT PACKAGE... [flags], unless OUT/gold.tsv is there.
 docs() {
   local name=$1; shift
@@ -38,45 +46,31 @@ docs() {
 build() {
   case $1 in
     news-v2)
-      [[ -s $cache/news-v2/whole/gold.tsv ]] && { echo "== news-v2: there"; return; }
-      echo "== news-v2: make_news_corpus"
-      "$(news_builder)" "$shared/news" "$cache/news-v2" ;;
+      news news-v2 ;;
     news-v3)
-      [[ -s $cache/news-v3/whole/gold.tsv ]] && { echo "== news-v3: there"; return; }
-      echo "== news-v3: make_news_corpus --seed 2026 --cross"
-      "$(news_builder)" "$shared/news" "$cache/news-v3" --seed 2026 --cross ;;
+      news news-v3 --seed 2026 --cross ;;
     news-v4)
       # Session 11's held-out news: another seed and eight copies a story (more pages of
       # one site in the whole layout, more copies of a story in the single one).
-      [[ -s $cache/news-v4/whole/gold.tsv ]] && { echo "== news-v4: there"; return; }
-      echo "== news-v4: make_news_corpus --seed 4242 --copies 8 --stories 120"
-      "$(news_builder)" "$shared/news" "$cache/news-v4" --seed 4242 --copies 8 --stories 120 ;;
+      news news-v4 --seed 4242 --copies 8 --stories 120 ;;
     news-v5)
       # Session 13's held-out news: the web copy's own edits beside the wire's (bylines,
       # advertisement blocks, captions, "Read more" links, cut or re-flowed paragraphs,
       # typographic quotes, linked words); no detector rule was written against them.
-      [[ -s $cache/news-v5/whole/gold.tsv ]] && { echo "== news-v5: there"; return; }
-      echo "== news-v5: make_news_corpus --seed 505 --web-edits"
-      "$(news_builder)" "$shared/news" "$cache/news-v5" --seed 505 --web-edits ;;
+      news news-v5 --seed 505 --web-edits ;;
     news-v7)
       # Session 21's held-out news: the syndicated copies' bodies in other markups (divs,
       # <br>-parted text, a table cell, spans, wrapped paragraphs), built before any result
       # on it was looked at.
-      [[ -s $cache/news-v7/whole/gold.tsv ]] && { echo "== news-v7: there"; return; }
-      echo "== news-v7: make_news_corpus --seed 707 --markup"
-      "$(news_builder)" "$shared/news" "$cache/news-v7" --seed 707 --markup ;;
+      news news-v7 --seed 707 --markup ;;
     news-v8)
       # Session 21's second: reader discussions (other stories' paragraphs) after half the
       # copies, inside the story's container; built before any result on it was looked at.
-      [[ -s $cache/news-v8/whole/gold.tsv ]] && { echo "== news-v8: there"; return; }
-      echo "== news-v8: make_news_corpus --seed 808 --comments"
-      "$(news_builder)" "$shared/news" "$cache/news-v8" --seed 808 --comments ;;
+      news news-v8 --seed 808 --comments ;;
     news-v9)
       # Session 21's held-out check of the rule news-v8 showed the need of: every edit at
       # once (web edits, other markups, reader comments), another seed.
-      [[ -s $cache/news-v9/whole/gold.tsv ]] && { echo "== news-v9: there"; return; }
-      echo "== news-v9: make_news_corpus --seed 909 --web-edits --markup --comments"
-      "$(news_builder)" "$shared/news" "$cache/news-v9" --seed 909 --web-edits --markup --comments ;;
+      news news-v9 --seed 909 --web-edits --markup --comments ;;
     ci-dd) docs ci-dd linux-doc-6.1 qtbase5-doc-html sqlite3-doc --max-pages 400 ;;
     cc-held) docs cc-held libgtk-3-doc python3.11-doc --max-pages 400 ;;
     dd-held3)
