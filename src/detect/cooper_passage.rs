@@ -398,15 +398,20 @@ mod tests {
         Salient::Terms(r.map(|i| format!("t{i:04}")).collect::<BTreeSet<_>>())
     }
 
+    /// Containment at 30%, passages from 40 terms (the defaults), every other rule off.
+    fn rule_params() -> CooperParams {
+        CooperParams {
+            contained_pct: 30,
+            passage_min_terms: 40,
+            ..CooperParams::default()
+        }
+    }
+
     /// A passage of 40 terms passes with 29 of them held (29·30 > 11·70), never with 28:
     /// the candidates need 28 shared terms, so every pair that can pass is a candidate.
     #[test]
     fn candidates_need_the_hits_of_a_passage_of_the_floors_size_across_sites() {
-        let params = CooperParams {
-            contained_pct: 30,
-            passage_min_terms: 40,
-            ..CooperParams::default()
-        };
+        let params = rule_params();
         let salient = [
             terms(0..40),    // x: a one-page site's page (site 1)
             terms(12..100),  // shares 28 with x, site 2
@@ -440,11 +445,7 @@ mod tests {
     fn a_lines_size_counts_the_terms_an_earlier_line_had_too() {
         // The second line holds one term no earlier line had and is a paragraph all the
         // same (a Chinese story's later paragraphs, in characters); a name line is not.
-        let params = CooperParams {
-            contained_pct: 30,
-            passage_min_terms: 40,
-            ..CooperParams::default()
-        };
+        let params = rule_params();
         let text = "alpha bravo charlie delta echo\nbravo charlie delta echo zulu\nwrote";
         let (lines, sizes) = lines_of(text, &DocFreqs::default(), &params);
         assert_eq!(lines.iter().map(Vec::len).collect::<Vec<_>>(), [5, 1, 1]);
@@ -518,11 +519,7 @@ mod tests {
             (3, 4),
             (3, 5),
         ];
-        let params = CooperParams {
-            contained_pct: 30,
-            passage_min_terms: 40,
-            ..CooperParams::default()
-        };
+        let params = rule_params();
         let dfs = DocFreqs::default();
         let source = |chunk: usize| TextSource {
             store: &store,
