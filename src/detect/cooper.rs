@@ -42,10 +42,10 @@ pub struct CooperSettings {
     /// stored before it existed.
     #[serde(default)]
     pub passage_min_terms: u32,
-    /// The passage's fewest lines (see `CooperParams::passage_min_lines`); 0 (any) for a
-    /// run stored before it existed.
+    /// The passage's fewest paragraphs (see `CooperParams::passage_min_paragraphs`); 0 (any)
+    /// for a run stored before it existed.
     #[serde(default)]
-    pub passage_min_lines: u32,
+    pub passage_min_paragraphs: u32,
     /// The equal-text rule's floor (see `CooperParams::min_terms`); 0 (off) for a run
     /// stored before it existed.
     #[serde(default)]
@@ -64,7 +64,7 @@ impl Default for CooperSettings {
             contained_size_pct: DEFAULT_CONTAINED_SIZE_PCT,
             contained_min_terms: DEFAULT_CONTAINED_MIN_TERMS,
             passage_min_terms: DEFAULT_PASSAGE_MIN_TERMS,
-            passage_min_lines: DEFAULT_PASSAGE_MIN_LINES,
+            passage_min_paragraphs: DEFAULT_PASSAGE_MIN_PARAGRAPHS,
             min_terms: DEFAULT_MIN_TERMS,
         }
     }
@@ -80,7 +80,7 @@ impl CooperSettings {
             contained_size_pct: self.contained_size_pct,
             contained_min_terms: self.contained_min_terms,
             passage_min_terms: self.passage_min_terms,
-            passage_min_lines: self.passage_min_lines,
+            passage_min_paragraphs: self.passage_min_paragraphs,
             min_terms: self.min_terms,
         }
     }
@@ -106,11 +106,11 @@ pub const DEFAULT_CONTAINED_MIN_TERMS: u32 = 20;
 /// corpus; 30 added pairs of two folders of one real site sharing its template's prose.
 pub const DEFAULT_PASSAGE_MIN_TERMS: u32 = 40;
 
-/// Default of `--cooper-passage-lines`: on news-v8 (issue 14, session 21; BENCHMARKS.md)
+/// Default of `--cooper-passage-paragraphs`: on news-v8 (issue 14, session 21; BENCHMARKS.md)
 /// the false passage pairs were a paragraph of another story quoted whole (43–111 salient
 /// terms), alone or under a commenter's name line, where a copy of a story, truncated to
 /// its first two paragraphs at the least, holds two paragraphs or more.
-pub const DEFAULT_PASSAGE_MIN_LINES: u32 = 2;
+pub const DEFAULT_PASSAGE_MIN_PARAGRAPHS: u32 = 2;
 
 /// Default of `--cooper-min-terms`: on dd-held8 (issue 14, session 13; BENCHMARKS.md) 819
 /// of Cooper's 1,129 false pairs were pages whose smaller list had one to three terms
@@ -229,17 +229,17 @@ static PARAMS: &[Param<S>] = &[
         set: |s, v| s.passage_min_terms = v.int() as u32,
     },
     Param {
-        flag: "cooper-passage-lines",
-        value_name: "LINES",
+        flag: "cooper-passage-paragraphs",
+        value_name: "PARAGRAPHS",
         kind: Kind::Int { min: 0, max: 1_000 },
         help: "The passage rule's passage holds at least this many paragraphs (lines of 5 \
                salient terms or more): one paragraph, with a name or label line beside it, is \
                what different stories share as a quote, a related story's lead or an \
                \"About\" paragraph; 0 = any.",
         paper: None,
-        get: |s| Some(Value::Int(u64::from(s.passage_min_lines))),
+        get: |s| Some(Value::Int(u64::from(s.passage_min_paragraphs))),
         unset: "",
-        set: |s, v| s.passage_min_lines = v.int() as u32,
+        set: |s, v| s.passage_min_paragraphs = v.int() as u32,
     },
     Param {
         flag: "cooper-min-terms",

@@ -363,7 +363,7 @@ fn judge(
     let rule = PassageRule {
         contained_pct: params.contained_pct,
         min_terms: params.passage_min_terms,
-        min_paragraphs: params.passage_min_lines,
+        min_paragraphs: params.passage_min_paragraphs,
     };
     let from_a = on_small_site(small, a)
         .then(|| passage_pair(x.side(), y.side(), rule))

@@ -58,7 +58,7 @@ pub struct CooperParams {
     /// The passage rule's passage holds at least this many paragraphs, lines of
     /// [`super::passage::PARAGRAPH_MIN_TERMS`] terms or more (one paragraph is what
     /// different stories share as a quote; see [`super::passage::passage_pair`]). 0 = any.
-    pub passage_min_lines: u32,
+    pub passage_min_paragraphs: u32,
     /// The equal-text rule for short lists: a pair whose smaller list has fewer than this
     /// many terms is a near-duplicate only when the two documents' texts are equal (case
     /// and white space aside). 0 = off (the paper). Applied by the matchers given the
@@ -78,7 +78,7 @@ impl Default for CooperParams {
             contained_size_pct: 0,
             contained_min_terms: 0,
             passage_min_terms: 0,
-            passage_min_lines: 0,
+            passage_min_paragraphs: 0,
             min_terms: 0,
         }
     }
@@ -96,8 +96,8 @@ impl CooperParams {
             String::new()
         };
         let passage = if self.passage_min_terms > 0 && self.contained_pct > 0 {
-            let lines = if self.passage_min_lines > 0 {
-                format!(" passage_lines={}", self.passage_min_lines)
+            let lines = if self.passage_min_paragraphs > 0 {
+                format!(" passage_paragraphs={}", self.passage_min_paragraphs)
             } else {
                 String::new()
             };

@@ -205,10 +205,7 @@ impl SplitMix64 {
 
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mix64(self.0)
     }
 
     /// Uniform in `0..n` (n > 0) by Lemire's multiply-shift; the bias for n ≪ 2^64 is
@@ -237,14 +234,11 @@ pub fn sample_mask(n: usize, draws: usize, rng: &mut SplitMix64) -> Vec<bool> {
     keep
 }
 
-/// A stable 64-bit hash of a term (FNV-1a, then SplitMix64's finalizer): written out so a
-/// term's place in a bag never changes with a dependency or a platform.
+/// A stable 64-bit hash of a term (Cooper's FNV-1a, then SplitMix64's finalizer): written
+/// out in this crate so a term's place in a bag never changes with a dependency or a
+/// platform.
 pub fn term_hash(term: &str) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in term.as_bytes() {
-        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-    }
-    mix64(h)
+    mix64(super::cooper::fnv1a64(term.as_bytes()))
 }
 
 /// SplitMix64's finalizer: a bijection of 64-bit values that spreads every input bit.

@@ -143,6 +143,6 @@ fn different_stories_quoting_one_paragraph_are_not_paired() {
     let found = method_pairs("cooper", &pages, &[]);
     assert!(found.is_empty(), "{found:?}");
     // Any passage of 40 terms, one paragraph too (the rule before): the quote pairs them.
-    let found = method_pairs("cooper", &pages, &["--cooper-passage-lines", "0"]);
+    let found = method_pairs("cooper", &pages, &["--cooper-passage-paragraphs", "0"]);
     assert!(!found.is_empty(), "{found:?}");
 }
