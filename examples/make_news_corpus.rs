@@ -347,6 +347,25 @@ fn syndicate(story: &Page, related: &str, rng: &mut Rng) -> (Vec<String>, String
     if rng.chance(0.6) {
         // A few words changed: about 2 in 100 words replaced or dropped.
         for p in &mut paras {
+            if !p.contains(' ') && p.chars().count() > 20 {
+                // A paragraph of a script written without spaces (Chinese, Japanese) is
+                // one "word" to `split(' ')`, and replacing that word with a filler threw
+                // the whole paragraph away: no syndication edit does that, and it left two
+                // copies of a Chinese story sharing two paragraphs of seven (session 22).
+                // Such a paragraph loses one character instead (not one of an escaped
+                // entity's), with the same draws as a one-word paragraph, so every other
+                // story's copies stay byte for byte as they were.
+                let mut chars: Vec<char> = p.chars().collect();
+                let i = rng.below(chars.len());
+                if rng.chance(0.5) {
+                    rng.pick(FILLER);
+                }
+                if !chars[i].is_ascii() {
+                    chars.remove(i);
+                }
+                *p = chars.into_iter().collect();
+                continue;
+            }
             let mut words: Vec<String> = p.split(' ').map(str::to_string).collect();
             let edits = (words.len() / 50).max(1);
             for _ in 0..edits {
