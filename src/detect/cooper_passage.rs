@@ -5,8 +5,10 @@
 //! to learn a site's template from ([`ContentRule::min_site_pages`]): their content text
 //! was made within the page and may keep the template's prose beside the story. A page of
 //! a larger site lost its template across the site's pages and is compared whole, as
-//! before (on whole-site crawls and documentation the rule then changes nothing). Like
-//! containment, only pairs of different sites.
+//! before (on whole-site crawls and documentation the rule then changes nothing), unless
+//! `passage_cover_pct` is set: then two large sites' pages are judged too, by
+//! [`covering_pair`] (what such a page keeps beside the story is its own: a reader
+//! discussion, a caption). Like containment, only pairs of different sites.
 //!
 //! Candidates: the other documents sharing at least as many salient terms with such a page
 //! as a passage of the floor's size must (its hits: `min_terms · (100 − c) / 100`), counted
@@ -29,7 +31,7 @@ use super::cooper::Salient;
 use crate::extract::content::{line_hash, ContentRule};
 use crate::sig::cooper::{fnv1a64, is_salient, CooperPair, CooperParams, Rule};
 use crate::sig::lexicon::{DocFreqs, TermOptions};
-use crate::sig::passage::{passage_pair, PassageRule, Side};
+use crate::sig::passage::{covering_pair, passage_pair, PassageRule, Side};
 use crate::store::{Store, TextKind};
 
 /// A term held by more one-page sites' pages than this is not counted for candidates: at
@@ -99,8 +101,11 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
         return none;
     }
     let small = small_sites(sites);
+    let cover = u64::from(params.passage_cover_pct);
     let probes: Vec<u32> = (0..salient.len() as u32)
-        .filter(|&i| small[i as usize] && salient[i as usize].len() >= min_terms as usize)
+        .filter(|&i| {
+            (cover > 0 || small[i as usize]) && salient[i as usize].len() >= min_terms as usize
+        })
         .collect();
     if probes.is_empty() {
         return Candidates { small, ..none };
@@ -123,12 +128,22 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
                     *count.entry(p).or_insert(0) += 1;
                 }
             }
-            let probes = &probes;
+            let (probes, small) = (&probes, &small);
             count
                 .into_iter()
                 .filter(move |&(p, n)| {
                     let x = probes[p as usize];
-                    n >= need && x != y && sites[x as usize] != sites[y as usize]
+                    let (xi, yi) = (x as usize, y as usize);
+                    // Two large sites' pages ([`covering_pair`]): one page's passage covers
+                    // `cover`% of it with fewer than `c`% missing, so they share at least
+                    // that share of the smaller page's terms.
+                    let covering = small[xi]
+                        || small[yi]
+                        || u64::from(n) * 10_000
+                            >= cover
+                                * u64::from(100 - params.contained_pct)
+                                * salient[xi].len().min(salient[yi].len()) as u64;
+                    n >= need && x != y && sites[xi] != sites[yi] && covering
                 })
                 .map(move |(p, _)| {
                     let x = probes[p as usize];
@@ -265,17 +280,39 @@ fn passage_pairs_from(
     let kept = read(&probes)?;
     // Each candidate by its other page (a pair of two small sites' pages has none).
     let mut by_other: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
+    // Pairs of two large sites' pages (`passage_cover_pct` only), by their first page.
+    let mut large: Vec<(u32, u32, u32)> = Vec::new();
     let mut out: Vec<CooperPair> = Vec::new();
     for &(a, b) in &pairs {
         match (is_small(a), is_small(b)) {
             (true, true) => out.extend(judge(a, b, kept.get(&a), kept.get(&b), &small, params)),
             (true, false) => by_other.push((b, a, b)),
             (false, true) => by_other.push((a, a, b)),
-            // No probe on either side: no passage counts (not a candidate `candidates` makes).
-            (false, false) => {}
+            (false, false) => large.push((a, a, b)),
         }
     }
     drop(pairs);
+    // The large pairs, `chunk` first pages at a time, both pages of each read for them.
+    let groups: Vec<&[(u32, u32, u32)]> = large.chunk_by(|x, y| x.0 == y.0).collect();
+    for batch in groups.chunks(chunk.max(1)) {
+        let mut docs: Vec<u32> = batch
+            .iter()
+            .flat_map(|g| g.iter())
+            .flat_map(|&(_, a, b)| [a, b])
+            .collect();
+        docs.sort_unstable();
+        docs.dedup();
+        let read_now = read(&docs)?;
+        out.par_extend(
+            batch
+                .par_iter()
+                .flat_map_iter(|group| group.iter())
+                .filter_map(|&(_, a, b)| {
+                    judge(a, b, read_now.get(&a), read_now.get(&b), &small, params)
+                }),
+        );
+    }
+    drop(large);
     by_other.sort_unstable();
     // The candidates of `chunk` other pages at a time, those pages read for them alone.
     let groups: Vec<&[(u32, u32, u32)]> = by_other.chunk_by(|x, y| x.0 == y.0).collect();
@@ -365,15 +402,19 @@ fn judge(
         min_terms: params.passage_min_terms,
         min_paragraphs: params.passage_min_paragraphs,
     };
-    let from_a = on_small_site(small, a)
-        .then(|| passage_pair(x.side(), y.side(), rule))
-        .flatten();
-    let from_b = on_small_site(small, b)
-        .then(|| passage_pair(y.side(), x.side(), rule))
-        .flatten();
-    let best = match (from_a, from_b) {
-        (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
-        (x, y) => x.or(y),
+    let best = if on_small_site(small, a) || on_small_site(small, b) {
+        let from_a = on_small_site(small, a)
+            .then(|| passage_pair(x.side(), y.side(), rule))
+            .flatten();
+        let from_b = on_small_site(small, b)
+            .then(|| passage_pair(y.side(), x.side(), rule))
+            .flatten();
+        match (from_a, from_b) {
+            (Some(x), Some(y)) => Some(if y.hits > x.hits { y } else { x }),
+            (x, y) => x.or(y),
+        }
+    } else {
+        covering_pair(x.side(), y.side(), rule, params.passage_cover_pct)
     }?;
     if twins(&x.template, &y.template) {
         return None;
@@ -439,6 +480,32 @@ mod tests {
             ..params
         };
         assert!(candidates(&sites, &salient, &off).is_empty());
+    }
+
+    #[test]
+    fn two_large_sites_pages_are_candidates_only_with_cover_and_sharing_its_share() {
+        // Two sites of four pages each (their templates learnt across pages): page 0 of
+        // site 1 shares 60 of its 100 terms with page 4 of site 2 and 40 with page 5 (both
+        // more than the 28 a small site's page needs).
+        let mut salient = vec![terms(0..100)];
+        salient.extend((1..4).map(|i| terms(1000 * i..1000 * i + 50)));
+        salient.push(terms(40..160));
+        salient.push(terms(60..160));
+        salient.extend((6..8).map(|i| terms(1000 * i..1000 * i + 50)));
+        let sites = [1, 1, 1, 1, 2, 2, 2, 2];
+        let params = rule_params();
+        assert!(
+            candidates(&sites, &salient, &params).is_empty(),
+            "off by default"
+        );
+        // Covering 60% at 30% missing needs 42% of the smaller page's terms shared: page 4
+        // (60 of 100) is a candidate, page 5 (40 of 100) is not.
+        let cover = CooperParams {
+            passage_cover_pct: 60,
+            ..params
+        };
+        let c = candidates(&sites, &salient, &cover);
+        assert_eq!(c.pairs, [(0, 4)]);
     }
 
     #[test]

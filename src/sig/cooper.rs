@@ -59,6 +59,14 @@ pub struct CooperParams {
     /// [`super::passage::PARAGRAPH_MIN_TERMS`] terms or more (one paragraph is what
     /// different stories share as a quote; see [`super::passage::passage_pair`]). 0 = any.
     pub passage_min_paragraphs: u32,
+    /// The passage rule for pages of sites large enough to learn a template from (their
+    /// content text lost it across the site's pages, but keeps what is the page's own: a
+    /// reader discussion under the story, a caption): a pair of two such pages of different
+    /// sites whose passages pass the rule is a near-duplicate when one page's passage covers
+    /// at least this percentage of its salient terms and the other's holds at least
+    /// [`super::passage::COVER_BALANCE_PCT`]% as many
+    /// ([`super::passage::covering_pair`]). 0 = off: the rule reads small sites' pages only.
+    pub passage_cover_pct: u32,
     /// The equal-text rule for short lists: a pair whose smaller list has fewer than this
     /// many terms is a near-duplicate only when the two documents' texts are equal (case
     /// and white space aside). 0 = off (the paper). Applied by the matchers given the
@@ -79,6 +87,7 @@ impl Default for CooperParams {
             contained_min_terms: 0,
             passage_min_terms: 0,
             passage_min_paragraphs: 0,
+            passage_cover_pct: 0,
             min_terms: 0,
         }
     }
@@ -101,7 +110,12 @@ impl CooperParams {
             } else {
                 String::new()
             };
-            format!(" passage={}{lines}", self.passage_min_terms)
+            let cover = if self.passage_cover_pct > 0 {
+                format!(" passage_cover={}%", self.passage_cover_pct)
+            } else {
+                String::new()
+            };
+            format!(" passage={}{lines}{cover}", self.passage_min_terms)
         } else {
             String::new()
         };
