@@ -101,14 +101,15 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
         return none;
     }
     let small = small_sites(sites);
-    let cover = u64::from(params.passage_cover_pct);
+    let mut large = covering_candidates(sites, salient, &small, params);
     let probes: Vec<u32> = (0..salient.len() as u32)
-        .filter(|&i| {
-            (cover > 0 || small[i as usize]) && salient[i as usize].len() >= min_terms as usize
-        })
+        .filter(|&i| small[i as usize] && salient[i as usize].len() >= min_terms as usize)
         .collect();
     if probes.is_empty() {
-        return Candidates { small, ..none };
+        return Candidates {
+            pairs: large,
+            small,
+        };
     }
     let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
     for (p, &doc) in probes.iter().enumerate() {
@@ -128,22 +129,12 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
                     *count.entry(p).or_insert(0) += 1;
                 }
             }
-            let (probes, small) = (&probes, &small);
+            let probes = &probes;
             count
                 .into_iter()
                 .filter(move |&(p, n)| {
                     let x = probes[p as usize];
-                    let (xi, yi) = (x as usize, y as usize);
-                    // Two large sites' pages ([`covering_pair`]): one page's passage covers
-                    // `cover`% of it with fewer than `c`% missing, so they share at least
-                    // that share of the smaller page's terms.
-                    let covering = small[xi]
-                        || small[yi]
-                        || u64::from(n) * 10_000
-                            >= cover
-                                * u64::from(100 - params.contained_pct)
-                                * salient[xi].len().min(salient[yi].len()) as u64;
-                    n >= need && x != y && sites[xi] != sites[yi] && covering
+                    n >= need && x != y && sites[x as usize] != sites[y as usize]
                 })
                 .map(move |(p, _)| {
                     let x = probes[p as usize];
@@ -151,9 +142,88 @@ pub fn candidates(sites: &[u64], salient: &[Salient], params: &CooperParams) -> 
                 })
         })
         .collect();
+    pairs.append(&mut large);
     pairs.par_sort_unstable();
     pairs.dedup();
     Candidates { pairs, small }
+}
+
+/// The candidates of [`covering_pair`] (`passage_cover_pct` set): pairs of two large sites'
+/// pages of different sites sharing at least `need(x)` terms, `x` the page with the shorter
+/// list — a passage covering `cover`% of a page with fewer than `c`% of its terms missing
+/// holds `cover·(100−c)/10000` of that page's terms, and at least the small-site rule's
+/// floor (`min_terms·(100−c)/100`). Found by prefix filtering, exactly: each page's terms
+/// are ordered rarest first (by how many of these pages hold them), and a pair sharing
+/// `need(x)` terms shares one of `x`'s first `|x| − need(x) + 1`, so only those prefixes are
+/// indexed (the common terms' long postings never are) and every page probes the index with
+/// all its terms for pages with shorter lists; each pair found is then counted exactly.
+fn covering_candidates(
+    sites: &[u64],
+    salient: &[Salient],
+    small: &[bool],
+    params: &CooperParams,
+) -> Vec<(u32, u32)> {
+    let cover = u64::from(params.passage_cover_pct);
+    let missing = u64::from(100 - params.contained_pct.min(100));
+    let floor = u64::from(params.passage_min_terms) * missing / 100;
+    if cover == 0 || params.passage_min_terms == 0 {
+        return Vec::new();
+    }
+    let need = |len: usize| -> usize {
+        let share = (cover * missing * len as u64).div_ceil(10_000);
+        share.max(floor).max(1) as usize
+    };
+    let pages: Vec<u32> = (0..salient.len() as u32)
+        .filter(|&i| {
+            !small[i as usize] && salient[i as usize].len() >= params.passage_min_terms as usize
+        })
+        .collect();
+    let page_keys: Vec<Vec<u64>> = pages
+        .par_iter()
+        .map(|&i| keys(&salient[i as usize]))
+        .collect();
+    let mut df: FxHashMap<u64, u32> = FxHashMap::default();
+    for k in page_keys.iter().flatten() {
+        *df.entry(*k).or_insert(0) += 1;
+    }
+    // Each page's prefix: its rarest terms, all but `need − 1` of them.
+    let mut index: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    for (p, ks) in page_keys.iter().enumerate() {
+        let mut ordered: Vec<(u32, u64)> = ks.iter().map(|k| (df[k], *k)).collect();
+        ordered.sort_unstable();
+        let prefix = ks.len() + 1 - need(ks.len()).min(ks.len());
+        for &(_, k) in &ordered[..prefix] {
+            index.entry(k).or_default().push(p as u32);
+        }
+    }
+    drop(df);
+    // Pages ordered by (list length, position): each pair is probed from its longer page.
+    let rank = |p: usize| (page_keys[p].len(), p);
+    let mut pairs: Vec<(u32, u32)> = (0..pages.len())
+        .into_par_iter()
+        .flat_map_iter(|q| {
+            let (y, ys) = (pages[q], &page_keys[q]);
+            let mut seen: FxHashSet<u32> = FxHashSet::default();
+            for k in ys {
+                for &p in index.get(k).map_or(&[][..], Vec::as_slice) {
+                    let x = pages[p as usize];
+                    if rank(p as usize) < rank(q) && sites[x as usize] != sites[y as usize] {
+                        seen.insert(p);
+                    }
+                }
+            }
+            let own: FxHashSet<u64> = ys.iter().copied().collect();
+            let (pages, page_keys) = (&pages, &page_keys);
+            seen.into_iter().filter_map(move |p| {
+                let xs = &page_keys[p as usize];
+                let shared = xs.iter().filter(|k| own.contains(k)).count();
+                let x = pages[p as usize];
+                (shared >= need(xs.len())).then_some((x.min(y), x.max(y)))
+            })
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs
 }
 
 /// What the passage rule reads of a candidate's texts.
@@ -506,6 +576,49 @@ mod tests {
         };
         let c = candidates(&sites, &salient, &cover);
         assert_eq!(c.pairs, [(0, 4)]);
+    }
+
+    proptest::proptest! {
+        /// The prefix-filtered candidates of two large sites' pages are exactly the pairs a
+        /// count of every pair's shared terms finds.
+        #[test]
+        fn covering_candidates_are_the_pairs_a_full_count_finds(
+            docs in proptest::collection::vec(
+                (proptest::collection::btree_set(0usize..60, 0..45), 0u64..3),
+                2..14,
+            ),
+            cover in 1u32..100,
+            contained in 1u32..60,
+            min_terms in 1u32..12,
+        ) {
+            let salient: Vec<Salient> = docs
+                .iter()
+                .map(|(t, _)| Salient::Terms(t.iter().map(|i| format!("t{i:04}")).collect()))
+                .collect();
+            let sites: Vec<u64> = docs.iter().map(|(_, s)| *s).collect();
+            let small = vec![false; docs.len()];
+            let params = CooperParams {
+                contained_pct: contained,
+                passage_min_terms: min_terms,
+                passage_cover_pct: cover,
+                ..CooperParams::default()
+            };
+            let (c, m) = (u64::from(cover), u64::from(100 - contained));
+            let floor = u64::from(min_terms) * m / 100;
+            let need = |len: usize| ((c * m * len as u64).div_ceil(10_000)).max(floor).max(1);
+            let mut slow = Vec::new();
+            for a in 0..docs.len() {
+                for b in a + 1..docs.len() {
+                    let (x, y) = (&docs[a].0, &docs[b].0);
+                    let long_enough = x.len().min(y.len()) >= min_terms as usize;
+                    let shared = x.intersection(y).count() as u64;
+                    if long_enough && sites[a] != sites[b] && shared >= need(x.len().min(y.len())) {
+                        slow.push((a as u32, b as u32));
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(covering_candidates(&sites, &salient, &small, &params), slow);
+        }
     }
 
     #[test]
