@@ -742,4 +742,64 @@ mod tests {
         assert!(more.iter().all(|p| (p.a, p.b) != (0, 1)), "{more:?}");
         assert_eq!(more.len(), 4);
     }
+
+    #[test]
+    fn two_large_sites_pages_are_judged_by_cover_in_any_chunking() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+        let story = lines("story", 5);
+        let text = |parts: &[&[String]]| parts.concat().join("\n");
+        let texts = [
+            // 0: the story and a discussion of its page's own (50 of 80 terms).
+            text(&[&story, &lines("discussion", 3)]),
+            // 1: four paragraphs of it and another discussion (40 of 60 terms).
+            text(&[&story[..4], &lines("comments", 2)]),
+            // 2: another story; 3: two paragraphs of it on a long page (20 terms: no passage).
+            text(&[&lines("other", 8)]),
+            text(&[&story[..2], &lines("long", 20)]),
+        ];
+        let ids: Vec<i64> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                store
+                    .insert_test_document(&format!("u{i}"), "t", t, None)
+                    .unwrap()
+            })
+            .collect();
+        let dfs = DocFreqs::default();
+        let run = |cover: u32, chunk: usize| {
+            let params = CooperParams {
+                passage_cover_pct: cover,
+                ..rule_params()
+            };
+            let source = TextSource {
+                store: &store,
+                ids: &ids,
+                text: TextKind::Visible,
+                dfs: &dfs,
+                params: &params,
+                chunk,
+            };
+            let c = Candidates {
+                pairs: vec![(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)],
+                small: vec![false; 4],
+            };
+            passage_pairs_from(c, &[], &source)
+                .unwrap()
+                .iter()
+                .map(|p| (p.a, p.b, p.differing, p.smaller))
+                .collect::<Vec<_>>()
+        };
+        // Page 1's passage (its four paragraphs) covers 67% of it: a pair at 60, not at 70.
+        assert_eq!(run(60, usize::MAX), [(0, 1, 0, 40)]);
+        for chunk in [1, 2, 3] {
+            assert_eq!(run(60, chunk), run(60, usize::MAX), "chunk {chunk}");
+        }
+        assert!(run(70, usize::MAX).is_empty());
+        assert!(
+            run(0, usize::MAX).is_empty(),
+            "off: large sites' pages are not judged"
+        );
+    }
 }
