@@ -660,12 +660,30 @@ mod tests {
     /// The pages read a chunk at a time give the pairs that reading them all at once gives,
     /// whichever side of a candidate the small site's page is on, and pairs of two small
     /// sites' pages too.
-    #[test]
-    fn chunked_reading_gives_the_pairs_of_reading_everything_at_once() {
+    /// A store holding `texts` as documents `u0`, `u1`, … (visible texts), and their ids.
+    fn store_of(texts: &[String]) -> (tempfile::TempDir, Store, Vec<i64>) {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("p.db")).unwrap();
+        let ids = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                store
+                    .insert_test_document(&format!("u{i}"), "t", t, None)
+                    .unwrap()
+            })
+            .collect();
+        (dir, store, ids)
+    }
+
+    /// A page's text made of runs of lines.
+    fn text(parts: &[&[String]]) -> String {
+        parts.concat().join("\n")
+    }
+
+    #[test]
+    fn chunked_reading_gives_the_pairs_of_reading_everything_at_once() {
         let story = lines("story", 5);
-        let text = |parts: &[&[String]]| parts.concat().join("\n");
         let texts = [
             // 0: a small site's page: the story beside its own prose.
             text(&[&story, &lines("prose", 5)]),
@@ -677,14 +695,7 @@ mod tests {
             text(&[&story[..4], &lines("big4", 4)]),
             text(&[&lines("big5", 8)]),
         ];
-        let mut ids = Vec::new();
-        for (i, t) in texts.iter().enumerate() {
-            ids.push(
-                store
-                    .insert_test_document(&format!("u{i}"), "t", t, None)
-                    .unwrap(),
-            );
-        }
+        let (_dir, store, ids) = store_of(&texts);
         let small = vec![true, false, false, true, false, false];
         // Candidates on both sides of the small pages (page 0 before the large site's
         // pages, page 3 after some of them) and one of two small pages.
@@ -745,10 +756,7 @@ mod tests {
 
     #[test]
     fn two_large_sites_pages_are_judged_by_cover_in_any_chunking() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("p.db")).unwrap();
         let story = lines("story", 5);
-        let text = |parts: &[&[String]]| parts.concat().join("\n");
         let texts = [
             // 0: the story and a discussion of its page's own (50 of 80 terms).
             text(&[&story, &lines("discussion", 3)]),
@@ -758,15 +766,7 @@ mod tests {
             text(&[&lines("other", 8)]),
             text(&[&story[..2], &lines("long", 20)]),
         ];
-        let ids: Vec<i64> = texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                store
-                    .insert_test_document(&format!("u{i}"), "t", t, None)
-                    .unwrap()
-            })
-            .collect();
+        let (_dir, store, ids) = store_of(&texts);
         let dfs = DocFreqs::default();
         let run = |cover: u32, chunk: usize| {
             let params = CooperParams {
