@@ -292,12 +292,14 @@ const LINES_CHUNK: usize = 2048;
 
 /// The pairs the passage rule adds: the candidates that the matching did not find
 /// (`found`, sorted by `(a, b)`) and that pass [`passage_pair`] with a small site's page as
-/// the one whose passage counts. `ids` are the store's ids of the documents.
+/// the one whose passage counts, or (two large sites' pages, `passage_cover_pct` only)
+/// [`covering_pair`]. `ids` are the store's ids of the documents.
 ///
-/// A candidate has a small site's page on at least one side (the rule's probes; few in a
-/// crawl of whole sites). Their lines are read first and kept; every other page is read in
-/// a chunk of [`LINES_CHUNK`] pages with the candidates it is in, and dropped after them,
-/// so the texts held stay bounded however many candidates the collection makes.
+/// The small sites' pages among the candidates (few in a crawl of whole sites) are read
+/// first and kept; the candidates are then taken [`LINES_CHUNK`] pages at a time by a page
+/// not kept (the other page, or the first of two large sites' pages), the pages not kept
+/// read for them and dropped after them, so the texts held stay bounded however many
+/// candidates the collection makes.
 pub fn passage_pairs(
     candidates: Candidates,
     found: &[CooperPair],
@@ -349,45 +351,31 @@ fn passage_pairs_from(
     probes.dedup();
     let kept = read(&probes)?;
     // Each candidate by its other page (a pair of two small sites' pages has none).
+    // Each candidate by a page not kept (a pair of two small sites' pages has none): its
+    // other page, or for two large sites' pages (`passage_cover_pct` only) its first.
     let mut by_other: Vec<(u32, u32, u32)> = Vec::with_capacity(pairs.len());
-    // Pairs of two large sites' pages (`passage_cover_pct` only), by their first page.
-    let mut large: Vec<(u32, u32, u32)> = Vec::new();
     let mut out: Vec<CooperPair> = Vec::new();
     for &(a, b) in &pairs {
         match (is_small(a), is_small(b)) {
             (true, true) => out.extend(judge(a, b, kept.get(&a), kept.get(&b), &small, params)),
             (true, false) => by_other.push((b, a, b)),
-            (false, true) => by_other.push((a, a, b)),
-            (false, false) => large.push((a, a, b)),
+            (false, true | false) => by_other.push((a, a, b)),
         }
     }
     drop(pairs);
-    // The large pairs, `chunk` first pages at a time, both pages of each read for them.
-    let groups: Vec<&[(u32, u32, u32)]> = large.chunk_by(|x, y| x.0 == y.0).collect();
+    by_other.sort_unstable();
+    // The candidates of `chunk` pages at a time, the pages not kept read for them alone
+    // (for two large sites' pages both of them).
+    let groups: Vec<&[(u32, u32, u32)]> = by_other.chunk_by(|x, y| x.0 == y.0).collect();
     for batch in groups.chunks(chunk.max(1)) {
         let mut docs: Vec<u32> = batch
             .iter()
-            .flat_map(|g| g.iter())
+            .flat_map(|group| group.iter())
             .flat_map(|&(_, a, b)| [a, b])
+            .filter(|i| !kept.contains_key(i))
             .collect();
         docs.sort_unstable();
         docs.dedup();
-        let read_now = read(&docs)?;
-        out.par_extend(
-            batch
-                .par_iter()
-                .flat_map_iter(|group| group.iter())
-                .filter_map(|&(_, a, b)| {
-                    judge(a, b, read_now.get(&a), read_now.get(&b), &small, params)
-                }),
-        );
-    }
-    drop(large);
-    by_other.sort_unstable();
-    // The candidates of `chunk` other pages at a time, those pages read for them alone.
-    let groups: Vec<&[(u32, u32, u32)]> = by_other.chunk_by(|x, y| x.0 == y.0).collect();
-    for batch in groups.chunks(chunk.max(1)) {
-        let docs: Vec<u32> = batch.iter().map(|group| group[0].0).collect();
         let read_now = read(&docs)?;
         let lines = |i: u32| kept.get(&i).or_else(|| read_now.get(&i));
         out.par_extend(
