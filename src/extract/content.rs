@@ -57,7 +57,11 @@ pub struct ContentRule {
     /// blocks, and a second attempt for briefs of short paragraphs; issue 14 session 4; 3:
     /// the blocks' structure signals, [`super::structure`], session 5; 4: the same session,
     /// pages whose article is mostly prose of an unlisted language classed by length; 5: the
-    /// context rule looks through one insert between two paragraphs, session 13). The
+    /// context rule looks through one insert between two paragraphs, session 13; 7: the
+    /// across-pages text drops the page's reader discussion, [`structure::DISCUSSION`],
+    /// session 23, the name kept though it is no longer the per-page rule's alone; a
+    /// database whose signals were stored by an earlier build has no discussion bit until
+    /// its pages are ingested again). The
     /// structure signals themselves are stored at ingest and are not made again: a database
     /// made by a build of version 3 keeps its pages' link shares as that build took them
     /// (before long links counted as text) until its pages are ingested into a new one. The
@@ -80,7 +84,7 @@ impl Default for ContentRule {
             max_names: 20,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 6,
+            per_page_version: 7,
         }
     }
 }
@@ -291,12 +295,77 @@ pub fn content_text_with(
     stopwords: &WordList,
 ) -> (String, ContentWay) {
     if let Some(site) = template_site(site, rule) {
-        let kept = keep_lines(visible, |line| !site.is_template(line_hash(line), rule));
+        let discussion = discussion_lines(
+            visible,
+            signals,
+            |line| !site.is_template(line_hash(line), rule),
+            rule,
+        );
+        let mut i = 0;
+        let kept = keep_lines(visible, |line| {
+            let in_discussion = discussion.get(i).copied().unwrap_or(false);
+            i += 1;
+            !in_discussion && !site.is_template(line_hash(line), rule)
+        });
         return (kept, ContentWay::Template);
     }
     match per_page(visible, signals, rule, stopwords) {
         Some(text) => (text, ContentWay::PerPage),
         None => (visible.to_string(), ContentWay::Visible),
+    }
+}
+
+/// For each non-empty line of `visible`, whether the across-pages content text drops it as
+/// the page's reader discussion: a line inside a [`structure::DISCUSSION`] container, when
+/// the page's own lines (those `own` keeps: not the site's template) outside such containers
+/// hold at least [`ContentRule::min_words`] words. A page's discussion is on that page only,
+/// so the site's counts never remove it, and a copy of a story with six comments quoting
+/// other stories is another text to every detector (news-v8/v9 whole, BENCHMARKS.md issue
+/// 14 session 23). The guard keeps a page that is all discussion, or whose article sits
+/// inside a container a comment word names, whole. Empty (nothing dropped) when the signals
+/// do not match the lines one for one or name no discussion.
+fn discussion_lines(
+    visible: &str,
+    signals: &[BlockSignal],
+    mut own: impl FnMut(&str) -> bool,
+    rule: &ContentRule,
+) -> Vec<bool> {
+    if !signals.iter().any(|s| s.flags & structure::DISCUSSION != 0) {
+        return Vec::new();
+    }
+    let lines: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
+    if lines.len() != signals.len() {
+        return Vec::new();
+    }
+    let in_discussion: Vec<bool> = signals
+        .iter()
+        .map(|s| s.flags & structure::DISCUSSION != 0)
+        .collect();
+    let rest_words: usize = lines
+        .iter()
+        .zip(&in_discussion)
+        .filter(|&(line, &d)| !d && own(line))
+        .map(|(line, _)| word_estimate(line))
+        .sum();
+    if rest_words < rule.min_words {
+        return Vec::new();
+    }
+    in_discussion
+}
+
+/// A line's words as [`measure`] counts them (characters / 2 for a line written without
+/// spaces), without the stopword look-ups.
+fn word_estimate(line: &str) -> usize {
+    let words = line.split_whitespace().count();
+    let chars = line.chars().filter(|c| !c.is_whitespace()).count();
+    let unspaced = line
+        .chars()
+        .filter(|&c| crate::text::unspaced_script(c))
+        .count();
+    if unspaced * 2 >= chars.max(1) {
+        words.max(unspaced / 2)
+    } else {
+        words
     }
 }
 
@@ -778,6 +847,51 @@ mod tests {
         let (text, way) = content_text(&pages[2], Some(&site), &ContentRule::default(), &stop());
         assert_eq!(way, ContentWay::Template);
         assert_eq!(text, format!("Story number 2 is here.\n{ARTICLE} 2"));
+    }
+
+    /// A whole site's copy of a story with a reader discussion under it (news-v8's shape):
+    /// the site's counts cannot remove the comments, which are on this page only; the
+    /// discussion container's signal drops them, unless the page's own text outside it is a
+    /// stub.
+    #[test]
+    fn a_marked_discussion_is_dropped_on_a_template_site_unless_it_is_the_page() {
+        let comment =
+            "jk_1987 wrote:\nThe minister said the harvest would be late this year because \
+            the rains came in the wrong month and the roads to the valley were washed out.";
+        // Each page's discussion is its own (the comment names the page).
+        let page = |i: usize, body: &str| {
+            format!("Home\nSports\nWeather\n\n{body} {i}\n\nComments (1)\n{comment} {i}\n\nCopyright Example News")
+        };
+        let pages: Vec<String> = (0..6).map(|i| page(i, ARTICLE)).collect();
+        let mut site = SiteBlocks::default();
+        for (i, p) in pages.iter().enumerate() {
+            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
+        }
+        let plain = BlockSignal::default();
+        let discussion = BlockSignal {
+            link: 0,
+            flags: structure::MARKED | structure::DISCUSSION,
+        };
+        // Home, Sports, Weather, the article, then the heading and the comment's two lines
+        // in the discussion container, then the footer.
+        let signals = [
+            plain, plain, plain, plain, discussion, discussion, discussion, plain,
+        ];
+        let rule = ContentRule::default();
+        let (text, way) = content_text_with(&pages[2], &signals, Some(&site), &rule, &stop());
+        assert_eq!(way, ContentWay::Template);
+        assert_eq!(text, format!("{ARTICLE} 2"));
+        // Without the signals, the discussion is the page's own text.
+        let (text, _) = content_text(&pages[2], Some(&site), &rule, &stop());
+        assert!(text.contains("The minister said"), "{text}");
+        // A page whose own text outside the discussion is a stub keeps it all.
+        let stub = page(2, "A short note.");
+        let (text, _) = content_text_with(&stub, &signals, Some(&site), &rule, &stop());
+        assert!(text.starts_with("A short note. 2\n"), "{text}");
+        assert!(text.contains("The minister said"), "{text}");
+        // Signals that do not match the lines one for one are not used.
+        let (text, _) = content_text_with(&pages[2], &signals[1..], Some(&site), &rule, &stop());
+        assert!(text.contains("The minister said"), "{text}");
     }
 
     #[test]

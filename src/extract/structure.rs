@@ -37,6 +37,12 @@ pub const FORM: u8 = 16;
 /// Inside `<article>`, `<main>`, or an element whose `class`/`id` names the article body
 /// (trafilatura's `BODY_XPATH`: `article-body`, `entry-content`, `story-body`…).
 pub const ARTICLE: u8 = 32;
+/// Inside a block container whose `class` or `id` names a reader discussion (`comments`,
+/// `comment-list`, `disqus_thread`; not `commentary`, a kind of article). Always given with
+/// [`MARKED`]; the across-pages content text drops these blocks too
+/// ([`super::content::content_text_with`]): a page's discussion is its own, so the site's
+/// template counts never remove it.
+pub const DISCUSSION: u8 = 64;
 
 /// A link holding at least this many bytes of text is not counted as link text: it is a
 /// story placed inside a link (a teaser slot of a template holding a whole article), not a
@@ -125,7 +131,7 @@ pub fn block_signals(text: &str, marks: &Marks) -> Vec<BlockSignal> {
                 next += 1;
             }
             // Bytes of the line under each bit.
-            let mut per_bit = [0usize; 6];
+            let mut per_bit = [0usize; 7];
             let mut at = start;
             let mut f = flags;
             let mut k = next;
@@ -205,6 +211,37 @@ const KIND_WORDS: &[&str] = &[
     "promo",
     "sponsor",
     "syndication",
+];
+
+/// Words that name a reader discussion ([`DISCUSSION`]; they are [`KIND_WORDS`] too), unless
+/// the word goes on into [`NOT_DISCUSSION`].
+const DISCUSSION_WORDS: &[&str] = &["comment", "disqus"];
+
+/// Words that hold a [`DISCUSSION_WORDS`] keyword and name no discussion: a news site's
+/// opinion pieces (`commentary`, `commentaire`, `commentator`) are stories, and a state of
+/// the article (`commented`, `comments-open`, `has-comments`: Kinja's
+/// `<article class="post hentry … commented">` around a whole Lifehacker story on news-v2
+/// whole) or a count or link in its byline says nothing of what the container holds. (They
+/// stay [`MARKED`], as readability's and trafilatura's `comment` rules have them.)
+const NOT_DISCUSSION: &[&str] = &[
+    "commentar",
+    "commentat",
+    "commented",
+    "commentable",
+    "comments-open",
+    "comments-closed",
+    "comments-on",
+    "comments-off",
+    "comments-enabled",
+    "comments-disabled",
+    "comment-count",
+    "comments-count",
+    "commentcount",
+    "commentscount",
+    "comment-link",
+    "comments-link",
+    "has-comment",
+    "no-comment",
 ];
 
 /// Words that name a place on the page: marked unless the same class or id word also says
@@ -294,7 +331,11 @@ pub fn attributes_bits(class: &str, id: &str, role: &str) -> u8 {
         if w.len() >= 3 && w[..3].eq_ignore_ascii_case(b"nav") {
             lists |= IN_PLACE;
         }
-        lists |= keyword_lists(w);
+        let found = keyword_lists(w);
+        lists |= found & !(IN_DISCUSSION | IN_NOT_DISCUSSION);
+        if found & IN_DISCUSSION != 0 && found & IN_NOT_DISCUSSION == 0 {
+            lists |= IN_DISCUSSION;
+        }
     }
     let mut bits = 0;
     if lists & IN_BODY != 0 {
@@ -302,6 +343,9 @@ pub fn attributes_bits(class: &str, id: &str, role: &str) -> u8 {
     }
     if lists & IN_KIND != 0 || (lists & IN_PLACE != 0 && lists & IN_MAYBE == 0) {
         bits |= MARKED;
+    }
+    if lists & IN_DISCUSSION != 0 {
+        bits |= DISCUSSION;
     }
     bits
 }
@@ -311,6 +355,8 @@ const IN_KIND: u8 = 1;
 const IN_PLACE: u8 = 2;
 const IN_MAYBE: u8 = 4;
 const IN_BODY: u8 = 8;
+const IN_DISCUSSION: u8 = 16;
+const IN_NOT_DISCUSSION: u8 = 32;
 
 /// A keyword and the list (`IN_*` bit) it is of.
 type Keyword = (&'static [u8], u8);
@@ -323,8 +369,10 @@ fn keyword_lists(word: &[u8]) -> u8 {
     static INDEX: std::sync::OnceLock<Vec<Vec<Keyword>>> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
         let mut index = vec![Vec::new(); 256];
-        let lists: [(&[&'static str], u8); 5] = [
+        let lists: [(&[&'static str], u8); 7] = [
             (KIND_WORDS, IN_KIND),
+            (DISCUSSION_WORDS, IN_DISCUSSION),
+            (NOT_DISCUSSION, IN_NOT_DISCUSSION),
             (PLACE_WORDS, IN_PLACE),
             (&["-nav", "_nav"], IN_PLACE),
             (MAYBE_ARTICLE_WORDS, IN_MAYBE),
@@ -454,13 +502,20 @@ mod tests {
         if any(KIND_WORDS) || (place && !any(MAYBE_ARTICLE_WORDS)) {
             bits |= MARKED;
         }
+        let discussion = words.iter().any(|w| {
+            DISCUSSION_WORDS.iter().any(|k| w.contains(k))
+                && !NOT_DISCUSSION.iter().any(|k| w.contains(k))
+        });
+        if discussion {
+            bits |= DISCUSSION;
+        }
         bits
     }
 
     proptest::proptest! {
         #[test]
         fn keyword_lookup_equals_substring_search(
-            class in "( |[a-zA-Z_-]{0,6}|nav|Nav|-nav|_NAV|footer|Sidebar|related|article-body|content|main|slideshow|teaser|\u{e9}){0,6}",
+            class in "( |[a-zA-Z_-]{0,6}|nav|Nav|-nav|_NAV|footer|Sidebar|related|article-body|content|main|slideshow|teaser|comments|Comment|commentary|commented|-list|-count|has-|disqus_thread|\u{e9}){0,6}",
             id in "( |[a-z_-]{0,5}|menu|main-content|cookie|post_content|body){0,3}",
             role in "(|navigation|main| Complementary )",
         ) {
@@ -489,5 +544,28 @@ mod tests {
         assert!(!attributes_mark("canvas", "", ""));
         // Kinds of text are marked even inside an article word.
         assert!(attributes_mark("article-related", "", ""));
+    }
+
+    #[test]
+    fn discussions_are_named_by_comment_words_but_not_commentary() {
+        assert_eq!(attributes_bits("comments", "", ""), MARKED | DISCUSSION);
+        assert_eq!(
+            attributes_bits("", "disqus_thread", ""),
+            MARKED | DISCUSSION
+        );
+        assert_eq!(
+            attributes_bits("comment-list article-comments", "", ""),
+            MARKED | DISCUSSION
+        );
+        // An opinion piece is a story: marked as the published rules have it, no discussion.
+        assert_eq!(attributes_bits("commentary", "", ""), MARKED);
+        assert_eq!(attributes_bits("post", "commentator-bio", ""), MARKED);
+        assert_eq!(attributes_bits("k-91", "", ""), 0);
+        // States of the article, not containers of a discussion.
+        assert_eq!(
+            attributes_bits("post hentry js_post_item commented", "", ""),
+            MARKED
+        );
+        assert_eq!(attributes_bits("entry has-comments", "", ""), MARKED);
     }
 }

@@ -744,16 +744,17 @@ type Computed<'s> = (
 );
 
 /// What makes two documents' content texts (and so their languages) provably equal within
-/// one pass: the same visible text (the same `text_hash`) and either the same site, when
-/// the site's template is removed (the text then depends on the visible text and the
-/// site's counts only), or the same stored structure signals, when the text is made within
-/// the page (then it depends on the visible text and its signals only). See
-/// [`crate::extract::content::content_text_with`].
+/// one pass: the same visible text (the same `text_hash`) and the same stored structure
+/// signals, and either the same site, when the site's template is removed (the text then
+/// depends on the visible text, its signals and the site's counts only), or any site, when
+/// the text is made within the page (then it depends on the visible text and its signals
+/// only). See [`crate::extract::content::content_text_with`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum SameContent<'s> {
     Template {
         text_hash: String,
         site: &'s str,
+        signals: Option<Vec<u8>>,
     },
     PerPage {
         text_hash: String,
@@ -876,6 +877,7 @@ impl Store {
                     SameContent::Template {
                         text_hash,
                         site: site.as_str(),
+                        signals: row.signals.clone(),
                     }
                 }
                 _ => SameContent::PerPage {

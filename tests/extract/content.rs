@@ -721,3 +721,62 @@ fn a_story_cut_by_a_newsletter_box_and_a_read_more_link_stays_whole() {
     assert!(!text.contains("daily newsletter"), "{text}");
     assert!(!text.contains("Read more"), "{text}");
 }
+
+/// A whole site's pages (its template learnt across them) where one page carries a reader
+/// discussion quoting another story (news-v8's shape): the discussion, in a container named
+/// `comments`, is the page's own text and no count removes it; its name does. The article of
+/// another page sits in `<article class="post hentry commented">` (Kinja's markup of a
+/// Lifehacker story on news-v2 whole): a state of the article, not a discussion, so it stays.
+#[test]
+fn a_reader_discussion_on_a_whole_sites_page_is_dropped_and_a_commented_article_stays() {
+    let topics = [
+        "harbour", "library", "railway", "school", "hospital", "museum",
+    ];
+    let museum = story("museum");
+    let mut pages: Vec<(String, String)> = topics
+        .iter()
+        .map(|t| {
+            (
+                format!("daily.example/{t}.html"),
+                page("daily.example", &format!("The {t} plan"), &story(t)),
+            )
+        })
+        .collect();
+    // The harbour page's article, then a discussion whose comments quote the museum story.
+    let discussion = format!(
+        "<div class=\"comments\"><h3>Comments (2)</h3>\
+         <div><p>jk_1987 wrote:</p><p>{}</p></div>\
+         <div><p>marta_v wrote:</p><p>{}</p></div></div>",
+        museum[0], museum[1]
+    );
+    pages[0].1 = pages[0]
+        .1
+        .replace("</article>", &format!("{discussion}</article>"));
+    // The library page's article in Kinja's markup, after a long caption of its own (so a
+    // rule that took the article for a discussion would find enough text beside it).
+    let caption = "<p>The photograph above shows the reading room of the old library on a \
+        winter morning, with the long oak tables that the city bought in the year the \
+        building opened, the green lamps that readers still switch on one by one, and the \
+        tall windows that the restoration will repair before the spring.</p>";
+    pages[1].1 = pages[1].1.replace(
+        "<article>",
+        &format!("{caption}<article class=\"post hentry js_post_item commented\">"),
+    );
+    let texts = content_texts(&pages);
+    let harbour = &texts["daily.example/harbour.html"];
+    assert!(
+        harbour.contains("Paragraph 4 of the harbour story"),
+        "{harbour}"
+    );
+    assert!(!harbour.contains("jk_1987 wrote:"), "{harbour}");
+    assert!(!harbour.contains(&museum[0]), "{harbour}");
+    let library = &texts["daily.example/library.html"];
+    assert!(
+        library.contains("Paragraph 4 of the library story"),
+        "{library}"
+    );
+    assert!(
+        library.contains("reading room of the old library"),
+        "{library}"
+    );
+}
