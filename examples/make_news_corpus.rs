@@ -24,7 +24,7 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups]` (defaults: seed 14, 165 stories, 5 copies a story).
 //! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
 //! sites and the other way round (a split no story of the default layout is built with: a
 //! copy's frame always comes from the other collection), for a second, untuned corpus.
@@ -46,6 +46,12 @@
 //! each a name line and a paragraph of another story of the collection (long prose, unique
 //! to the page, as real comments are), in a container named `comments` or in one whose
 //! class says nothing, with a "Comments (N)" heading (news-v8).
+//! `--comment-markups` (implies `--comments`, the same draws of which copies get one) writes
+//! each discussion in one of seven markups instead: WordPress's (`#comments.comments-area`,
+//! `ol.comment-list`), Disqus's (`#disqus_thread`), a section named by its `id` only, an
+//! `article-comments` class, and three whose names say nothing (a `k-91` class, a CSS-module
+//! class, none), each with its own heading and comment shape: a held-out corpus for the
+//! content text's discussion rule, which was written looking at `--comments`' two (news-v10).
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -605,6 +611,86 @@ const COMMENTERS: &[&str] = &[
     "OldHand",
 ];
 
+/// One markup of a reader discussion (`--comment-markups`): the container's opening and
+/// closing tags, the heading (`{n}`: the count), and a comment (`{who}`, `{said}`).
+struct DiscussionMarkup {
+    open: &'static str,
+    heading: &'static str,
+    item: &'static str,
+    close: &'static str,
+}
+
+/// Discussions as real sites write them, written for this builder after the markup of
+/// WordPress's default themes, Disqus's thread, and plain sites (named by `id` only, or by
+/// a class of the article's), then three whose names say nothing (CSS-module classes, none).
+const DISCUSSION_MARKUPS: [DiscussionMarkup; 7] = [
+    DiscussionMarkup {
+        open: "<div id=\"comments\" class=\"comments-area\">",
+        heading: "<h2 class=\"comments-title\">{n} thoughts on this story</h2><ol class=\"comment-list\">",
+        item: "<li class=\"comment even\"><article class=\"comment-body\"><div class=\"comment-meta\"><b class=\"fn\">{who}</b> says:</div><div class=\"comment-content\"><p>{said}</p></div></article></li>",
+        close: "</ol></div>",
+    },
+    DiscussionMarkup {
+        open: "<div id=\"disqus_thread\"><div class=\"post-list\">",
+        heading: "<div class=\"nav-tab\">{n} Comments</div>",
+        item: "<div class=\"post\"><span class=\"author\">{who}</span><div class=\"post-message\"><p>{said}</p></div></div>",
+        close: "</div></div>",
+    },
+    DiscussionMarkup {
+        open: "<section id=\"comments\">",
+        heading: "<h3>Reader comments ({n})</h3>",
+        item: "<div class=\"entry\"><strong>{who}</strong><p>{said}</p></div>",
+        close: "</section>",
+    },
+    DiscussionMarkup {
+        open: "<div class=\"article-comments\">",
+        heading: "<h4>Join the discussion: {n} comments</h4>",
+        item: "<div class=\"c\"><div class=\"who\">{who} wrote:</div><div class=\"said\">{said}</div></div>",
+        close: "</div>",
+    },
+    DiscussionMarkup {
+        open: "<div class=\"k-91\">",
+        heading: "<h3>Comments ({n})</h3>",
+        item: "<div class=\"c\"><div class=\"who\">{who} wrote:</div><div class=\"said\">{said}</div></div>",
+        close: "</div>",
+    },
+    DiscussionMarkup {
+        open: "<div class=\"_x3f9b\">",
+        heading: "<h3>{n} responses</h3>",
+        item: "<div class=\"_q1\"><span>{who}</span><p>{said}</p></div>",
+        close: "</div>",
+    },
+    DiscussionMarkup {
+        open: "<div>",
+        heading: "<p><b>What readers say ({n})</b></p>",
+        item: "<div><p><i>{who}:</i></p><p>{said}</p></div>",
+        close: "</div>",
+    },
+];
+
+/// A reader discussion after a story in one of [`DISCUSSION_MARKUPS`] (`--comment-markups`:
+/// the first four, named, 60% of the time; the three unnamed ones otherwise).
+fn discussion_in_markup(pool: &[&str], rng: &mut Rng) -> String {
+    let n = 2 + rng.below(5);
+    let m = if rng.chance(0.6) {
+        &DISCUSSION_MARKUPS[rng.below(4)]
+    } else {
+        &DISCUSSION_MARKUPS[4 + rng.below(3)]
+    };
+    let mut s = String::from(m.open);
+    s.push_str(&m.heading.replace("{n}", &n.to_string()));
+    s.push('\n');
+    for _ in 0..n {
+        let who = rng.pick::<&str>(COMMENTERS);
+        let said = rng.pick::<&str>(pool);
+        let item = m.item.replace("{who}", who).replace("{said}", said);
+        s.push_str(&item);
+        s.push('\n');
+    }
+    s.push_str(m.close);
+    s
+}
+
 /// A reader discussion after a story (`--comments`): `n` comments, each a name line and a
 /// paragraph drawn from `pool` (other stories' body paragraphs).
 fn comments(pool: &[&str], rng: &mut Rng) -> String {
@@ -762,6 +848,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut positional = Vec::new();
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
     let (mut cross, mut web, mut markup, mut discuss) = (false, false, false, false);
+    let mut real_discussions = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -773,12 +860,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "--web-edits" => web = true,
             "--markup" => markup = true,
             "--comments" => discuss = true,
+            "--comment-markups" => {
+                discuss = true;
+                real_discussions = true;
+            }
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments]"
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups]"
                 .into(),
         );
     };
@@ -855,7 +946,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .filter(|&&other| other != page)
                     .flat_map(|&other| pages[other].body.iter().map(String::as_str))
                     .collect();
-                paras.push(comments(&pool, &mut comment_rng));
+                paras.push(if real_discussions {
+                    discussion_in_markup(&pool, &mut comment_rng)
+                } else {
+                    comments(&pool, &mut comment_rng)
+                });
             }
             let body_markup = if markup {
                 *markup_rng.pick(&Markup::OTHERS)
