@@ -281,3 +281,34 @@ fn hidden_modals_and_menus_are_not_visible_text() {
     };
     assert!(!x.visible_text.contains("{* loginWidget *}"));
 }
+
+/// The structure signal of the visible line holding `needle` (the signals are one per
+/// non-empty line).
+fn signal_of(x: &Extracted, needle: &str) -> spotcheck::extract::structure::BlockSignal {
+    let lines: Vec<&str> = x.visible_text.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines.len(), x.blocks.len(), "one signal per non-empty line");
+    let i = lines
+        .iter()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no visible line holds {needle:?}"));
+    x.blocks[i]
+}
+
+/// Real pages for the content text's discussion rule (issue 14, session 23): fool.com's
+/// reader comments sit in a container a comment word names and are a discussion; Lifehacker's
+/// (Kinja's) whole story sits in `<article class="post hentry … commented …">`, a state of
+/// the article, and is none (the rule's first version took it for one and dropped the story).
+#[test]
+fn real_reader_comments_are_a_discussion_and_a_commented_article_is_not() {
+    use spotcheck::extract::structure::DISCUSSION;
+    let Some(fool) = page("newspaper/fool.com1.html") else {
+        return;
+    };
+    let comment = signal_of(&fool, "enigmadude...best to invest for the long-term");
+    assert_ne!(comment.flags & DISCUSSION, 0, "{comment:?}");
+    let Some(kinja) = page("readability/lifehacker-post-comment-load.html") else {
+        return;
+    };
+    let story = signal_of(&kinja, "We all buy things from time to time");
+    assert_eq!(story.flags & DISCUSSION, 0, "{story:?}");
+}
