@@ -258,7 +258,7 @@ static PARAMS: &[Param<S>] = &[
                page's salient terms and the other holds at least 30% as many; 0 = off (small \
                sites only). Candidates: pages sharing runs of four salient terms in the same \
                order. Off by default: on a 29,530-page mix of 13 doc corpora and a news \
-               crawl `detect` took 1.42 times as long with it (peak 816 against 596 MB), \
+               crawl `detect` took 1.42 times as long with it (peak 710 against 596 MB), \
                and it reads the large sites' texts again, which a million pages would not \
                fit in time and memory; on one site's pages it costs nothing.",
         paper: None,
