@@ -295,18 +295,17 @@ pub fn content_text_with(
     stopwords: &WordList,
 ) -> (String, ContentWay) {
     if let Some(site) = template_site(site, rule) {
-        let discussion = discussion_lines(
-            visible,
-            signals,
-            |line| !site.is_template(line_hash(line), rule),
-            rule,
-        );
-        let mut i = 0;
-        let kept = keep_lines(visible, |line| {
-            let in_discussion = discussion.get(i).copied().unwrap_or(false);
-            i += 1;
-            !in_discussion && !site.is_template(line_hash(line), rule)
-        });
+        let own = |line: &str| !site.is_template(line_hash(line), rule);
+        let kept = match lines_kept_beside_discussion(visible, signals, own, rule) {
+            Some(keep) => {
+                let mut i = 0;
+                keep_lines(visible, |_| {
+                    i += 1;
+                    keep.get(i - 1).copied().unwrap_or(false)
+                })
+            }
+            None => keep_lines(visible, own),
+        };
         return (kept, ContentWay::Template);
     }
     match per_page(visible, signals, rule, stopwords) {
@@ -315,58 +314,42 @@ pub fn content_text_with(
     }
 }
 
-/// For each non-empty line of `visible`, whether the across-pages content text drops it as
-/// the page's reader discussion: a line inside a [`structure::DISCUSSION`] container, when
-/// the page's own lines (those `own` keeps: not the site's template) outside such containers
+/// On a page whose signals name a reader discussion ([`structure::DISCUSSION`]), which of
+/// its non-empty lines the across-pages content text keeps: its own lines (those `own`
+/// keeps: not the site's template), less the discussion's when the own lines outside it
 /// hold at least [`ContentRule::min_words`] words. A page's discussion is on that page only,
 /// so the site's counts never remove it, and a copy of a story with six comments quoting
 /// other stories is another text to every detector (news-v8/v9 whole, BENCHMARKS.md issue
 /// 14 session 23). The guard keeps a page that is all discussion, or whose article sits
-/// inside a container a comment word names, whole. Empty (nothing dropped) when the signals
-/// do not match the lines one for one or name no discussion.
-fn discussion_lines(
+/// inside a container a comment word names, whole. `None` (`own` alone decides) when the
+/// signals name no discussion or do not match the lines one for one.
+fn lines_kept_beside_discussion(
     visible: &str,
     signals: &[BlockSignal],
-    mut own: impl FnMut(&str) -> bool,
+    own: impl Fn(&str) -> bool,
     rule: &ContentRule,
-) -> Vec<bool> {
+) -> Option<Vec<bool>> {
     if !signals.iter().any(|s| s.flags & structure::DISCUSSION != 0) {
-        return Vec::new();
+        return None;
     }
     let lines: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
     if lines.len() != signals.len() {
-        return Vec::new();
+        return None;
     }
-    let in_discussion: Vec<bool> = signals
-        .iter()
-        .map(|s| s.flags & structure::DISCUSSION != 0)
-        .collect();
-    let rest_words: usize = lines
-        .iter()
-        .zip(&in_discussion)
-        .filter(|&(line, &d)| !d && own(line))
-        .map(|(line, _)| word_estimate(line))
+    let own: Vec<bool> = lines.iter().map(|l| own(l)).collect();
+    let in_discussion = |i: usize| signals[i].flags & structure::DISCUSSION != 0;
+    let rest_words: usize = (0..lines.len())
+        .filter(|&i| own[i] && !in_discussion(i))
+        .map(|i| estimated_words(lines[i], lines[i].split_whitespace().count()).0)
         .sum();
     if rest_words < rule.min_words {
-        return Vec::new();
+        return Some(own);
     }
-    in_discussion
-}
-
-/// A line's words as [`measure`] counts them (characters / 2 for a line written without
-/// spaces), without the stopword look-ups.
-fn word_estimate(line: &str) -> usize {
-    let words = line.split_whitespace().count();
-    let chars = line.chars().filter(|c| !c.is_whitespace()).count();
-    let unspaced = line
-        .chars()
-        .filter(|&c| crate::text::unspaced_script(c))
-        .count();
-    if unspaced * 2 >= chars.max(1) {
-        words.max(unspaced / 2)
-    } else {
-        words
-    }
+    Some(
+        (0..lines.len())
+            .map(|i| own[i] && !in_discussion(i))
+            .collect(),
+    )
 }
 
 /// The site counts [`content_text_with`] removes a template by: `site` when it has enough
@@ -437,10 +420,10 @@ struct Block {
 }
 
 fn measure(block: &str, stopwords: &WordList) -> Block {
-    let mut words = 0;
+    let mut spaced_words = 0;
     let mut stops = 0;
     for w in block.split_whitespace() {
-        words += 1;
+        spaced_words += 1;
         let w = w
             .trim_matches(|c: char| !c.is_alphanumeric())
             .to_lowercase();
@@ -448,22 +431,31 @@ fn measure(block: &str, stopwords: &WordList) -> Block {
             stops += 1;
         }
     }
+    let (words, unspaced) = estimated_words(block, spaced_words);
+    Block {
+        chars: block.chars().count(),
+        words,
+        stops,
+        unspaced,
+        copyright: block.contains('\u{a9}'),
+    }
+}
+
+/// A block's words given its `spaced_words` (parted by white space), and whether it is
+/// written without spaces (at least half of its non-space characters in a script written
+/// so): then its words are estimated as those characters / 2.
+fn estimated_words(block: &str, spaced_words: usize) -> (usize, bool) {
+    let words = spaced_words;
     let chars = block.chars().filter(|c| !c.is_whitespace()).count();
     let unspaced_chars = block
         .chars()
         .filter(|&c| crate::text::unspaced_script(c))
         .count();
     let unspaced = unspaced_chars * 2 >= chars.max(1);
-    Block {
-        chars: block.chars().count(),
-        words: if unspaced {
-            words.max(unspaced_chars / 2)
-        } else {
-            words
-        },
-        stops,
-        unspaced,
-        copyright: block.contains('\u{a9}'),
+    if unspaced {
+        (words.max(unspaced_chars / 2), true)
+    } else {
+        (words, false)
     }
 }
 
