@@ -24,7 +24,7 @@
 //! story's words are English stopwords: the non-English stories).
 //!
 //! Run: `cargo run --release --example make_news_corpus -- NEWS_DIR OUT [--seed N]
-//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups]` (defaults: seed 14, 165 stories, 5 copies a story).
+//! [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups] [--more-comment-markups]` (defaults: seed 14, 165 stories, 5 copies a story).
 //! `--cross` places the articles of `newspaper/` only into the templates of `readability/`
 //! sites and the other way round (a split no story of the default layout is built with: a
 //! copy's frame always comes from the other collection), for a second, untuned corpus.
@@ -52,6 +52,10 @@
 //! `article-comments` class, and three whose names say nothing (a `k-91` class, a CSS-module
 //! class, none), each with its own heading and comment shape: a held-out corpus for the
 //! content text's discussion rule, which was written looking at `--comments`' two (news-v10).
+//! `--more-comment-markups` (implies `--comments`) writes them in ten other real-world
+//! shapes, none named, written after the content text's heading rule to hold it out: some
+//! headed as the rule reads, some not (a wrapped heading, a `<span>` heading, "Conversation",
+//! no heading), with date lines and "Reply" links per comment (news-v11).
 //! The same inputs and seed give byte-identical output.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -668,6 +672,103 @@ const DISCUSSION_MARKUPS: [DiscussionMarkup; 7] = [
     },
 ];
 
+/// Discussions for `--more-comment-markups` (news-v11), written after the content text's
+/// heading rule ([`spotcheck::extract::structure::heading_names_discussion`]) to hold it
+/// out: shapes of real sites none of which names its container, some that the rule reads
+/// and some it cannot (a heading wrapped in its own division, a heading in a `<span>`, a
+/// heading of other words, no heading at all), with per-comment lines of dates and
+/// "Reply" links as real threads have. `{n}` the count, `{who}` a name, `{said}` the text.
+const MORE_DISCUSSION_MARKUPS: [DiscussionMarkup; 10] = [
+    // Medium's responses.
+    DiscussionMarkup {
+        open: "<div class=\"pw-r8x\">",
+        heading: "<h2 class=\"bf\">Responses ({n})</h2>",
+        item: "<div class=\"ab\"><div class=\"ac\"><a href=\"/u\">{who}</a><span>3 days ago</span></div><pre class=\"gx\">{said}</pre><button>Reply</button></div>",
+        close: "</div>",
+    },
+    // Substack's thread under the post.
+    DiscussionMarkup {
+        open: "<div class=\"container-XLhH\">",
+        heading: "<h4 class=\"header-anchor\">Discussion about this post</h4>",
+        item: "<div class=\"thread-1A\"><div class=\"meta-2B\"><a>{who}</a> <span>Jan 12</span></div><div class=\"body-3C\"><p>{said}</p></div><div class=\"actions\"><a>Like</a> <a>Reply</a></div></div>",
+        close: "</div>",
+    },
+    // A React site: the heading wrapped in its own division, the thread its sibling.
+    DiscussionMarkup {
+        open: "<div class=\"sc-bdnylx\"><div class=\"sc-gtsrHT\"><h3>{n} Comments</h3></div><div class=\"sc-dlnjPT\">",
+        heading: "",
+        item: "<div class=\"sc-hKFyIo\"><div><strong>{who}</strong> · 2h</div><p>{said}</p></div>",
+        close: "</div></div>",
+    },
+    // A French daily's reactions.
+    DiscussionMarkup {
+        open: "<div class=\"r7\">",
+        heading: "<h3>{n} réactions</h3>",
+        item: "<div class=\"r7-i\"><p class=\"r7-a\">{who}, le 12 mars</p><p>{said}</p></div>",
+        close: "</div>",
+    },
+    // A Spanish daily's.
+    DiscussionMarkup {
+        open: "<section class=\"s-3\">",
+        heading: "<h2>Comentarios ({n})</h2>",
+        item: "<div><p><b>{who}</b></p><p>{said}</p><p><a href=\"#\">Responder</a></p></div>",
+        close: "</section>",
+    },
+    // A thread headed by other words.
+    DiscussionMarkup {
+        open: "<section class=\"thr\">",
+        heading: "<h2>Conversation ({n})</h2>",
+        item: "<div class=\"t\"><span>{who}</span><p>{said}</p></div>",
+        close: "</section>",
+    },
+    // A heading in a span.
+    DiscussionMarkup {
+        open: "<div class=\"v-x\">",
+        heading: "<span class=\"h\">Your views ({n})</span>",
+        item: "<div><p>{who} said:</p><p>{said}</p></div>",
+        close: "</div>",
+    },
+    // No heading: the thread's items alone.
+    DiscussionMarkup {
+        open: "<div class=\"zz\">",
+        heading: "",
+        item: "<div class=\"zz-i\"><div>{who} · 5 hours ago</div><div>{said}</div><div><a>Reply</a> · <a>Report</a></div></div>",
+        close: "</div>",
+    },
+    // A German daily's count heading in a paragraph.
+    DiscussionMarkup {
+        open: "<div>",
+        heading: "<p class=\"k\">{n} Kommentare</p>",
+        item: "<div><p>{who} schreibt:</p><p>{said}</p></div>",
+        close: "</div>",
+    },
+    // A blog's "Leave a reply" form after its thread, both in one unnamed division.
+    DiscussionMarkup {
+        open: "<div class=\"wrap-9\"><h3>{n} Replies to this story</h3>",
+        heading: "",
+        item: "<div class=\"x\"><cite>{who}</cite><p>{said}</p></div>",
+        close: "<h3>Leave a Reply</h3><p>Your email address will not be published.</p></div>",
+    },
+];
+
+/// A reader discussion after a story in one of [`MORE_DISCUSSION_MARKUPS`]
+/// (`--more-comment-markups`), each as likely.
+fn discussion_in_more_markups(pool: &[&str], rng: &mut Rng) -> String {
+    let n = 2 + rng.below(5);
+    let m = &MORE_DISCUSSION_MARKUPS[rng.below(MORE_DISCUSSION_MARKUPS.len())];
+    let mut s = m.open.replace("{n}", &n.to_string());
+    s.push_str(&m.heading.replace("{n}", &n.to_string()));
+    s.push('\n');
+    for _ in 0..n {
+        let who = rng.pick::<&str>(COMMENTERS);
+        let said = rng.pick::<&str>(pool);
+        s.push_str(&m.item.replace("{who}", who).replace("{said}", said));
+        s.push('\n');
+    }
+    s.push_str(m.close);
+    s
+}
+
 /// A reader discussion after a story in one of [`DISCUSSION_MARKUPS`] (`--comment-markups`:
 /// the first four, named, 60% of the time; the three unnamed ones otherwise).
 fn discussion_in_markup(pool: &[&str], rng: &mut Rng) -> String {
@@ -849,6 +950,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut seed, mut n_stories, mut n_copies) = (14u64, 165usize, 5usize);
     let (mut cross, mut web, mut markup, mut discuss) = (false, false, false, false);
     let mut real_discussions = false;
+    let mut more_discussions = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().ok_or(format!("{a} needs a value"));
@@ -864,12 +966,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 discuss = true;
                 real_discussions = true;
             }
+            "--more-comment-markups" => {
+                discuss = true;
+                more_discussions = true;
+            }
             _ => positional.push(PathBuf::from(a)),
         }
     }
     let [news, out] = positional.as_slice() else {
         return Err(
-            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups]"
+            "usage: make_news_corpus NEWS_DIR OUT [--seed N] [--stories N] [--copies N] [--cross] [--web-edits] [--markup] [--comments] [--comment-markups] [--more-comment-markups]"
                 .into(),
         );
     };
@@ -946,7 +1052,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     .filter(|&&other| other != page)
                     .flat_map(|&other| pages[other].body.iter().map(String::as_str))
                     .collect();
-                paras.push(if real_discussions {
+                paras.push(if more_discussions {
+                    discussion_in_more_markups(&pool, &mut comment_rng)
+                } else if real_discussions {
                     discussion_in_markup(&pool, &mut comment_rng)
                 } else {
                     comments(&pool, &mut comment_rng)

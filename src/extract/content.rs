@@ -61,7 +61,8 @@ pub struct ContentRule {
     /// across-pages text drops the page's reader discussion, [`structure::DISCUSSION`],
     /// session 23, the name kept though it is no longer the per-page rule's alone; a
     /// database whose signals were stored by an earlier build has no discussion bit until
-    /// its pages are ingested again). The
+    /// its pages are ingested again, nor, from a build before session 24, the bit of a
+    /// discussion named by its heading: the signals change, not this rule). The
     /// structure signals themselves are stored at ingest and are not made again: a database
     /// made by a build of version 3 keeps its pages' link shares as that build took them
     /// (before long links counted as text) until its pages are ingested into a new one. The

@@ -77,6 +77,11 @@ impl LineBuilder {
         self.out.len()
     }
 
+    /// The text so far (before the pending break, if any).
+    pub fn as_str(&self) -> &str {
+        &self.out
+    }
+
     pub fn truncated(&self) -> bool {
         self.truncated
     }

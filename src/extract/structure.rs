@@ -38,7 +38,9 @@ pub const FORM: u8 = 16;
 /// (trafilatura's `BODY_XPATH`: `article-body`, `entry-content`, `story-body`…).
 pub const ARTICLE: u8 = 32;
 /// Inside a block container whose `class` or `id` names a reader discussion (`comments`,
-/// `comment-list`, `disqus_thread`; not `commentary`, a kind of article). Always given with
+/// `comment-list`, `disqus_thread`; not `commentary`, a kind of article), or after a heading
+/// that names one, to the end of the heading's parent ([`heading_names_discussion`],
+/// [`Marks::add_discussion`]). Always given with
 /// [`MARKED`]; the across-pages content text drops these blocks too
 /// ([`super::content::content_text_with`]): a page's discussion is its own, so the site's
 /// template counts never remove it.
@@ -76,6 +78,10 @@ impl BlockSignal {
 pub struct Marks {
     changes: Vec<(u32, u8)>,
     current: u8,
+    /// Byte ranges of the text that a heading names a reader discussion
+    /// ([`heading_names_discussion`]): from the heading to the end of its parent element.
+    /// Their lines are [`DISCUSSION`] and [`MARKED`] as a named container's are.
+    discussions: Vec<(u32, u32)>,
 }
 
 impl Marks {
@@ -97,6 +103,41 @@ impl Marks {
         self.current
     }
 
+    /// Bytes of `from..to` that carry `bit` (the last change before `from` counts).
+    pub fn bytes_with(&self, bit: u8, from: usize, to: usize) -> usize {
+        // The changes are in text order: start at the last one at or before `from`.
+        let first = self
+            .changes
+            .partition_point(|&(change, _)| change as usize <= from);
+        let mut flags = first.checked_sub(1).map_or(0, |i| self.changes[i].1);
+        let mut at = from;
+        let mut n = 0;
+        for &(change, f) in &self.changes[first..] {
+            let change = change as usize;
+            if change >= to {
+                break;
+            }
+            if flags & bit != 0 {
+                n += change - at;
+            }
+            at = change;
+            flags = f;
+        }
+        if flags & bit != 0 && to > at {
+            n += to - at;
+        }
+        n
+    }
+
+    /// Records bytes `from..to` of the text as a reader discussion that a heading named
+    /// (at most [`MAX_DISCUSSIONS`] a page: a hostile page of many headings stays linear).
+    pub fn add_discussion(&mut self, from: usize, to: usize) {
+        if to > from && self.discussions.len() < MAX_DISCUSSIONS {
+            let clamp = |x: usize| u32::try_from(x).unwrap_or(u32::MAX);
+            self.discussions.push((clamp(from), clamp(to)));
+        }
+    }
+
     /// Clears `bits` from byte `at` of the text on (a link found, at its end, to be a story).
     pub fn clear_since(&mut self, at: usize, bits: u8) {
         let at = u32::try_from(at).unwrap_or(u32::MAX);
@@ -114,7 +155,7 @@ impl Marks {
 /// built. Empty when no byte of the text carries a flag.
 pub fn block_signals(text: &str, marks: &Marks) -> Vec<BlockSignal> {
     let changes = &marks.changes;
-    if changes.is_empty() {
+    if changes.is_empty() && marks.discussions.is_empty() {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -159,6 +200,18 @@ pub fn block_signals(text: &str, marks: &Marks) -> Vec<BlockSignal> {
                 if 2 * n >= len {
                     held |= 1 << bit;
                 }
+            }
+            let in_discussion: usize = marks
+                .discussions
+                .iter()
+                .map(|&(from, to)| {
+                    (to as usize)
+                        .min(end)
+                        .saturating_sub((from as usize).max(start))
+                })
+                .sum();
+            if 2 * in_discussion >= len {
+                held |= DISCUSSION | MARKED;
             }
             any |= link > 0 || held != 0;
             out.push(BlockSignal { link, flags: held });
@@ -243,6 +296,265 @@ const NOT_DISCUSSION: &[&str] = &[
     "has-comment",
     "no-comment",
 ];
+
+/// Most discussions a heading names that one page records ([`Marks::add_discussion`]).
+pub const MAX_DISCUSSIONS: usize = 32;
+
+/// Longest heading (bytes) that can name a discussion: WordPress's "12 thoughts on “…”"
+/// carries the story's title.
+pub const MAX_DISCUSSION_HEADING: usize = 200;
+
+/// Plural nouns that name readers' comments, in the languages of the content text's
+/// stopword lists and a few more (whole words of the lowercased heading). Alone they head
+/// manual sections and table columns too ("Comments" in qmake's manual, a "Comments" column
+/// of the kernel's ioctl table): they name a discussion beside a count ("Comments (12)",
+/// "3 commentaires") or a word of [`DISCUSSION_QUALIFIERS`] ("Reader comments").
+const COMMENT_NOUNS: &[&str] = &[
+    "comments",
+    "kommentare",
+    "kommentaren",
+    "kommentarer",
+    "leserkommentare",
+    "commentaires",
+    "comentarios",
+    "comentários",
+    "commenti",
+    "reacties",
+    "комментарии",
+    "комментариев",
+    "комментария",
+    "komentarze",
+    "komentarzy",
+    "komentáře",
+    "yorumlar",
+    "تعليقات",
+    "التعليقات",
+];
+
+/// Singular nouns of readers' comments (and those a count takes in some languages:
+/// "5 yorum", "21 комментарий"): only beside a count with no other word ("1 comment",
+/// "Kommentar (1)"), since the singular is also a programmer's word ("Special comment
+/// blocks", "21 /* comment block") and French for "how" ("Comment ça marche").
+const COMMENT_NOUNS_SINGULAR: &[&str] = &[
+    "comment",
+    "kommentar",
+    "commentaire",
+    "comentario",
+    "comentário",
+    "commento",
+    "reactie",
+    "комментарий",
+    "komentarz",
+    "komentar",
+    "yorum",
+    "تعليق",
+];
+
+/// Nouns that name a discussion only beside a count ("12 responses", "Replies (3)",
+/// "4 thoughts on “…”"): alone they head sections of articles.
+const REPLY_NOUNS: &[&str] = &[
+    "responses",
+    "replies",
+    "reactions",
+    "réactions",
+    "reacciones",
+    "respuestas",
+    "risposte",
+    "antworten",
+    "thoughts",
+];
+
+/// Words that, beside a plural comment noun in a heading of at most three words, make it
+/// a discussion's ("Reader comments", "Show all comments", "No comments yet").
+const DISCUSSION_QUALIFIERS: &[&str] = &[
+    "reader", "readers", "user", "users", "your", "latest", "recent", "top", "all", "show", "view",
+    "read", "load", "hide", "post", "add", "no", "yet", "alle", "tous", "les", "todos", "los",
+    "tutti", "i", "lezers",
+];
+
+/// Words after "N thoughts"/"N comments" that go on to the story's title ("on “…”").
+const TITLE_PREPOSITIONS: &[&str] = &[
+    "on", "to", "for", "about", "zu", "sur", "su", "a", "para", "en", "op", "на", "к",
+];
+
+/// Comment nouns in scripts written without spaces: matched as substrings of a heading of
+/// at most [`SHORT_UNSPACED_HEADING`] characters ("评论 (3)", "コメント一覧", "댓글 5개").
+const UNSPACED_COMMENT_NOUNS: &[&str] = &["评论", "評論", "留言", "コメント", "댓글"];
+
+/// Characters of a heading in a script without spaces that names a discussion (a sentence
+/// that mentions comments is longer: "「#」で始まる行はコメントで無視されます。").
+const SHORT_UNSPACED_HEADING: usize = 10;
+
+/// Headings that open a discussion or its form in words without a comment noun (their
+/// start, lowercased).
+const DISCUSSION_PHRASES: &[&str] = &[
+    "leave a reply",
+    "leave a response",
+    "leave a comment",
+    "post a comment",
+    "add a comment",
+    "join the discussion",
+    "join the conversation",
+    "have your say",
+    "what readers say",
+    "what readers think",
+    "what our readers",
+    "readers respond",
+    "reader reactions",
+    "discussion about this",
+    "diskutieren sie mit",
+    "réagissez",
+    "únete a la conversación",
+    "partecipa alla discussione",
+];
+
+/// Words of a heading that opens with a [`DISCUSSION_PHRASES`] phrase.
+const PHRASE_HEADING_WORDS: usize = 8;
+
+/// A cheap first look for [`heading_names_discussion`], which most short lines of a page
+/// reach (every short paragraph and division): false when `line` holds no word that starts
+/// as a word of the rule does (its nouns' stems, its phrases' first words, ASCII letters in
+/// any case), nor a non-ASCII stem ("коммент", "تعليق", "评论", "コメント", "댓글"…). A
+/// proptest checks that it never turns away a heading the rule accepts. One pass over the
+/// word starts, no allocation: the full rule lowercases and splits the line and looks each
+/// word up in its lists, which took 10% of a doc corpus's ingest when every short line went
+/// through it (dd6k, perf).
+fn may_name_discussion(line: &[u8]) -> bool {
+    let starts = |rest: &[u8], root: &[u8]| {
+        rest.len() >= root.len()
+            && rest
+                .iter()
+                .zip(root)
+                .all(|(a, b)| a.to_ascii_lowercase() == *b)
+    };
+    let mut word_start = true;
+    for (i, &b) in line.iter().enumerate() {
+        let at_start = word_start;
+        word_start = !b.is_ascii_alphanumeric() && b < 0x80;
+        let rest = &line[i..];
+        let hit = match b.to_ascii_lowercase() {
+            _ if !at_start && b < 0x80 => false,
+            b'c' => starts(rest, b"comment") || starts(rest, b"coment"),
+            b'k' => starts(rest, b"komment") || starts(rest, b"koment"),
+            b'r' => {
+                starts(rest, b"reacti")
+                    || starts(rest, b"reacc")
+                    || starts(rest, b"readers")
+                    || starts(rest, b"respon")
+                    || starts(rest, b"respu")
+                    || starts(rest, b"repli")
+                    || starts(rest, b"reply")
+                    || starts(rest, b"rispost")
+                    || starts(rest, "r\u{e9}a".as_bytes())
+            }
+            b'a' => starts(rest, b"antwort") || starts(rest, b"add a"),
+            b't' => starts(rest, b"thought"),
+            b'y' => starts(rest, b"yorum"),
+            b'l' => starts(rest, b"leave a") || starts(rest, b"leserkomment"),
+            b'p' => starts(rest, b"post a") || starts(rest, b"partecipa"),
+            b'j' => starts(rest, b"join the"),
+            b'h' => starts(rest, b"have your"),
+            b'd' => starts(rest, b"discussion about") || starts(rest, b"diskutieren"),
+            b'w' => starts(rest, b"what "),
+            // Lead bytes of the non-ASCII stems: Cyrillic, Arabic, CJK, Hangul, "ú".
+            0xc3 => rest.starts_with("únete".as_bytes()) || rest.starts_with("Únete".as_bytes()),
+            0xd0 => {
+                rest.starts_with("коммент".as_bytes())
+                    || rest.starts_with("Коммент".as_bytes())
+                    || rest.starts_with("КОММЕНТ".as_bytes())
+            }
+            0xd8 => rest.starts_with("تعليق".as_bytes()) || rest.starts_with("التعليق".as_bytes()),
+            0xe8 => rest.starts_with("评论".as_bytes()) || rest.starts_with("評論".as_bytes()),
+            0xe7 => rest.starts_with("留言".as_bytes()),
+            0xe3 => rest.starts_with("コメント".as_bytes()),
+            0xeb => rest.starts_with("댓글".as_bytes()),
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a heading (a whole line of the visible text: `h1`–`h6`, or a `p`/`div` that is
+/// one short line) names a reader discussion below it. Many discussions sit in containers
+/// whose class says nothing (CSS-module hashes, none at all: news-v8/v9/v10 whole, where
+/// they held 122 of news-v9 whole's 151 missed pairs), but a real one carries a heading that
+/// counts its comments ("Comments (12)", "12 Comments", "3 commentaires", "5 responses",
+/// "4 thoughts on “The story”"), qualifies them ("Reader comments", "Show all comments"),
+/// or invites them ("Leave a reply", "Join the conversation", "Have your say"). Manuals and
+/// tables use the nouns alone ("Comments", "Comment syntax"), number them ("2.7 Comments")
+/// or put them in code ("21 /* comment"); none of those is a discussion.
+pub fn heading_names_discussion(heading: &str) -> bool {
+    may_name_discussion(heading.trim().as_bytes()) && heading_names_discussion_unfiltered(heading)
+}
+
+/// [`heading_names_discussion`] without its first look.
+fn heading_names_discussion_unfiltered(heading: &str) -> bool {
+    let heading = heading.trim();
+    if heading.is_empty() || heading.len() > MAX_DISCUSSION_HEADING {
+        return false;
+    }
+    // A section number: digits, a dot and more ("2.7 Comments", "3.1. Comments", "2. Comments").
+    let digits = heading.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && heading.as_bytes().get(digits) == Some(&b'.') {
+        return false;
+    }
+    let lower = heading.to_lowercase();
+    if heading.chars().count() <= SHORT_UNSPACED_HEADING
+        && UNSPACED_COMMENT_NOUNS.iter().any(|n| lower.contains(n))
+    {
+        return true;
+    }
+    // Words: letters, digits, `_` (an identifier such as `get_comments` is one word) and
+    // `'`; digit groups of one number ("1,204") count as one count.
+    let mut words: Vec<&str> = Vec::new();
+    for w in lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '\''))
+        .map(|w| w.trim_matches('\''))
+        .filter(|w| !w.is_empty())
+    {
+        let is_count = |w: &str| w.bytes().all(|b| b.is_ascii_digit());
+        if is_count(w) && words.last().is_some_and(|last| is_count(last)) {
+            continue;
+        }
+        words.push(w);
+    }
+    if words.len() <= PHRASE_HEADING_WORDS
+        && DISCUSSION_PHRASES.iter().any(|p| lower.starts_with(p))
+    {
+        return true;
+    }
+    let is_count = |w: &&str| w.bytes().all(|b| b.is_ascii_digit());
+    let plural = |w: &&str| COMMENT_NOUNS.contains(w);
+    let singular = |w: &&str| COMMENT_NOUNS_SINGULAR.contains(w);
+    let reply = |w: &&str| REPLY_NOUNS.contains(w);
+    let counts = words.iter().filter(|w| is_count(w)).count();
+    let nouns: Vec<&&str> = words.iter().filter(|w| !is_count(w)).collect();
+    match (counts, nouns.as_slice()) {
+        // "12 Comments", "Comments (12)", "1 comment", "Replies: 3".
+        (1, [noun]) => plural(noun) || singular(noun) || reply(noun),
+        _ => {
+            // "4 thoughts on “The story”", "5 Responses to “…”".
+            if let [count, noun, preposition, ..] = words.as_slice() {
+                if is_count(count)
+                    && (plural(noun) || reply(noun))
+                    && TITLE_PREPOSITIONS.contains(preposition)
+                {
+                    return true;
+                }
+            }
+            // "Reader comments", "Reader comments (12)", "Show all 12 comments".
+            words.len() <= 3 + counts.min(1)
+                && nouns.iter().any(|w| plural(w))
+                && nouns
+                    .iter()
+                    .all(|w| plural(w) || DISCUSSION_QUALIFIERS.contains(w))
+                && nouns.len() >= 2
+        }
+    }
+}
 
 /// Words that name a place on the page: marked unless the same class or id word also says
 /// it is the article's (readability's `okMaybeItsACandidate`).
@@ -427,6 +739,103 @@ pub fn decode(blob: &[u8]) -> Vec<BlockSignal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn headings_that_name_a_discussion() {
+        for heading in [
+            "Reader comments",
+            "No comments yet",
+            "Show all 12 comments",
+            "12 Comments",
+            "1 comment",
+            "Comments (12)",
+            "Comments: 1,204",
+            "4 thoughts on “Get your frontend code covered”",
+            "5 Responses to \"A story\"",
+            "Replies (3)",
+            "3 comments:",
+            "Leave a Reply",
+            "Join the conversation",
+            "Have your say",
+            "Kommentare (3)",
+            "3 commentaires",
+            "Comentarios (4)",
+            "5 yorum",
+            "Комментарии (7)",
+            "评论 (3)",
+            "コメント一覧",
+        ] {
+            assert!(heading_names_discussion(heading), "{heading:?}");
+        }
+    }
+
+    proptest::proptest! {
+        /// The first look never turns away a heading the full rule accepts.
+        #[test]
+        fn the_first_look_keeps_every_discussion_heading(
+            heading in "((Comments|comments|COMMENTS|Comment|Kommentare|kommentar|commentaires|Comentários|commenti|reacties|Комментарии|комментариев|yorumlar|Yorum|تعليقات|التعليقات|Replies|responses|Réactions|reacciones|respuestas|risposte|Antworten|thoughts|Reader|readers|Show|all|no|yet|alle|les|on|to|sur|Leave a reply|Join the conversation|Have your say|What readers say|Réagissez|Únete a la conversación|Diskutieren Sie mit|Discussion about this post|评论|コメント一覧|댓글|[0-9]{1,4}|1,204|\\(|\\)|:|“|”|the|story|x) ?){1,6}",
+        ) {
+            if heading_names_discussion_unfiltered(&heading) {
+                proptest::prop_assert!(may_name_discussion(heading.trim().as_bytes()), "{:?}", heading);
+            }
+            proptest::prop_assert_eq!(
+                heading_names_discussion(&heading),
+                heading_names_discussion_unfiltered(&heading)
+            );
+        }
+    }
+
+    #[test]
+    fn headings_that_do_not_name_a_discussion() {
+        for heading in [
+            "",
+            // Manuals number their sections.
+            "2.7 Comments",
+            "3.1. Comments",
+            "2. Comments",
+            // Reply nouns head article sections unless a count says they are posts.
+            "Responses",
+            "Replies",
+            "Discussion",
+            "Public responses to the plan",
+            // A longer heading that only mentions comments.
+            "Comments from the minister on the budget",
+            "The minister's comments on the new budget were brief",
+            "Commentary",
+            // Alone, or in a manual's words, the nouns head sections and table columns.
+            "Comments",
+            "Comments:",
+            "Function: comment",
+            "Special comment blocks",
+            "SQL Comment Syntax",
+            "Comment ça marche",
+            "◆ get_comments()",
+            "21 * comment block!",
+            "54/* Comment this if you want to build without any C library",
+            "「#」で始まる行はコメントで無視されます。",
+        ] {
+            assert!(!heading_names_discussion(heading), "{heading:?}");
+        }
+        assert!(!heading_names_discussion(&"Comments ".repeat(60)));
+    }
+
+    #[test]
+    fn a_discussion_range_marks_the_lines_it_holds() {
+        let text = "Story line one\nComments (2)\nann: first\nbob: second";
+        let mut m = Marks::default();
+        m.add_discussion(15, text.len());
+        let s = block_signals(text, &m);
+        let flags: Vec<u8> = s.iter().map(|b| b.flags).collect();
+        let both = DISCUSSION | MARKED;
+        assert_eq!(flags, vec![0, both, both, both]);
+        // Link bytes are counted from the last change before the range.
+        let mut m = Marks::default();
+        m.set(0, LINK);
+        m.set(4, 0);
+        m.set(10, LINK);
+        assert_eq!(m.bytes_with(LINK, 2, 12), 4);
+        assert_eq!(m.bytes_with(LINK, 5, 9), 0);
+    }
 
     #[test]
     fn signals_follow_the_lines() {

@@ -260,6 +260,19 @@ pub(crate) struct State<N> {
     /// Where the open `<a>`'s text starts in `text`, when one is open.
     link_start: Option<usize>,
     marks: Marks,
+    /// Open elements that may be a heading ([`may_head_discussion`]), innermost last: their
+    /// index in `open` and where their text starts.
+    heading_candidates: Vec<(usize, usize, bool)>,
+    /// The last line judged not to name a discussion (where it starts, the text's length
+    /// then): the wrappers around one line (`<div><div><p>…</p></div></div>`) are not judged
+    /// again.
+    last_rejected_heading: (usize, usize),
+    /// Discussions a heading named whose parent element is still open, innermost last: the
+    /// depth of `open` under which the parent has closed, and where the heading starts.
+    open_discussions: Vec<(usize, usize)>,
+    /// Where the last heading that named a discussion starts: an element around it and
+    /// nothing else is not another heading, even once the first discussion has ended.
+    last_discussion_heading: Option<usize>,
 }
 
 impl<N: Clone + PartialEq> State<N> {
@@ -284,11 +297,16 @@ impl<N: Clone + PartialEq> State<N> {
             containers: Vec::new(),
             link_start: None,
             marks: Marks::default(),
+            heading_candidates: Vec::new(),
+            last_rejected_heading: (usize::MAX, 0),
+            open_discussions: Vec::new(),
+            last_discussion_heading: None,
         }
     }
 
     pub(crate) fn finish(mut self) -> Visible {
         self.end_link();
+        self.elements_closed_to(0);
         let truncated = self.exhausted || self.text.truncated();
         let text = self.text.finish();
         let blocks = structure::block_signals(&text, &self.marks);
@@ -567,9 +585,20 @@ impl<N: Clone + PartialEq> State<N> {
             let window = self.open.len().saturating_sub(SIBLING_WINDOW);
             if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
                 self.open.truncate(window + at);
+                self.elements_closed_to(window + at);
             }
         }
         if self.open.len() < MAX_OPEN_TRACKED {
+            if may_head_discussion(name.known)
+                && self.hidden.is_empty()
+                && self.heading_candidates.len() < MAX_OPEN_TRACKED
+            {
+                self.heading_candidates.push((
+                    self.open.len(),
+                    self.text.len(),
+                    is_heading(name.known),
+                ));
+            }
             self.open.push(name.clone());
         } else {
             self.open_overflow += 1;
@@ -587,7 +616,82 @@ impl<N: Clone + PartialEq> State<N> {
         let window = self.open.len().saturating_sub(END_TAG_WINDOW);
         if let Some(at) = self.open[window..].iter().rposition(|n| n == name) {
             self.open.truncate(window + at);
+            self.elements_closed_to(window + at);
         }
+    }
+
+    /// The open elements from index `depth` on have closed: a heading among them may name a
+    /// reader discussion that runs on to the end of its parent
+    /// ([`structure::heading_names_discussion`]), and a discussion whose parent closed ends.
+    fn elements_closed_to(&mut self, depth: usize) {
+        while let Some(&(at, start, heading)) = self.heading_candidates.last() {
+            if at < depth {
+                break;
+            }
+            self.heading_candidates.pop();
+            // The parent must be open still and not a table cell or list item (a column
+            // or an item named "Reader comments" heads no discussion below it).
+            let parent = match at.checked_sub(1).and_then(|p| self.open.get(p)) {
+                Some(parent) if at == self.open.len() => parent.known,
+                _ => continue,
+            };
+            if matches!(
+                parent,
+                Known::Td | Known::Th | Known::Li | Known::Dd | Known::Dt | Known::Caption
+            ) {
+                continue;
+            }
+            if let Some(from) = self.discussion_heading_at(start, heading) {
+                // An element around a heading and nothing else (`<div><h3>Comments</h3></div>`,
+                // a count widget's `<div><div class="label">comments</div></div>`) is not a
+                // second heading: the innermost one's parent bounds the discussion, never
+                // a wrapper's parent (which can be the whole article).
+                if self.last_discussion_heading == Some(from) {
+                    continue;
+                }
+                self.last_discussion_heading = Some(from);
+                // The parent is `open[at - 1]`: the discussion lasts while `open` is deeper
+                // than it.
+                self.open_discussions.push((at, from));
+            }
+        }
+        while let Some(&(parent_depth, from)) = self.open_discussions.last() {
+            if depth >= parent_depth {
+                break;
+            }
+            self.open_discussions.pop();
+            self.marks.add_discussion(from, self.text.len());
+        }
+    }
+
+    /// Where the heading whose text starts at byte `start` of the text begins, when that
+    /// text is one whole line, mostly not link text, that names a reader discussion; `heading`
+    /// for `h1`–`h6`, whose line may carry a story's title ("4 thoughts on “…”"), where a
+    /// paragraph or division that heads a discussion is short.
+    fn discussion_heading_at(&mut self, start: usize, heading: bool) -> Option<usize> {
+        let text = self.text.as_str();
+        let tail = text.get(start..)?;
+        let from = start + (tail.len() - tail.trim_start_matches('\n').len());
+        let line = &text[from..];
+        let longest = if heading {
+            structure::MAX_DISCUSSION_HEADING
+        } else {
+            MAX_BLOCK_DISCUSSION_HEADING
+        };
+        // Most blocks are prose, far longer than a heading: judged by their length alone.
+        if line.is_empty()
+            || line.len() > longest
+            || (from, text.len()) == self.last_rejected_heading
+            || line.contains('\n')
+            || (from > 0 && !text[..from].ends_with('\n'))
+        {
+            return None;
+        }
+        if !structure::heading_names_discussion(line) {
+            self.last_rejected_heading = (from, text.len());
+            return None;
+        }
+        (2 * self.marks.bytes_with(structure::LINK, from, text.len()) < line.len()).then_some(from)
     }
 
     /// Line structure of rendered elements (start and end tags alike).
@@ -626,6 +730,37 @@ impl<N: Clone + PartialEq> State<N> {
         }
     }
 }
+
+/// Elements whose text, when it is one whole line, may be a heading that names a reader
+/// discussion: the headings, and the paragraphs and divisions sites write theirs in
+/// (`<p><b>What readers say</b></p>`, Disqus's `<div class="nav-tab">`).
+fn may_head_discussion(known: Known) -> bool {
+    matches!(
+        known,
+        Known::H1
+            | Known::H2
+            | Known::H3
+            | Known::H4
+            | Known::H5
+            | Known::H6
+            | Known::P
+            | Known::Div
+    )
+}
+
+/// `h1`–`h6`.
+fn is_heading(known: Known) -> bool {
+    matches!(
+        known,
+        Known::H1 | Known::H2 | Known::H3 | Known::H4 | Known::H5 | Known::H6
+    )
+}
+
+/// Longest paragraph or division (bytes) that can head a discussion ("Join the discussion:
+/// 12 comments", "What readers say (12)"); a heading element may be longer
+/// ([`structure::MAX_DISCUSSION_HEADING`]). Most short paragraphs of a page are longer and
+/// are not looked at.
+const MAX_BLOCK_DISCUSSION_HEADING: usize = 64;
 
 /// How deep an element's own end tag searches the open elements (misnesting is local).
 const END_TAG_WINDOW: usize = 16;
@@ -890,6 +1025,76 @@ mod tests {
 
     fn text(html: &str) -> String {
         both(html, VisibleLimits::default()).text
+    }
+
+    /// The visible lines of `html` with whether each is a reader discussion.
+    fn discussion_lines(html: &str) -> Vec<(String, bool)> {
+        let v = both(html, VisibleLimits::default());
+        let lines: Vec<&str> = v.text.lines().filter(|l| !l.is_empty()).collect();
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let flags = v.blocks.get(i).map_or(0, |b| b.flags);
+                (l.to_string(), flags & structure::DISCUSSION != 0)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_heading_names_a_discussion_to_the_end_of_its_parent() {
+        let html = "<body><div class=\"story\"><h1>Title</h1><p>The story.</p>\
+            <div class=\"k-91\"><h3>Comments (2)</h3><div class=\"c\"><b>ann</b> wrote:\
+            <div>First.</div></div><div class=\"c\"><b>bob</b><p>Second.</p></div></div>\
+            <p>After the discussion.</p></div></body>";
+        let got = discussion_lines(html);
+        let marked: Vec<&str> = got.iter().filter(|l| l.1).map(|l| l.0.as_str()).collect();
+        assert_eq!(
+            marked,
+            ["Comments (2)", "ann wrote:", "First.", "bob", "Second."]
+        );
+        // A heading in a paragraph: the paragraph's parent bounds the discussion.
+        let html = "<div><p>The story.</p></div><div><p><b>What readers say (2)</b></p>\
+            <div><p><i>ann:</i></p><p>First.</p></div></div><p>Footer</p>";
+        let got = discussion_lines(html);
+        let marked: Vec<&str> = got.iter().filter(|l| l.1).map(|l| l.0.as_str()).collect();
+        assert_eq!(marked, ["What readers say (2)", "ann:", "First."]);
+    }
+
+    #[test]
+    fn a_comment_count_widget_is_not_a_discussion_heading_for_the_article() {
+        // Advance Local's sites (gulflive, al.com, nola…) put a count widget at the top of
+        // the article's wrapper: only the widget itself is the "discussion".
+        let html = "<div id=\"article\"><div class=\"wrapper\"><div class=\"CommentCount\">\
+            <a href=\"#comments\"><span></span></a><div class=\"label\">comments</div></div>\
+            <h1>A headline</h1><p>The story's first paragraph.</p><p>Its second.</p></div></div>";
+        let got = discussion_lines(html);
+        assert!(got.iter().all(|l| !l.1 || l.0 == "comments"), "{got:?}");
+        assert!(got.iter().any(|l| l.0 == "Its second."));
+        // Wrappers around the heading alone, each closing in turn (youbeauty.com's
+        // `div.comments_link > div.head > h4`): the page's related stories after them are
+        // not the discussion.
+        let html = "<div class=\"page\"><p>The story.</p><div class=\"w1\"><div class=\"w2\">\
+            <h4>Join the Conversation<div class=\"fb\"><br></div></h4></div></div>\
+            <div><p>Stories We Love</p></div></div>";
+        let got = discussion_lines(html);
+        assert!(
+            got.iter().all(|l| !l.1 || l.0 == "Join the Conversation"),
+            "{got:?}"
+        );
+        assert!(got.iter().any(|l| l.0 == "Stories We Love"));
+        // A heading that is a link (a count in a byline, a manual's anchor) names nothing;
+        // nor does a numbered section.
+        for html in [
+            "<div><h2><a href=\"#c\">Comments</a></h2><p>Text.</p></div>",
+            "<div><h2>2.7 Comments</h2><p>A comment starts with #.</p></div>",
+            "<div><h2>Comments</h2><p>A comment starts with #.</p></div>",
+            "<table><tr><th><p>Reader comments (3)</p></th></tr><tr><td>x</td></tr></table>",
+            "<div><p>Posted by ann, with 3 comments on the story so far</p><p>Text.</p></div>",
+        ] {
+            let got = discussion_lines(html);
+            assert!(got.iter().all(|l| !l.1), "{html}: {got:?}");
+        }
     }
 
     #[test]

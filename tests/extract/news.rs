@@ -312,3 +312,31 @@ fn real_reader_comments_are_a_discussion_and_a_commented_article_is_not() {
     let story = signal_of(&kinja, "We all buy things from time to time");
     assert_eq!(story.flags & DISCUSSION, 0, "{story:?}");
 }
+
+/// Real pages for the discussion heading rule (issue 14, session 24): Medium's "13 responses"
+/// and a WordPress blog's "Leave a Reply" head what follows them to the end of their parent;
+/// the article above is none of it. youbeauty.com's "Join the Conversation" sits in an `h4`
+/// inside two wrappers that hold it alone (`div.comments_link > div.head`): the "Stories We
+/// Love" teasers after the wrappers are not the discussion (the rule's first version took
+/// the outer wrapper for a second heading and its parent for the discussion).
+#[test]
+fn real_discussion_headings_name_what_follows_them_and_nothing_above() {
+    use spotcheck::extract::structure::DISCUSSION;
+    let Some(medium) = page("readability/medium-3.html") else {
+        return;
+    };
+    let heading = signal_of(&medium, "13 responses");
+    assert_ne!(heading.flags & DISCUSSION, 0, "{heading:?}");
+    let story = signal_of(&medium, "First, I need to say something about this article");
+    assert_eq!(story.flags & DISCUSSION, 0, "{story:?}");
+    let Some(blog) = page("newspaper/pixelmonkey.org1.html") else {
+        return;
+    };
+    let form = signal_of(&blog, "Leave a Reply");
+    assert_ne!(form.flags & DISCUSSION, 0, "{form:?}");
+    let Some(youbeauty) = page("newspaper/youbeauty.com1.html") else {
+        return;
+    };
+    let teasers = signal_of(&youbeauty, "Stories We Love");
+    assert_eq!(teasers.flags & DISCUSSION, 0, "{teasers:?}");
+}
