@@ -93,7 +93,9 @@ fn two_hosts_of_one_template_are_not_paired_by_the_prose_they_share() {
 }
 
 /// A page of a one-page site whose story is followed, in the same container, by a reader's
-/// comment quoting `quote` under a name line (a container whose class says nothing).
+/// comment quoting `quote` under a name line (a container whose class says nothing, under a
+/// heading the content text's discussion rule does not read, so the comment stays in the
+/// text Cooper reads: "Comments (1)" would name it and drop it).
 fn page_with_comment(site: &str, title: &str, own: &[String], quote: &str) -> String {
     let nav: String = menu(site)
         .iter()
@@ -105,7 +107,7 @@ fn page_with_comment(site: &str, title: &str, own: &[String], quote: &str) -> St
         .collect();
     format!(
         "<html><head><title>{title}</title></head><body><nav><ul>{nav}</ul></nav>\
-         <div class=story><h1>{title}</h1>{paras}<div class=k-91><h3>Comments (1)</h3>\
+         <div class=story><h1>{title}</h1>{paras}<div class=k-91><h3>Conversation</h3>\
          <div class=c><div class=who>jk_1987 wrote:</div><div class=said>{quote}</div></div>\
          </div></div></body></html>"
     )
