@@ -589,10 +589,9 @@ impl<N: Clone + PartialEq> State<N> {
             }
         }
         if self.open.len() < MAX_OPEN_TRACKED {
-            if may_head_discussion(name.known)
-                && self.hidden.is_empty()
-                && self.heading_candidates.len() < MAX_OPEN_TRACKED
-            {
+            // At most one candidate an open element (each leaves when its element closes):
+            // bounded as `open` is.
+            if may_head_discussion(name.known) && self.hidden.is_empty() {
                 self.heading_candidates.push((
                     self.open.len(),
                     self.text.len(),
@@ -735,17 +734,7 @@ impl<N: Clone + PartialEq> State<N> {
 /// discussion: the headings, and the paragraphs and divisions sites write theirs in
 /// (`<p><b>What readers say</b></p>`, Disqus's `<div class="nav-tab">`).
 fn may_head_discussion(known: Known) -> bool {
-    matches!(
-        known,
-        Known::H1
-            | Known::H2
-            | Known::H3
-            | Known::H4
-            | Known::H5
-            | Known::H6
-            | Known::P
-            | Known::Div
-    )
+    is_heading(known) || matches!(known, Known::P | Known::Div)
 }
 
 /// `h1`–`h6`.
@@ -1066,10 +1055,10 @@ mod tests {
         // Advance Local's sites (gulflive, al.com, nola…) put a count widget at the top of
         // the article's wrapper: only the widget itself is the "discussion".
         let html = "<div id=\"article\"><div class=\"wrapper\"><div class=\"CommentCount\">\
-            <a href=\"#comments\"><span></span></a><div class=\"label\">comments</div></div>\
+            <a href=\"#comments\"><span></span></a><div class=\"label\">12 comments</div></div>\
             <h1>A headline</h1><p>The story's first paragraph.</p><p>Its second.</p></div></div>";
         let got = discussion_lines(html);
-        assert!(got.iter().all(|l| !l.1 || l.0 == "comments"), "{got:?}");
+        assert!(got.iter().all(|l| !l.1 || l.0 == "12 comments"), "{got:?}");
         assert!(got.iter().any(|l| l.0 == "Its second."));
         // Wrappers around the heading alone, each closing in turn (youbeauty.com's
         // `div.comments_link > div.head > h4`): the page's related stories after them are
@@ -1086,7 +1075,7 @@ mod tests {
         // A heading that is a link (a count in a byline, a manual's anchor) names nothing;
         // nor does a numbered section.
         for html in [
-            "<div><h2><a href=\"#c\">Comments</a></h2><p>Text.</p></div>",
+            "<div><h2><a href=\"#c\">12 Comments</a></h2><p>Text.</p></div>",
             "<div><h2>2.7 Comments</h2><p>A comment starts with #.</p></div>",
             "<div><h2>Comments</h2><p>A comment starts with #.</p></div>",
             "<table><tr><th><p>Reader comments (3)</p></th></tr><tr><td>x</td></tr></table>",
