@@ -340,3 +340,29 @@ fn real_discussion_headings_name_what_follows_them_and_nothing_above() {
     let teasers = signal_of(&youbeauty, "Stories We Love");
     assert_eq!(teasers.flags & DISCUSSION, 0, "{teasers:?}");
 }
+
+/// A real page alone on its site (the per-page content text) whose reader discussion
+/// outweighs the article (issue 14, session 25): pewresearch.org's 38 comment lines held
+/// most of the kept words, so their container counted as the article's and the comments
+/// stayed; the discussion now goes whatever its share, and the article stays.
+#[test]
+fn a_real_discussion_that_outweighs_the_article_leaves_the_per_page_text() {
+    use spotcheck::extract::content::{content_text_with, function_words, ContentRule, ContentWay};
+    let Some(pew) = page("newspaper/pewresearch.org1.html") else {
+        return;
+    };
+    let (text, way) = content_text_with(
+        &pew.visible_text,
+        &pew.blocks,
+        None,
+        &ContentRule::default(),
+        function_words(),
+    );
+    assert_eq!(way, ContentWay::PerPage);
+    assert!(
+        text.contains("Unauthorized immigrants from Mexico account for two-thirds"),
+        "{text}"
+    );
+    assert!(!text.contains("To refer to this population as"), "{text}");
+    assert!(!text.contains("Pew Research comment policy"), "{text}");
+}
