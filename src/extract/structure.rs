@@ -362,6 +362,10 @@ const REPLY_NOUNS: &[&str] = &[
     "risposte",
     "antworten",
     "thoughts",
+    // "Conversation (6)": a count beside it; alone ("The Conversation", a publisher; "Join
+    // the conversation" is a phrase below) it names nothing.
+    "conversation",
+    "conversations",
 ];
 
 /// Words that, beside a plural comment noun in a heading of at most three words, make it
@@ -447,7 +451,9 @@ fn may_name_discussion(line: &[u8]) -> bool {
         let rest = &line[i..];
         let hit = match b.to_ascii_lowercase() {
             _ if !at_start && b < 0x80 => false,
-            b'c' => starts(rest, b"comment") || starts(rest, b"coment"),
+            b'c' => {
+                starts(rest, b"comment") || starts(rest, b"coment") || starts(rest, b"conversation")
+            }
             b'k' => starts(rest, b"komment") || starts(rest, b"koment"),
             b'r' => {
                 starts(rest, b"reacti")
@@ -782,6 +788,8 @@ mod tests {
             "网友评论",
             "コメント一覧",
             "RÉACTIONS (3)",
+            "Conversation (6)",
+            "12 conversations",
         ] {
             assert!(heading_names_discussion(heading), "{heading:?}");
         }
@@ -868,6 +876,8 @@ mod tests {
             "54/* Comment this if you want to build without any C library",
             "「#」で始まる行はコメントで無視されます。",
             "引用概述中的评论:",
+            "The Conversation",
+            "Conversations",
         ] {
             assert!(!heading_names_discussion(heading), "{heading:?}");
         }
