@@ -63,7 +63,8 @@ pub struct ContentRule {
     /// database whose signals were stored by an earlier build has no discussion bit until
     /// its pages are ingested again, nor, from a build before session 24, the bit of a
     /// discussion named by its heading: the signals change, not this rule; 8: the per-page
-    /// text drops a discussion that outweighs the story, session 25). The
+    /// text drops a discussion that outweighs the story, session 25; 9: the across-pages
+    /// text drops teaser links beside a page's prose, the same session). The
     /// structure signals themselves are stored at ingest and are not made again: a database
     /// made by a build of version 3 keeps its pages' link shares as that build took them
     /// (before long links counted as text) until its pages are ingested into a new one. The
@@ -86,7 +87,7 @@ impl Default for ContentRule {
             max_names: 20,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 8,
+            per_page_version: 9,
         }
     }
 }
@@ -316,42 +317,73 @@ pub fn content_text_with(
     }
 }
 
-/// On a page whose signals name a reader discussion ([`structure::DISCUSSION`]), which of
-/// its non-empty lines the across-pages content text keeps: its own lines (those `own`
-/// keeps: not the site's template), less the discussion's when the own lines outside it
-/// hold at least [`ContentRule::min_words`] words. A page's discussion is on that page only,
-/// so the site's counts never remove it, and a copy of a story with six comments quoting
-/// other stories is another text to every detector (news-v8/v9 whole, BENCHMARKS.md issue
-/// 14 session 23). The guard keeps a page that is all discussion, or whose article sits
-/// inside a container a comment word names, whole. `None` (`own` alone decides) when the
-/// signals name no discussion or do not match the lines one for one.
+/// On a page whose signals name a reader discussion ([`structure::DISCUSSION`]) or hold
+/// teaser links ([`is_teaser`]), which of its non-empty lines the across-pages content text
+/// keeps: its own lines (those `own` keeps: not the site's template), less the discussion's
+/// and the teasers' when the own lines outside them hold at least [`ContentRule::min_words`]
+/// words. A page's discussion is on that page only, so the site's counts never remove it,
+/// and a copy of a story with six comments quoting other stories is another text to every
+/// detector (news-v8/v9 whole, BENCHMARKS.md issue 14 session 23). Teasers go only when the
+/// page's other own lines hold at least [`TEASER_PROSE_RATIO`] times their words: a related
+/// story list beside an article, not a table of contents around one paragraph (a manual's
+/// `index.html`, whose links are its text). The guard keeps a page that is all discussion, or
+/// whose article sits inside a container a comment word names, whole. `None` (`own` alone
+/// decides) when the signals name neither or do not match the lines one for one.
 fn lines_kept_beside_discussion(
     visible: &str,
     signals: &[BlockSignal],
     own: impl Fn(&str) -> bool,
     rule: &ContentRule,
 ) -> Option<Vec<bool>> {
-    if !signals.iter().any(|s| s.flags & structure::DISCUSSION != 0) {
-        return None;
-    }
     let lines: Vec<&str> = visible.lines().filter(|l| !l.is_empty()).collect();
     if lines.len() != signals.len() {
         return None;
     }
+    let discussion = |i: usize| signals[i].flags & structure::DISCUSSION != 0;
+    let teaser = |i: usize| is_teaser(lines[i], signals[i]);
+    if !(0..lines.len()).any(|i| discussion(i) || teaser(i)) {
+        return None;
+    }
     let own: Vec<bool> = lines.iter().map(|l| own(l)).collect();
-    let in_discussion = |i: usize| signals[i].flags & structure::DISCUSSION != 0;
+    let words = |i: usize| estimated_words(lines[i], lines[i].split_whitespace().count()).0;
+    let own_words = |keep: &dyn Fn(usize) -> bool| -> usize {
+        (0..lines.len())
+            .filter(|&i| own[i] && !discussion(i) && keep(i))
+            .map(words)
+            .sum()
+    };
+    let prose_words = own_words(&|i| !teaser(i));
+    let teaser_words = own_words(&teaser);
+    let drop_teasers =
+        prose_words >= rule.min_words && prose_words >= TEASER_PROSE_RATIO * teaser_words;
+    let dropped = |i: usize| discussion(i) || (drop_teasers && teaser(i));
     let rest_words: usize = (0..lines.len())
-        .filter(|&i| own[i] && !in_discussion(i))
-        .map(|i| estimated_words(lines[i], lines[i].split_whitespace().count()).0)
+        .filter(|&i| own[i] && !dropped(i))
+        .map(words)
         .sum();
     if rest_words < rule.min_words {
         return Some(own);
     }
-    Some(
-        (0..lines.len())
-            .map(|i| own[i] && !in_discussion(i))
-            .collect(),
-    )
+    Some((0..lines.len()).map(|i| own[i] && !dropped(i)).collect())
+}
+
+/// Words (parted by white space) a line of links needs to be a teaser: a story's headline
+/// ("Third Malaysia-linked airline tragedy likely a coincidence, experts say"), not a
+/// manual's link to a section or a function ("3.2. Printing", "gtk_widget_show()").
+const TEASER_MIN_WORDS: usize = 6;
+
+/// How many times the teasers' words a page's other own lines must hold for the teasers to
+/// go ([`lines_kept_beside_discussion`]).
+const TEASER_PROSE_RATIO: usize = 2;
+
+/// A teaser: a line of at least [`TEASER_MIN_WORDS`] words, more than half of its
+/// characters in links (the per-page rule's [`MAX_LINK_DENSITY`]). On a site whose template
+/// varies from page to page (a news site's related stories, photo captions' links), such
+/// lines are on too few pages for the counts to call them template, and a copy of a story
+/// carried its site's headlines to every detector (news-v9 whole, BENCHMARKS.md issue 14
+/// session 25).
+fn is_teaser(line: &str, signal: BlockSignal) -> bool {
+    signal.link_density() > MAX_LINK_DENSITY && line.split_whitespace().count() >= TEASER_MIN_WORDS
 }
 
 /// The site counts [`content_text_with`] removes a template by: `site` when it has enough
@@ -921,6 +953,55 @@ mod tests {
         // Signals that do not match the lines one for one are not used.
         let (text, _) = content_text_with(&pages[2], &signals[1..], Some(&site), &rule, &stop());
         assert!(text.contains("The minister said"), "{text}");
+    }
+
+    /// A site whose template varies from page to page: each page's related-story links are
+    /// its own (on too few pages for the counts), and go when the page's prose outweighs
+    /// them; a manual's contents page, whose links are its text, and short links to
+    /// sections keep theirs.
+    #[test]
+    fn teaser_links_beside_a_story_leave_the_across_pages_text() {
+        // Each teaser names its page: on that page only.
+        let teaser = |i: usize, k: usize| {
+            format!("Third airline tragedy in a year is likely a coincidence, experts say {i}.{k}")
+        };
+        let page = |i: usize, body: &str, teasers: usize| {
+            let mut lines = vec![format!("Home\nSports\nWeather\n\n{body} {i}")];
+            lines.extend((0..teasers).map(|k| teaser(i, k)));
+            lines.push(format!("See {i}.2\n\nCopyright Example News"));
+            lines.join("\n")
+        };
+        let story = format!("{ARTICLE} {ARTICLE}");
+        let pages: Vec<String> = (0..6).map(|i| page(i, &story, 2)).collect();
+        let mut site = SiteBlocks::default();
+        for (i, p) in pages.iter().enumerate() {
+            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
+        }
+        let plain = BlockSignal::default();
+        let link = BlockSignal {
+            link: 255,
+            flags: structure::LINK,
+        };
+        // Home, Sports, Weather, the article, the teasers, a short link, the footer.
+        let signals_with = |teasers: usize| -> Vec<BlockSignal> {
+            let mut signals = vec![plain; 4];
+            signals.extend(std::iter::repeat_n(link, teasers + 1));
+            signals.push(plain);
+            signals
+        };
+        let rule = ContentRule::default();
+        let (text, way) =
+            content_text_with(&pages[2], &signals_with(2), Some(&site), &rule, &stop());
+        assert_eq!(way, ContentWay::Template);
+        assert_eq!(text, format!("{story} 2\nSee 2.2"));
+        // Without the signals they are the page's own text.
+        let (text, _) = content_text(&pages[2], Some(&site), &rule, &stop());
+        assert!(text.contains("experts say 2.1"), "{text}");
+        // A contents page: more words of links than twice its prose keeps them all.
+        let contents = page(2, &story, 12);
+        let (text, _) =
+            content_text_with(&contents, &signals_with(12), Some(&site), &rule, &stop());
+        assert!(text.contains("experts say 2.11"), "{text}");
     }
 
     #[test]
