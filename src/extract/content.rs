@@ -340,30 +340,41 @@ fn lines_kept_beside_discussion(
         return None;
     }
     let discussion = |i: usize| signals[i].flags & structure::DISCUSSION != 0;
-    let teaser = |i: usize| is_teaser(lines[i], signals[i]);
-    if !(0..lines.len()).any(|i| discussion(i) || teaser(i)) {
+    // Most pages have neither (a teaser is mostly link text): one look at the signals.
+    let maybe_teaser = |i: usize| signals[i].link_density() > MAX_LINK_DENSITY;
+    if !(0..lines.len()).any(|i| discussion(i) || maybe_teaser(i)) {
         return None;
     }
     let own: Vec<bool> = lines.iter().map(|l| own(l)).collect();
-    let words = |i: usize| estimated_words(lines[i], lines[i].split_whitespace().count()).0;
-    let own_words = |keep: &dyn Fn(usize) -> bool| -> usize {
-        (0..lines.len())
-            .filter(|&i| own[i] && !discussion(i) && keep(i))
-            .map(words)
-            .sum()
-    };
-    let prose_words = own_words(&|i| !teaser(i));
-    let teaser_words = own_words(&teaser);
-    let drop_teasers =
-        prose_words >= rule.min_words && prose_words >= TEASER_PROSE_RATIO * teaser_words;
-    let dropped = |i: usize| discussion(i) || (drop_teasers && teaser(i));
-    let rest_words: usize = (0..lines.len())
-        .filter(|&i| own[i] && !dropped(i))
-        .map(words)
-        .sum();
-    if rest_words < rule.min_words {
+    let teaser: Vec<bool> = (0..lines.len())
+        .map(|i| own[i] && is_teaser(lines[i], signals[i]))
+        .collect();
+    if !(0..lines.len()).any(|i| own[i] && (discussion(i) || teaser[i])) {
         return Some(own);
     }
+    let words = |i: usize| estimated_words(lines[i], lines[i].split_whitespace().count()).0;
+    // The own lines' words up to `enough` (counting a long manual page's every line cost
+    // a seventh of a documentation ingest's CPU; the rule needs only to know the bounds met).
+    let words_up_to = |keep: &dyn Fn(usize) -> bool, enough: usize| -> usize {
+        let mut total = 0;
+        for i in (0..lines.len()).filter(|&i| own[i] && keep(i)) {
+            total += words(i);
+            if total >= enough {
+                break;
+            }
+        }
+        total
+    };
+    let teaser_words = words_up_to(&|i| !discussion(i) && teaser[i], usize::MAX);
+    let prose_needed = rule.min_words.max(TEASER_PROSE_RATIO * teaser_words);
+    let prose_words = words_up_to(&|i| !discussion(i) && !teaser[i], prose_needed);
+    // With the teasers gone the prose left is the rest, at least `min_words`; with them
+    // kept the rest is the prose (counted whole: under its bound) and the teasers.
+    let drop_teasers = prose_words >= prose_needed;
+    if !drop_teasers && prose_words + teaser_words < rule.min_words {
+        return Some(own);
+    }
+    let dropped = |i: usize| discussion(i) || (drop_teasers && teaser[i]);
     Some((0..lines.len()).map(|i| own[i] && !dropped(i)).collect())
 }
 
