@@ -907,15 +907,21 @@ mod tests {
         will expand the bus network and repair the bridges that have been closed since the \
         spring floods, after a debate that lasted for most of the afternoon.";
 
+    /// The block counts of a news site whose pages are `pages` (`news.example/{i}.html`).
+    fn news_site(pages: &[String]) -> SiteBlocks {
+        let mut site = SiteBlocks::default();
+        for (i, p) in pages.iter().enumerate() {
+            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
+        }
+        site
+    }
+
     #[test]
     fn template_blocks_are_removed_and_page_text_stays() {
         let pages: Vec<String> = (0..6)
             .map(|i| format!("Home\nSports\nWeather\n\nStory number {i} is here.\n{ARTICLE} {i}\n\nCopyright Example News"))
             .collect();
-        let mut site = SiteBlocks::default();
-        for (i, p) in pages.iter().enumerate() {
-            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
-        }
+        let site = news_site(&pages);
         let (text, way) = content_text(&pages[2], Some(&site), &ContentRule::default(), &stop());
         assert_eq!(way, ContentWay::Template);
         assert_eq!(text, format!("Story number 2 is here.\n{ARTICLE} 2"));
@@ -935,10 +941,7 @@ mod tests {
             format!("Home\nSports\nWeather\n\n{body} {i}\n\nComments (1)\n{comment} {i}\n\nCopyright Example News")
         };
         let pages: Vec<String> = (0..6).map(|i| page(i, ARTICLE)).collect();
-        let mut site = SiteBlocks::default();
-        for (i, p) in pages.iter().enumerate() {
-            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
-        }
+        let site = news_site(&pages);
         let plain = BlockSignal::default();
         let discussion = BlockSignal {
             link: 0,
@@ -984,10 +987,7 @@ mod tests {
         };
         let story = format!("{ARTICLE} {ARTICLE}");
         let pages: Vec<String> = (0..6).map(|i| page(i, &story, 2)).collect();
-        let mut site = SiteBlocks::default();
-        for (i, p) in pages.iter().enumerate() {
-            site.add_page(&format!("news.example/{i}.html"), &distinct_blocks(p));
-        }
+        let site = news_site(&pages);
         let plain = BlockSignal::default();
         let link = BlockSignal {
             link: 255,
