@@ -299,7 +299,7 @@ pub fn content_text_with(
 ) -> (String, ContentWay) {
     if let Some(site) = template_site(site, rule) {
         let own = |line: &str| !site.is_template(line_hash(line), rule);
-        let kept = match lines_kept_beside_discussion(visible, signals, own, rule) {
+        let kept = match own_lines_kept(visible, signals, own, rule) {
             Some(keep) => {
                 let mut i = 0;
                 keep_lines(visible, |_| {
@@ -329,7 +329,7 @@ pub fn content_text_with(
 /// `index.html`, whose links are its text). The guard keeps a page that is all discussion, or
 /// whose article sits inside a container a comment word names, whole. `None` (`own` alone
 /// decides) when the signals name neither or do not match the lines one for one.
-fn lines_kept_beside_discussion(
+fn own_lines_kept(
     visible: &str,
     signals: &[BlockSignal],
     own: impl Fn(&str) -> bool,
@@ -340,9 +340,8 @@ fn lines_kept_beside_discussion(
         return None;
     }
     let discussion = |i: usize| signals[i].flags & structure::DISCUSSION != 0;
-    // Most pages have neither (a teaser is mostly link text): one look at the signals.
-    let maybe_teaser = |i: usize| signals[i].link_density() > MAX_LINK_DENSITY;
-    if !(0..lines.len()).any(|i| discussion(i) || maybe_teaser(i)) {
+    // Most pages have neither (a teaser's signal is looked at before its words).
+    if !(0..lines.len()).any(|i| discussion(i) || is_teaser(lines[i], signals[i])) {
         return None;
     }
     let own: Vec<bool> = lines.iter().map(|l| own(l)).collect();
@@ -384,7 +383,7 @@ fn lines_kept_beside_discussion(
 const TEASER_MIN_WORDS: usize = 6;
 
 /// How many times the teasers' words a page's other own lines must hold for the teasers to
-/// go ([`lines_kept_beside_discussion`]).
+/// go ([`own_lines_kept`]).
 const TEASER_PROSE_RATIO: usize = 2;
 
 /// A teaser: a line of at least [`TEASER_MIN_WORDS`] words, more than half of its
@@ -716,7 +715,7 @@ pub fn per_page(
         // short story held most of the kept words, so their container counted as the
         // article's and stayed (news-v9 single and the small sites of whole-site layouts,
         // BENCHMARKS.md issue 14 session 25). The shares below are then taken without it,
-        // as the across-pages text takes them ([`lines_kept_beside_discussion`]).
+        // as the across-pages text takes them ([`own_lines_kept`]).
         let in_discussion = kept(structure::DISCUSSION);
         let drop_discussion = in_discussion > 0 && kept(0) - in_discussion >= rule.min_words;
         let outside = |bits: u8| -> usize {
