@@ -423,6 +423,14 @@ fn is_count(word: &str) -> bool {
     word.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// Whether a heading's text holds a count ("5 Comments", "Comments (12)"): a run
+/// of ASCII digits between non-alphanumeric characters or the ends.
+pub fn holds_count(heading: &str) -> bool {
+    heading
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| !word.is_empty() && is_count(word))
+}
+
 /// Words of a heading that opens with a [`DISCUSSION_PHRASES`] phrase.
 const PHRASE_HEADING_WORDS: usize = 8;
 

@@ -270,9 +270,11 @@ pub(crate) struct State<N> {
     /// Discussions a heading named whose parent element is still open, innermost last: the
     /// depth of `open` under which the parent has closed, and where the heading starts.
     open_discussions: Vec<(usize, usize)>,
-    /// Where the last heading that named a discussion starts: an element around it and
-    /// nothing else is not another heading, even once the first discussion has ended.
-    last_discussion_heading: Option<usize>,
+    /// Where the last heading that named a discussion starts, and how many wrappers around
+    /// it alone may still carry its discussion out to their parent
+    /// ([`WRAPPERS_A_COUNTED_HEADING_CROSSES`]): an element around it and nothing else is not
+    /// another heading, even once the first discussion has ended.
+    last_discussion_heading: Option<(usize, u8)>,
 }
 
 impl<N: Clone + PartialEq> State<N> {
@@ -640,15 +642,33 @@ impl<N: Clone + PartialEq> State<N> {
             ) {
                 continue;
             }
-            if let Some(from) = self.discussion_heading_at(start, heading) {
-                // An element around a heading and nothing else (`<div><h3>Comments</h3></div>`,
-                // a count widget's `<div><div class="label">comments</div></div>`) is not a
-                // second heading: the innermost one's parent bounds the discussion, never
-                // a wrapper's parent (which can be the whole article).
-                if self.last_discussion_heading == Some(from) {
+            // An element around a heading and nothing else (`<div><h3>Comments</h3></div>`,
+            // a count widget's `<div><div class="label">comments</div></div>`) is not a
+            // second heading: the innermost one's parent bounds the discussion, never a
+            // wrapper's parent (which can be the whole article, or the related stories
+            // after an invitation: youbeauty.com's `div > div > h4` "Join the
+            // Conversation"), except for a heading element that counts the comments
+            // below it: a React site's `<div><div><h3>5 Comments</h3></div><div>…thread…`
+            // wraps the heading alone and puts the thread beside the wrapper.
+            if let Some((last_from, wrappers_left)) = self.last_discussion_heading {
+                if self.line_start(start) == last_from {
+                    let wraps_it_alone = self.open_discussions.last() == Some(&(at + 1, last_from))
+                        && !self.text.as_str()[last_from..].trim_end().contains('\n');
+                    if wrappers_left > 0 && wraps_it_alone {
+                        self.open_discussions.pop();
+                        self.open_discussions.push((at, last_from));
+                        self.last_discussion_heading = Some((last_from, wrappers_left - 1));
+                    }
                     continue;
                 }
-                self.last_discussion_heading = Some(from);
+            }
+            if let Some(from) = self.discussion_heading_at(start, heading) {
+                let wrappers = if heading && structure::holds_count(&self.text.as_str()[from..]) {
+                    WRAPPERS_A_COUNTED_HEADING_CROSSES
+                } else {
+                    0
+                };
+                self.last_discussion_heading = Some((from, wrappers));
                 // The parent is `open[at - 1]`: the discussion lasts while `open` is deeper
                 // than it.
                 self.open_discussions.push((at, from));
@@ -661,6 +681,13 @@ impl<N: Clone + PartialEq> State<N> {
             self.open_discussions.pop();
             self.marks.add_discussion(from, self.text.len());
         }
+    }
+
+    /// Where the line whose text starts at byte `start` of the text begins (past the
+    /// paragraph breaks before it).
+    fn line_start(&self, start: usize) -> usize {
+        let tail = self.text.as_str().get(start..).unwrap_or("");
+        start + (tail.len() - tail.trim_start_matches('\n').len())
     }
 
     /// Where the heading whose text starts at byte `start` of the text begins, when that
@@ -744,6 +771,12 @@ fn is_heading(known: Known) -> bool {
         Known::H1 | Known::H2 | Known::H3 | Known::H4 | Known::H5 | Known::H6
     )
 }
+
+/// Wrappers around a heading element alone that a heading counting its comments ("5
+/// Comments", "Comments (12)") carries its discussion through to their parent
+/// ([`State::elements_closed_to`]): component frameworks wrap a heading in a division or two
+/// and put the thread beside the wrapper (news-v11 whole, BENCHMARKS.md issue 14 session 26).
+const WRAPPERS_A_COUNTED_HEADING_CROSSES: u8 = 2;
 
 /// Longest paragraph or division (bytes) that can head a discussion ("Join the discussion:
 /// 12 comments", "What readers say (12)"); a heading element may be longer
@@ -1072,6 +1105,21 @@ mod tests {
             "{got:?}"
         );
         assert!(got.iter().any(|l| l.0 == "Stories We Love"));
+        // A heading element that counts the comments, wrapped alone, the thread beside the
+        // wrapper (a React site's components): the thread is the discussion, the story
+        // above is not, and neither is what follows the wrappers' parent.
+        let html = "<div><p>The story.</p></div><div class=\"sc-a\"><div class=\"sc-b\">\
+            <h3>2 Comments</h3></div><div class=\"sc-c\"><div><strong>ann</strong> · 2h</div>\
+            <p>First.</p></div></div><p>Footer</p>";
+        let got = discussion_lines(html);
+        let marked: Vec<&str> = got.iter().filter(|l| l.1).map(|l| l.0.as_str()).collect();
+        assert_eq!(marked, ["2 Comments", "ann · 2h", "First."], "{got:?}");
+        // Three wrappers are one too many: the heading alone is marked.
+        let html = "<div><p>The story.</p><div><div><div><h3>2 Comments</h3></div></div></div>\
+            <p>Related: another story.</p></div>";
+        let got = discussion_lines(html);
+        let marked: Vec<&str> = got.iter().filter(|l| l.1).map(|l| l.0.as_str()).collect();
+        assert_eq!(marked, ["2 Comments"], "{got:?}");
         // A heading that is a link (a count in a byline, a manual's anchor) names nothing;
         // nor does a numbered section.
         for html in [
