@@ -62,9 +62,12 @@ pub const DEFAULT_SHORT_MIN_TERMS: usize = 5;
 /// sites and differ in ≥ 10 lexicon terms (only small bags survive that); the doc families'
 /// false collisions in small bags are template pages of one manual, one site. Measured
 /// (BENCHMARKS.md, issue 14 session 11, with `--across-min-terms 14`): news-v2 whole F1
-/// .136 → .469 (30 bags), .487 (40), .495 (50); no doc corpus moves. 40: most of 50's gain
-/// at 8 bytes a bag for each page a cross-site bag signs.
-pub const DEFAULT_ACROSS_BAGS: usize = 40;
+/// .136 → .469 (30 bags), .487 (40), .495 (50); no doc corpus moves. 60 since session 26
+/// (20 news layouts, BENCHMARKS.md "issue 14 session 26"): I-Match's news F1 +.008 … +.055 at
+/// precision 1.000 and no union precision lowered on any of 33 layouts, where 80 and 100
+/// found more but paired two pages of news-v8 single that share a template's article; 8
+/// bytes a bag for each page a cross-site bag signs (most doc pages are signed by none).
+pub const DEFAULT_ACROSS_BAGS: usize = 60;
 
 /// Default of `--across-bag-draws`: bags of about 1 − e^−0.1 ≈ 9.5% of the lexicon (session
 /// 10: small bags of 0.1 draws are the ones syndicated copies collide in; 0.15 and 0.2 with
