@@ -5,7 +5,7 @@
 #
 #   examples/corpora.sh [NAME...]      # default: all of them, in the order below
 #
-# Names: news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc.
+# Names: news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc.
 # The news corpora are made by `make_news_corpus` (built here in release) from
 # ../shared/corpus/news; the doc corpora by ../shared/corpus/debian-docs.sh, with the two
 # provenance-gold fixes BENCHMARKS.md describes (dd-held3: libxml2's moved manual; dd-lang:
@@ -83,6 +83,10 @@ build() {
       # news-v11's shapes drawn again (issue 14, session 25): a second sample of them for
       # the counted "Conversation (6)" heading found on news-v11's misses.
       news news-v12 --seed 1212 --web-edits --markup --more-comment-markups ;;
+    news-v13)
+      # Session 26's third sample of the same shapes, built after that session's changes
+      # and run once with the builds before and after them.
+      news news-v13 --seed 1313 --web-edits --markup --more-comment-markups ;;
     ci-dd) docs ci-dd linux-doc-6.1 qtbase5-doc-html sqlite3-doc --max-pages 400 ;;
     cc-held) docs cc-held libgtk-3-doc python3.11-doc --max-pages 400 ;;
     dd-held3)
@@ -125,5 +129,5 @@ build() {
 }
 
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc)
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc)
 for n in "${names[@]}"; do build "$n"; done
