@@ -696,8 +696,9 @@ impl<N: Clone + PartialEq> State<N> {
     /// paragraph or division that heads a discussion is short.
     fn discussion_heading_at(&mut self, start: usize, heading: bool) -> Option<usize> {
         let text = self.text.as_str();
-        let tail = text.get(start..)?;
-        let from = start + (tail.len() - tail.trim_start_matches('\n').len());
+        // `start` is a length the text had, so a char boundary; checked all the same.
+        text.get(start..)?;
+        let from = self.line_start(start);
         let line = &text[from..];
         let longest = if heading {
             structure::MAX_DISCUSSION_HEADING
