@@ -10,7 +10,8 @@ Usage: python3 examples/union_eval.py SPOTCHECK_BIN DB LAYOUT_DIR   (after `inge
 detector found whose pages are template siblings, and less the pairs of two pages of one site
 whose titles or URL file names each carry a name of their own (the two rules of `src/model/siblings.rs`, mirrored
 below on the content texts and titles read from DB; neither judges two pages at one place of their
-site, the same last directory and file name: one page in two releases); "union raw" is the
+site, the same last directory and file name: one page in two releases; a site is a family of
+sites, `src/extract/sites.rs`, also mirrored: releases laid out as sites are one); "union raw" is the
 plain union, before them; "queue" is the union less the pairs with a page noise triage keeps out
 of the default queue (the rules of `src/model/triage.rs`, mirrored below).
 
@@ -66,6 +67,45 @@ def tokens(u):
     return tokens_of[u]
 def site_key(u):
     return u.split("://", 1)[1].split("/")[0].split("?")[0].split("#")[0] if "://" in u else u.split("/")[0]
+# Sites that are one (extract::sites::SiteFamilies): two sites of which the smaller has at
+# least 8 places, and at least half its places, at places of the other (a place: the path's
+# last directory and file name and the query; places on more than 64 sites count for none):
+# releases of one manual laid out as sites of their own.
+def place_key(u):
+    u = u.split("#")[0]
+    path, _, query = u.partition("?")
+    path = path.split("://", 1)[1] if "://" in path else path
+    path = path.split("/", 1)[1] if "/" in path else ""
+    segs = path.split("/")
+    name = segs[-1]; d = segs[-2] if len(segs) >= 2 else ""
+    if not name and not d and not query: return None
+    return (d, name, query)
+def site_families(urls):
+    places = collections.defaultdict(set); sites = set()
+    for u in urls:
+        s = site_key(u); sites.add(s); k = place_key(u)
+        if k is not None: places[s].add(k)
+    on = collections.defaultdict(list)
+    for s, ks in places.items():
+        for k in ks: on[k].append(s)
+    shared = collections.Counter()
+    for k, ss in on.items():
+        if 2 <= len(ss) <= 64:
+            ss = sorted(ss)
+            for i in range(len(ss)):
+                for j in range(i + 1, len(ss)): shared[(ss[i], ss[j])] += 1
+    parent = {s: s for s in sites}
+    def find(x):
+        while parent[x] != x: parent[x] = parent[parent[x]]; x = parent[x]
+        return x
+    for (a, b), n in shared.items():
+        if n >= 8 and n >= 0.5 * min(len(places[a]), len(places[b])): parent[find(a)] = find(b)
+    members = collections.defaultdict(list)
+    for s in sites: members[find(s)].append(s)
+    return {s: min(m) for m in members.values() if len(m) > 1 for s in m}
+FAMILY = site_families(title_of)
+def site_of(u):
+    s = site_key(u); return FAMILY.get(s, s)
 # Pages at one place of one site (same last directory and file name, same query; siblings::same_place)
 # are one page in two releases: neither rule judges them.
 def place(u):
@@ -77,7 +117,7 @@ def place(u):
     if len(segs) < 2 or not segs[-1] or not segs[-2]: return None
     return (segs[-2], segs[-1], query)
 def same_place(a, b):
-    return a != b and site_key(a) == site_key(b) and place(a) is not None and place(a) == place(b)
+    return a != b and site_of(a) == site_of(b) and place(a) is not None and place(a) == place(b)
 def siblings(a, b):
     if same_place(a, b): return False
     A, B = tokens(a), tokens(b)
@@ -89,8 +129,8 @@ def siblings(a, b):
 # PAGE_NAME_MAX_SHARE of the site's titles carry (SiteTitles::named_apart).
 PAGE_NAME_MAX_SHARE = 0.05
 title_tokens = {u: set(TOKEN.findall(t.lower())) for u, t in title_of.items()}
-site_pages = collections.Counter(site_key(u) for u in title_of)
-titles_with = collections.Counter((site_key(u), t) for u, ts in title_tokens.items() for t in ts)
+site_pages = collections.Counter(site_of(u) for u in title_of)
+titles_with = collections.Counter((site_of(u), t) for u, ts in title_tokens.items() for t in ts)
 # ...or each URL's file name (path's last segment, no query or extension, split at every
 # non-alphanumeric character, numbers left out: SiteTitles' file_name_tokens) has such a token of its own.
 def file_name_tokens(u):
@@ -101,10 +141,10 @@ def file_name_tokens(u):
     if dot and stem and 1 <= len(ext) <= 5 and ext.isascii() and ext.isalnum(): name = stem
     return {t.lower() for t in re.split(r"[\W_]+", name) if t and not (t.isascii() and t.isdigit())}
 name_tokens = {u: file_name_tokens(u) for u in title_of}
-names_with = collections.Counter((site_key(u), t) for u, ts in name_tokens.items() for t in ts)
+names_with = collections.Counter((site_of(u), t) for u, ts in name_tokens.items() for t in ts)
 def named_apart(a, b):
-    s = site_key(a)
-    if s != site_key(b) or a not in title_tokens or b not in title_tokens or same_place(a, b): return False
+    s = site_of(a)
+    if s != site_of(b) or a not in title_tokens or b not in title_tokens or same_place(a, b): return False
     limit = PAGE_NAME_MAX_SHARE * site_pages[s]
     def apart(tok, with_):
         own = lambda x, y: any(with_[(s, t)] <= limit for t in tok[x] - tok[y])

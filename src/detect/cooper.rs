@@ -287,7 +287,7 @@ static PARAMS: &[Param<S>] = &[
 /// The site of a document's URL as Cooper compares it: pages on one site get only the
 /// paper's test, the containment rule is for copies across sites.
 pub fn site_hash(url: &str) -> u64 {
-    cooper::fnv1a64(super::spotsigs::site_of(url).as_bytes())
+    crate::extract::sites::site_hash(super::spotsigs::site_of(url))
 }
 
 /// A document's salient terms: as strings (signed from its text, or read back from a stored
@@ -659,6 +659,7 @@ impl Detector for Cooper {
     fn doc_sigs_from_index(
         _stored: &serde_json::Value,
         rows: &[&[u8]],
+        _sites: &crate::extract::sites::SiteFamilies,
     ) -> Option<Vec<Option<serde_json::Value>>> {
         rows.iter()
             .map(|b| {
@@ -674,7 +675,9 @@ impl Detector for Cooper {
         let mut salient = Vec::with_capacity(n);
         let mut keys = Vec::with_capacity(n);
         for sig in signed {
-            sites.push(sig.site);
+            // Releases of one manual laid out as sites of their own are one site: the rules
+            // for copies across sites (containment, the passage rule) do not pair them.
+            sites.push(ctx.sites.family_hash(sig.site));
             salient.push(sig.salient);
             keys.push(sig.text_key);
         }

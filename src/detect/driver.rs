@@ -57,10 +57,18 @@ impl RunReport {
     /// The one-line summary `detect` prints.
     pub fn line(&self) -> String {
         let s = &self.summary;
-        let note = match s["note"].as_str() {
+        let mut note = match s["note"].as_str() {
             Some(n) => format!(" ({n})"),
             None => String::new(),
         };
+        if let (Some(joined), Some(families)) =
+            (s["sites_joined"].as_u64(), s["site_families"].as_u64())
+        {
+            note.push_str(&format!(
+                " ({joined} sites read as {families}: releases of one manual, the same pages at \
+                 the same places)"
+            ));
+        }
         format!(
             "{} run {}: {} documents, {} matched on, {} pairs, {} clusters (sizes {}), largest {}; {:.1}s{note}",
             self.method,
@@ -210,6 +218,7 @@ pub(crate) fn run_detector<D: Detector>(
     }
     stages.mark("store_signatures");
     progress(Progress::Matching);
+    let sites = shared.site_families(store)?;
     let found = D::find_pairs(
         prepared,
         sigs,
@@ -217,6 +226,7 @@ pub(crate) fn run_detector<D: Detector>(
             store,
             ids: &ids,
             started,
+            sites: &sites,
         },
     )?;
     stages.mark("find_pairs");
@@ -325,6 +335,18 @@ pub(crate) fn run_detector<D: Detector>(
     );
     if let Some(note) = text_note {
         merge(&mut summary, json!({ "note": note }));
+    }
+    // Sites read as one (releases of one manual laid out as sites of their own): said, since
+    // they change which pairs count as one site's.
+    let joined = sites.joined();
+    if !joined.is_empty() {
+        merge(
+            &mut summary,
+            json!({
+                "sites_joined": joined.iter().map(Vec::len).sum::<usize>(),
+                "site_families": joined.len(),
+            }),
+        );
     }
     store.finish_run(run, &summary)?;
     progress(Progress::Finished);

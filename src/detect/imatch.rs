@@ -827,6 +827,7 @@ impl Detector for IMatch {
     fn doc_sigs_from_index(
         _stored: &serde_json::Value,
         rows: &[&[u8]],
+        _sites: &crate::extract::sites::SiteFamilies,
     ) -> Option<Vec<Option<serde_json::Value>>> {
         rows.iter()
             .map(|b| {
@@ -852,7 +853,8 @@ impl Detector for IMatch {
         for d in signed {
             sigs.push(extended_signature(&d.outcomes));
             terms.push(d.terms);
-            sites.push(d.site);
+            // Releases laid out as sites of their own are one site (`extract::sites`).
+            sites.push(d.site.map(|h| ctx.sites.family_hash(h)));
             across.push(d.across);
         }
         let signed_at = ctx.started.elapsed().as_secs_f64();

@@ -139,10 +139,12 @@ pub trait Detector: Sync + Send + 'static {
     const DOC_SIGS_FROM_INDEX: bool = false;
     /// What [`Found::doc_sig`] gave each document of a run, made again from the run's
     /// stored signatures (`rows`, every one of the run in document id order, as
-    /// [`Self::sig_bytes`] wrote them) under its stored parameters. `None`: not possible.
+    /// [`Self::sig_bytes`] wrote them) under its stored parameters, with the store's site
+    /// families (as `find_pairs` had them). `None`: not possible.
     fn doc_sigs_from_index(
         _stored: &serde_json::Value,
         _rows: &[&[u8]],
+        _sites: &crate::extract::sites::SiteFamilies,
     ) -> Option<Vec<Option<serde_json::Value>>> {
         None
     }
@@ -170,6 +172,10 @@ pub struct RunContext<'a> {
     pub ids: &'a [i64],
     /// When the run started (methods report their phases' seconds from it).
     pub started: Instant,
+    /// Which sites are one (releases of one manual laid out as sites of their own): every
+    /// rule that tells a pair of one site from a pair across sites reads its sites through
+    /// this (`extract::sites`).
+    pub sites: &'a crate::extract::sites::SiteFamilies,
 }
 
 /// A pair's stored detail, made when the pair is written (`i` indexes `Found::pairs`).

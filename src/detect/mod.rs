@@ -180,7 +180,8 @@ impl<D: Detector> Method for D {
             return store.run_doc_sigs(run.id, urls);
         }
         let bytes: Vec<&[u8]> = rows.iter().map(|(_, b)| b.as_slice()).collect();
-        let Some(sigs) = D::doc_sigs_from_index(&run.params, &bytes) else {
+        let Some(sigs) = D::doc_sigs_from_index(&run.params, &bytes, &store.site_families()?)
+        else {
             return store.run_doc_sigs(run.id, urls);
         };
         let mut out: BTreeMap<String, Vec<serde_json::Value>> = BTreeMap::new();
@@ -503,6 +504,7 @@ mod stored_signatures {
                 store,
                 ids: &ids,
                 started: Instant::now(),
+                sites: &Default::default(),
             },
         )
         .unwrap();

@@ -95,6 +95,8 @@ pub fn query_with<D: Detector>(
         sigs.extend(signed);
     }
     let n_stored = ids.len() - outside_docs.len();
+    // The stored pages' families: an outside page on a site of one joins it.
+    let sites = store.site_families()?;
     let found = D::find_pairs(
         prepared,
         sigs,
@@ -102,6 +104,7 @@ pub fn query_with<D: Detector>(
             store,
             ids: &ids,
             started,
+            sites: &sites,
         },
     )?;
     let sig_keys = |i: usize| -> BTreeSet<String> {

@@ -41,9 +41,21 @@ pub struct Shared {
     /// Each document's language profile, made once for every method's cross-language pair
     /// rule (`super::languages::pairs_kept_with`); a profile depends on the stored text only.
     pub language_profiles: RefCell<super::languages::Profiles>,
+    /// Which sites are one (`extract::sites`), read once from the stored URLs.
+    site_families: RefCell<Option<Arc<crate::extract::sites::SiteFamilies>>>,
 }
 
 impl Shared {
+    /// Which sites of the store are one, from the memo or read now.
+    pub fn site_families(&self, store: &Store) -> Result<Arc<crate::extract::sites::SiteFamilies>> {
+        if let Some(f) = self.site_families.borrow().as_ref() {
+            return Ok(Arc::clone(f));
+        }
+        let fresh = Arc::new(store.site_families()?);
+        *self.site_families.borrow_mut() = Some(Arc::clone(&fresh));
+        Ok(fresh)
+    }
+
     /// The collection's document frequencies of `terms` in `text`, from the memo or from
     /// one streamed pass ([`count_terms`]), which also keeps every document's term set.
     pub fn dfs(&self, store: &Store, text: TextKind, terms: &TermOptions) -> Result<Arc<DocFreqs>> {

@@ -739,16 +739,18 @@ impl Detector for SpotSigs {
     fn doc_sigs_from_index(
         stored: &serde_json::Value,
         rows: &[&[u8]],
+        sites: &crate::extract::sites::SiteFamilies,
     ) -> Option<Vec<Option<serde_json::Value>>> {
         let s: S = super::method::settings_from_stored(stored);
         let p = (SpotSigParams::default(), s, Interner::default());
         if !Self::load_index(&p, rows.iter().copied()) {
             return None;
         }
-        let docs = rows
+        let mut docs = rows
             .iter()
             .map(|b| Self::sig_from_bytes(&p, b))
             .collect::<Option<Vec<DocSigs>>>()?;
+        join_site_families(&mut docs, sites);
         let (_, s, interner) = p;
         let vocab = interner
             .0
@@ -784,6 +786,8 @@ impl Detector for SpotSigs {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let names: Vec<Option<u64>> = docs.iter().map(|d| d.name).collect();
         let same_content: Vec<Option<u64>> = docs.iter().map(|d| d.same_content).collect();
+        let mut docs = docs;
+        join_site_families(&mut docs, ctx.sites);
         let (mut collection, sites, idf_max) = build_collection(&s, vocab, docs);
         let signed_at = ctx.started.elapsed().as_secs_f64();
 
@@ -1104,6 +1108,21 @@ pub fn page_name_key(url: &str) -> u64 {
 /// Whether two pages are siblings for `--sibling-tau`: one site, two known, different names.
 fn siblings(site_a: &str, name_a: Option<u64>, site_b: &str, name_b: Option<u64>) -> bool {
     site_a == site_b && matches!((name_a, name_b), (Some(x), Some(y)) if x != y)
+}
+
+/// Gives each document its site's family name (`extract::sites`): releases of one manual
+/// laid out as sites of their own are one site to the site rule and the sibling threshold.
+/// Signatures keep the site they were signed with; the run joins them.
+fn join_site_families(docs: &mut [DocSigs], sites: &crate::extract::sites::SiteFamilies) {
+    if sites.is_empty() {
+        return;
+    }
+    for d in docs {
+        let family = sites.family(&d.site);
+        if family != d.site {
+            d.site = family.to_string();
+        }
+    }
 }
 
 /// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.

@@ -560,6 +560,7 @@ impl<D: Staged> StagedMethod for D {
             }
         }
         let ids: Vec<i64> = (0..urls.len() as i64).collect();
+        let sites = crate::extract::sites::SiteFamilies::of(urls.iter().map(String::as_str));
         let found = D::find_pairs(
             prepared,
             sigs,
@@ -567,6 +568,7 @@ impl<D: Staged> StagedMethod for D {
                 store: scratch,
                 ids: &ids,
                 started,
+                sites: &sites,
             },
         )?;
         let url = |i: i64| urls[i as usize].clone();

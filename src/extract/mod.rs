@@ -6,7 +6,8 @@
 //!
 //! The content text the detectors read by default (site-template blocks removed across a
 //! site's pages, a per-page extraction where a site has too few) is made from the stored
-//! visible texts after a site's pages are in: see [`content`].
+//! visible texts after a site's pages are in: see [`content`]. Which pages are on one site
+//! (releases of one manual laid out as sites of their own are one): [`sites`].
 //!
 //! The texts are stored as they are produced here; every span a detector reports is a byte
 //! range in these stored texts, so the review UI can highlight words without re-parsing.
@@ -17,6 +18,7 @@ pub mod lines;
 pub mod main_content;
 pub mod redirect_stub;
 pub mod scan;
+pub mod sites;
 pub mod structure;
 pub mod visible;
 

@@ -38,7 +38,8 @@
 // build). Every answer here counts members; none depends on an iteration order.
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::extract::content::{file_name, site_key};
+use crate::extract::content::file_name;
+use crate::extract::sites::SiteFamilies;
 
 /// A pair found by only one detector whose two-sided identifier share (see the module
 /// header) is at least this is a template sibling and is not shown. Tuned on ci-dd and
@@ -240,6 +241,8 @@ pub const PAGE_NAME_MAX_SHARE: f64 = 0.05;
 #[derive(Debug, Default)]
 pub struct SiteTitles {
     sites: HashMap<String, SiteCounts>,
+    /// Which sites are one (releases laid out as sites): counted and judged as one.
+    families: SiteFamilies,
 }
 
 #[derive(Debug, Default)]
@@ -301,7 +304,10 @@ pub fn file_name_tokens(url: &str) -> HashSet<String> {
 /// A page alone in its site's root (`pkg/index.html`, `https://a.example/x.html`) has no
 /// directory and is never at one place with another; pages that differ only in their query
 /// (`article.php?id=1` / `?id=2`) are two pages.
-pub fn same_place(a: &str, b: &str) -> bool {
+///
+/// One site is one family of sites ([`SiteFamilies`]): a release unpacked into a folder of its
+/// own is at one place with the other releases' copies of its pages.
+pub fn same_place(sites: &SiteFamilies, a: &str, b: &str) -> bool {
     fn place(url: &str) -> Option<(&str, &str, &str)> {
         let url = url.split('#').next().unwrap_or(url);
         let (path, query) = url.split_once('?').unwrap_or((url, ""));
@@ -315,9 +321,7 @@ pub fn same_place(a: &str, b: &str) -> bool {
         let dir = segments.next().filter(|d| !d.is_empty())?;
         Some((dir, name, query))
     }
-    a != b
-        && site_key(a) == site_key(b)
-        && matches!((place(a), place(b)), (Some(x), Some(y)) if x == y)
+    a != b && sites.same_site(a, b) && matches!((place(a), place(b)), (Some(x), Some(y)) if x == y)
 }
 
 /// The distinct lowercased tokens of a title (as [`tokens`] splits them).
@@ -344,11 +348,25 @@ impl PageName {
 }
 
 impl SiteTitles {
-    /// Counts every page's title tokens on its site (`(url, title)` of every stored page).
-    pub fn new<'a>(pages: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        let mut out = SiteTitles::default();
+    /// Counts every page's title tokens on its site (`(url, title)` of every stored page),
+    /// the sites' families ([`SiteFamilies`]) found from the same URLs.
+    pub fn new<'a>(pages: impl IntoIterator<Item = (&'a str, &'a str)> + Clone) -> Self {
+        let families = SiteFamilies::of(pages.clone().into_iter().map(|(url, _)| url));
+        Self::with_families(pages, families)
+    }
+
+    /// [`SiteTitles::new`] with the sites' families given.
+    pub fn with_families<'a>(
+        pages: impl IntoIterator<Item = (&'a str, &'a str)>,
+        families: SiteFamilies,
+    ) -> Self {
+        let mut out = SiteTitles {
+            families,
+            ..SiteTitles::default()
+        };
         for (url, title) in pages {
-            let site = out.sites.entry(site_key(url).to_owned()).or_default();
+            let site = out.families.site_of(url).to_owned();
+            let site = out.sites.entry(site).or_default();
             site.pages += 1;
             for t in title_tokens(title) {
                 *site.titles_with.entry(t).or_default() += 1;
@@ -363,8 +381,8 @@ impl SiteTitles {
     /// [`SiteTitles::named_apart`] with page `a`'s name tokens made beforehand (`a_url`:
     /// its URL), for a page judged against many others.
     pub fn named_apart_from(&self, a_url: &str, a: &PageName, b: (&str, &str)) -> bool {
-        let site = site_key(a_url);
-        if site != site_key(b.0) || same_place(a_url, b.0) {
+        let site = self.families.site_of(a_url);
+        if site != self.families.site_of(b.0) || same_place(&self.families, a_url, b.0) {
             return false;
         }
         let Some(counts) = self.sites.get(site) else {
@@ -373,6 +391,11 @@ impl SiteTitles {
         let limit = PAGE_NAME_MAX_SHARE * f64::from(counts.pages);
         SiteCounts::apart(limit, &counts.titles_with, &a.title, &title_tokens(b.1))
             || SiteCounts::apart(limit, &counts.names_with, &a.file, &file_name_tokens(b.0))
+    }
+
+    /// The sites' families the counts were made with.
+    pub fn families(&self) -> &SiteFamilies {
+        &self.families
     }
 
     /// Whether two pages are two pages of one site by their names: same site, and each title
@@ -637,37 +660,61 @@ mod tests {
 
     #[test]
     fn same_place_is_one_directory_and_file_name_under_other_paths() {
+        let none = SiteFamilies::default();
         // One page of a package in two releases; one page of a site under two versions.
         assert!(same_place(
+            &none,
             "pkg/2.8.0/api/io/FileUtils.html",
             "pkg/2.11.0/api/io/FileUtils.html"
         ));
         assert!(same_place(
+            &none,
             "https://docs.example/3.11/library/os.html",
             "https://docs.example/3.12/library/os.html"
         ));
         // Another directory, another file, another site, another query: two pages.
         assert!(!same_place(
+            &none,
             "pkg/1/api/map/Range.html",
             "pkg/1/api/set/Range.html"
         ));
-        assert!(!same_place("pkg/1/api/io/A.html", "pkg/2/api/io/B.html"));
-        assert!(!same_place("a/1/api/io/A.html", "b/1/api/io/A.html"));
         assert!(!same_place(
+            &none,
+            "pkg/1/api/io/A.html",
+            "pkg/2/api/io/B.html"
+        ));
+        assert!(!same_place(&none, "a/1/api/io/A.html", "b/1/api/io/A.html"));
+        assert!(!same_place(
+            &none,
             "https://n.example/news/article.php?id=1",
             "https://n.example/old/news/article.php?id=2"
         ));
         // No directory under the site: releases laid out as `site/RELEASE/page.html`
         // differ in that directory; a page in the site's root has none; a URL is itself.
-        assert!(!same_place("qt/5.15.2/qmap.html", "qt/5.15.8/qmap.html"));
         assert!(!same_place(
+            &none,
+            "qt/5.15.2/qmap.html",
+            "qt/5.15.8/qmap.html"
+        ));
+        assert!(!same_place(
+            &none,
             "https://a.example/x.html",
             "https://a.example/x.html"
         ));
         assert!(!same_place(
+            &none,
             "https://a.example/d/",
             "https://a.example/e/d/"
         ));
+        // Releases unpacked each into a folder of its own are one site.
+        let urls: Vec<String> = ["qt@5.15.2", "qt@5.15.8"]
+            .iter()
+            .flat_map(|r| (0..10).map(move |k| format!("{r}/qtcore/q{k}.html")))
+            .collect();
+        let releases = SiteFamilies::of(urls.iter().map(String::as_str));
+        assert!(same_place(&releases, &urls[3], &urls[13]));
+        assert!(!same_place(&none, &urls[3], &urls[13]));
+        assert!(!same_place(&releases, &urls[3], &urls[14]));
     }
 
     /// Issue 14 (session 9): a generator upgrade rewrites every title between two releases

@@ -675,6 +675,26 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Which sites of the stored pages are one (`extract::sites`), from every URL streamed.
+    pub fn site_families(&self) -> Result<crate::extract::sites::SiteFamilies> {
+        Self::site_families_of(self.conn())
+    }
+
+    /// [`Store::site_families`] on a connection.
+    pub(crate) fn site_families_of(
+        conn: &rusqlite::Connection,
+    ) -> Result<crate::extract::sites::SiteFamilies> {
+        let mut builder = crate::extract::sites::SiteFamiliesBuilder::default();
+        let mut st = conn.prepare("SELECT url FROM documents")?;
+        let mut rows = st.query([])?;
+        while let Some(row) = rows.next()? {
+            if let rusqlite::types::ValueRef::Text(url) = row.get_ref(0)? {
+                builder.add(&String::from_utf8_lossy(url));
+            }
+        }
+        Ok(builder.finish())
+    }
+
     /// Every document's content hash (`text_hash`) by id.
     pub fn text_hashes(&self) -> Result<std::collections::HashMap<i64, String>> {
         let mut st = self.conn().prepare("SELECT id, text_hash FROM documents")?;

@@ -17,6 +17,7 @@ use super::decision_log::parse_tags;
 use super::review::{parse_key, target_key};
 use super::review_status::rebuild_statuses;
 use super::Store;
+use crate::extract::sites::SiteFamilies;
 use crate::model::siblings;
 use crate::model::triage::NEAR_EMPTY_CHARS;
 use crate::model::{
@@ -694,9 +695,15 @@ fn build_queue(
     trace.stage("runs read", 0);
     let mut pairs = merger.finish();
     trace.stage("merged", pairs.len());
-    drop_template_siblings(conn, &mut pairs)?;
+    // Which sites are one (releases laid out as sites of their own), for both rules below.
+    let families = if pairs.is_empty() {
+        SiteFamilies::default()
+    } else {
+        Store::site_families_of(conn)?
+    };
+    drop_template_siblings(conn, &mut pairs, &families)?;
     trace.stage("template siblings", pairs.len());
-    drop_named_apart(conn, &mut pairs)?;
+    drop_named_apart(conn, &mut pairs, families)?;
     trace.stage("named apart", pairs.len());
     let methods: Vec<String> = runs.into_iter().map(|(m, _)| m).collect();
     let entries = entries_from_pairs(&pairs, &methods, &representative, &noise, config);
@@ -719,7 +726,11 @@ fn build_queue(
 /// on all cores at once (`siblings::template_siblings_of`: at 113,065 pages the pair-by-pair
 /// rule was 37% of the queue build's CPU; issue 15); a pair's answer is the same in any
 /// batch. Besides a batch's texts this holds 4 bytes a judged pair and a bit a pair.
-fn drop_template_siblings(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
+fn drop_template_siblings(
+    conn: &Connection,
+    pairs: &mut MergedPairs,
+    families: &SiteFamilies,
+) -> Result<()> {
     let mut text_st = conn.prepare_cached(
         "SELECT d.url,
                 coalesce((SELECT c.text FROM content_texts c WHERE c.doc_id = d.id),
@@ -788,7 +799,7 @@ fn drop_template_siblings(conn: &Connection, pairs: &mut MergedPairs) -> Result<
         for ((&i, sibling), (a, b)) in batch.iter().zip(judged).zip(asked) {
             // One page at one place of its site in two releases is kept whatever its
             // identifiers say (`siblings::same_place`).
-            if sibling && !siblings::same_place(&urls[a], &urls[b]) {
+            if sibling && !siblings::same_place(families, &urls[a], &urls[b]) {
                 drop[i as usize / 64] |= 1 << (i % 64);
             }
         }
@@ -841,7 +852,11 @@ fn single_detector_pairs_by_component(pairs: &MergedPairs) -> Vec<u32> {
 /// two pages of the site, not two copies of one page (pages at one place of their site,
 /// `siblings::same_place`, are copies whatever their names). Every stored page's title and
 /// URL are counted, on its site.
-fn drop_named_apart(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
+fn drop_named_apart(
+    conn: &Connection,
+    pairs: &mut MergedPairs,
+    families: SiteFamilies,
+) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
@@ -849,7 +864,10 @@ fn drop_named_apart(conn: &Connection, pairs: &mut MergedPairs) -> Result<()> {
     let pages: HashMap<i64, (String, String)> = st
         .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
         .collect::<rusqlite::Result<_>>()?;
-    let titles = siblings::SiteTitles::new(pages.values().map(|(u, t)| (u.as_str(), t.as_str())));
+    let titles = siblings::SiteTitles::with_families(
+        pages.values().map(|(u, t)| (u.as_str(), t.as_str())),
+        families,
+    );
     let named = |d: i64| pages.get(&d).map(|(u, t)| (u.as_str(), t.as_str()));
     // Pairs come in (a, b) order: page a's name tokens are made once for all its pairs.
     let mut first: Option<(i64, siblings::PageName)> = None;

@@ -350,13 +350,13 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
     let db = dbp.to_str().unwrap();
     let html = fixture.path().join("html");
     common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
-    // Each release is a top-level folder here, so the two releases read as two sites, and
-    // Cooper's containment rule (for copies across sites) would pair the siblings too; in
-    // the corpus both releases sit under one package folder, one site. Laid out that way,
-    // the site template leaves SpotSigs no sibling pair to test the queue's rule with, so
-    // this fixture keeps the per-release folders and turns containment off. SpotSigs' own
-    // sibling rule (`--sibling-tau`, session 12) would keep the pair from the queue before its
-    // rule sees it: off here, so the queue's rule is what is tested.
+    // Each release is a top-level folder here, two sites by their names but one by their
+    // pages (`extract::sites`: the same places), as both releases under one package folder
+    // in the corpus are. The site rule then leaves SpotSigs no sibling pair to test the
+    // queue's rule with: off here, and so is SpotSigs' own sibling rule (`--sibling-tau`,
+    // session 12), which would keep the pair from the queue before its rule sees it. Cooper's
+    // containment rule (for copies across sites) stays off as before this fixture's two
+    // folders were one site.
     common::spotcheck_ok(&[
         "detect",
         "--db",
@@ -364,6 +364,8 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
         "--cooper-contained",
         "0",
         "--sibling-tau",
+        "0",
+        "--site-boilerplate",
         "0",
     ]);
     let page = |v: &str, name: &str| format!("{v}/{name}.html");
@@ -403,6 +405,73 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
     assert!(entry(&map8).is_some(), "{map8} is in no entry");
     assert_eq!(entry(&map8), entry(&map15), "the patch-release copy");
     assert_ne!(entry(&map8), entry(&mutable8), "the template siblings");
+}
+
+/// Issue 14 (session 27), releases laid out as sites: each patch release of Qt's qtcore in a
+/// top-level folder of its own (a user unpacking every release into its own folder) names two
+/// sites, and the rules for copies across sites (Cooper's containment and passage rules,
+/// I-Match's cross-site bags) paired one release's template siblings with the other's pages
+/// (ci-dd so laid out: the union's precision .812). With default settings the queue must show
+/// each page with its copy in the other release and never two sibling pages as one entry.
+/// Fixture: the 72 iterator pages of qtcore in both releases, from the debian-docs corpus.
+#[test]
+fn releases_in_folders_of_their_own_are_one_site_with_default_settings() {
+    let Some(corpus) = common::debian_docs_small() else {
+        return;
+    };
+    let releases = QT_RELEASES;
+    let fixture = qtcore_pages_of_two_releases(&corpus, "html", |name| name.contains("iterator"));
+    let (_tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap();
+    let html = fixture.path().join("html");
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    common::spotcheck_ok(&["detect", "--db", db]);
+    let (out, _) = common::spotcheck_ok(&["queue", "--db", db, "--all"]);
+    let mut entry_of: HashMap<String, u64> = HashMap::new();
+    for e in json_lines(&out) {
+        for u in member_urls(&e) {
+            entry_of.insert(u, e["entry"].as_u64().unwrap());
+        }
+    }
+    let entry = |v: &str, name: &str| {
+        let u = format!("{v}/{name}.html");
+        entry_of
+            .iter()
+            .find(|(k, _)| k.ends_with(&u))
+            .map(|(_, &e)| e)
+    };
+    // The sibling classes the two sites' cross-site rules joined (five entries held them).
+    let names = [
+        "qmapiterator",
+        "qmutablemapiterator",
+        "qhashiterator",
+        "qmutablehashiterator",
+        "qlistiterator",
+        "qmutablelistiterator",
+        "qlinkedlistiterator",
+        "qmutablevectoriterator",
+    ];
+    for name in names {
+        assert!(entry(releases[0], name).is_some(), "{name} is in no entry");
+        assert_eq!(
+            entry(releases[0], name),
+            entry(releases[1], name),
+            "{name}: the patch-release copy"
+        );
+    }
+    for (i, a) in names.iter().enumerate() {
+        for b in &names[i + 1..] {
+            for (va, vb) in [(0, 0), (0, 1), (1, 0)] {
+                assert_ne!(
+                    entry(releases[va], a),
+                    entry(releases[vb], b),
+                    "{a} of {} and {b} of {}: template siblings in one entry",
+                    releases[va],
+                    releases[vb]
+                );
+            }
+        }
+    }
 }
 
 /// Issue 14 (session 4), pages named apart: the member-list pages of Qt classes of one
