@@ -77,10 +77,17 @@ pub const DEFAULT_ACROSS_BAG_DRAWS: f64 = 0.1;
 /// Default of `--across-min-terms`: a cross-site bag coordinate is signed only from at least
 /// this many lexicon terms, so two pages of a few words each (an index page, a stub) cannot
 /// meet across sites on the two or three terms a small bag keeps of them: at a million pages
-/// such tiny signatures would collide by the thousand. Measured (30 bags): 8 finds the most
-/// news (news-v2 whole .537) but pairs doxygen's legend page of two manuals of dd-held3
-/// (held out; I-Match .751 → .750); 12 still does; 14 (.469) is the smallest that does not.
-pub const DEFAULT_ACROSS_MIN_TERMS: usize = 14;
+/// such tiny signatures would collide by the thousand. Measured (30 bags, session 11): 8
+/// finds the most news (news-v2 whole .537) but pairs doxygen's legend page of two manuals
+/// of dd-held3; 12 still does; 14 (.469) was the smallest that did not. 12 since session 27
+/// (60 bags; BENCHMARKS.md "issue 14 session 27"): I-Match's news F1 +.019 … +.072 on 21 of
+/// 22 news layouts at precision 1.000, every union unchanged on 46 layouts (releases laid out
+/// as sites among them: tried in session 26 before releases so laid out were one site, it
+/// paired their template siblings across releases); the legend pair is
+/// back (dd-held3 I-Match precision .720 → .719, F1 .735 both: the same generated text in
+/// two manuals), and at a million 14,671 more pairs (+0.2%), 14,609 of them one page in two
+/// versioned packages of one manual (vtk7/vtk9-doc, rust-doc/rust-web-doc, openjdk-17/21).
+pub const DEFAULT_ACROSS_MIN_TERMS: usize = 12;
 
 /// Default of `--across-min-overlap`: the overlap check of a pair only the cross-site bags
 /// found (the main coordinates' pairs keep `--min-overlap`, on one site or two). News
