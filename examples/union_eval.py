@@ -69,17 +69,19 @@ def site_key(u):
     return u.split("://", 1)[1].split("/")[0].split("?")[0].split("#")[0] if "://" in u else u.split("/")[0]
 # Sites that are one (extract::sites::SiteFamilies): two sites of which the smaller has at
 # least 8 places, and at least half its places, at places of the other (a place: the path's
-# last directory and file name and the query; places on more than 64 sites count for none):
-# releases of one manual laid out as sites of their own.
+# last directory and file name; none for a root, a URL with a query, a name without a letter;
+# places on more than 64 sites count for none): releases of one manual laid out as sites of
+# their own.
 def place_key(u):
     u = u.split("#")[0]
     path, _, query = u.partition("?")
+    if query: return None
     path = path.split("://", 1)[1] if "://" in path else path
     path = path.split("/", 1)[1] if "/" in path else ""
     segs = path.split("/")
     name = segs[-1]; d = segs[-2] if len(segs) >= 2 else ""
-    if not name and not d and not query: return None
-    return (d, name, query)
+    if not any(c.isalpha() for c in (name or d)): return None
+    return (d, name)
 def site_families(urls):
     places = collections.defaultdict(set); sites = set()
     for u in urls:

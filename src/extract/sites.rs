@@ -10,9 +10,10 @@
 //! "Releases laid out as sites"). This module owns that test ([`SiteFamilies`]): two sites
 //! are one when most pages of the smaller are at a place the other has too.
 //!
-//! A page's place is what [`crate::model::siblings::same_place`] compares: its path's last
-//! directory and file name, and its query (`qtcore/qmap.html`), so a release that moved its
-//! manual under a new top directory still matches. News sites are not joined by it: two sites
+//! A page's place is, as for [`crate::model::siblings::same_place`], its path's last directory
+//! and file name (`qtcore/qmap.html`), so a release that moved its manual under a new top
+//! directory still matches; pages named by a query or a number have none ([`place_key`]: two
+//! sites of one CMS number their pages alike). News sites are not joined by it: two sites
 //! carrying the same wire stories name them under their own paths, and where a CMS gives both
 //! the same paths, the copies at one place are copies to either rule.
 
@@ -52,12 +53,19 @@ pub fn site_hash(site: &str) -> u64 {
     crate::sig::cooper::fnv1a64(site.as_bytes())
 }
 
-/// A URL's place in its site: its path's last directory and file name and its query, hashed
-/// (`None` for a site's root, which every site has). The path is the one inside the site:
-/// after the host, or after a folder ingest's first segment.
+/// A URL's place in its site, for the family test: its path's last directory and file name
+/// (the directory alone for a URL ending in `/`), hashed. The path is the one inside the
+/// site: after the host, or after a folder ingest's first segment. `None`: no place that
+/// names a page of a manual, so it counts for no family — a site's root (every site has one),
+/// a URL with a query (`article.php?id=12`, `viewtopic.php?t=7`: two sites of one CMS number
+/// their pages alike), and a name without a letter (`/article/48213`, `/2024/05/`: numbered
+/// stories and archives).
 pub fn place_key(url: &str) -> Option<u64> {
     let url = url.split('#').next().unwrap_or(url);
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    if !query.is_empty() {
+        return None;
+    }
     let path = match path.split_once("://") {
         Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
         None => path.split_once('/').map_or("", |(_, p)| p),
@@ -65,15 +73,14 @@ pub fn place_key(url: &str) -> Option<u64> {
     let mut segments = path.rsplit('/');
     let name = segments.next().unwrap_or("");
     let dir = segments.next().unwrap_or("");
-    if name.is_empty() && dir.is_empty() && query.is_empty() {
+    let names_a_page = if name.is_empty() { dir } else { name };
+    if !names_a_page.chars().any(char::is_alphabetic) {
         return None;
     }
-    let mut key = String::with_capacity(dir.len() + name.len() + query.len() + 2);
+    let mut key = String::with_capacity(dir.len() + name.len() + 1);
     key.push_str(dir);
     key.push('/');
     key.push_str(name);
-    key.push('?');
-    key.push_str(query);
     Some(super::content::line_hash(&key))
 }
 
@@ -322,20 +329,34 @@ mod tests {
     }
 
     #[test]
-    fn places_are_the_last_directory_name_and_query() {
+    fn places_are_the_last_directory_and_name_of_a_named_page() {
         assert_eq!(place_key("pkg/a/b/c.html"), place_key("other/x/b/c.html"));
         assert_ne!(place_key("pkg/a/b/c.html"), place_key("pkg/a/d/c.html"));
-        assert_ne!(
-            place_key("https://a.example/article.php?id=1"),
-            place_key("https://b.example/article.php?id=2")
-        );
         assert_eq!(
             place_key("https://a.example/x.html#top"),
             place_key("https://b.example/x.html")
         );
+        assert!(place_key("pkg/index.html").is_some());
+        assert!(place_key("https://a.example/about/").is_some());
+        // No place: a root, a page named by its query, a name without a letter.
         assert_eq!(place_key("https://a.example/"), None);
         assert_eq!(place_key("https://a.example"), None);
         assert_eq!(place_key("pkg"), None);
-        assert!(place_key("pkg/index.html").is_some());
+        assert_eq!(place_key("https://a.example/article.php?id=1"), None);
+        assert_eq!(place_key("https://a.example/article/48213"), None);
+        assert_eq!(place_key("https://a.example/2024/05/"), None);
+    }
+
+    #[test]
+    fn two_sites_of_one_cms_numbering_their_pages_alike_stay_apart() {
+        // Two forums of one software, the same topic numbers crawled on both; two news
+        // sites numbering their stories in one range.
+        let mut urls = Vec::new();
+        for site in ["https://forum-a.example", "https://forum-b.example"] {
+            urls.extend((100..140).map(|t| format!("{site}/viewtopic.php?t={t}")));
+            urls.extend((100..140).map(|t| format!("{site}/article/{t}")));
+        }
+        let f = SiteFamilies::of(urls.iter().map(String::as_str));
+        assert!(f.is_empty(), "{:?}", f.joined());
     }
 }
