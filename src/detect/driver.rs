@@ -345,6 +345,8 @@ pub(crate) fn run_detector<D: Detector>(
             json!({
                 "sites_joined": joined.iter().map(Vec::len).sum::<usize>(),
                 "site_families": joined.len(),
+                // Which, for the first families (the line says only how many).
+                "site_family_members": joined.iter().take(SITE_FAMILIES_LISTED).collect::<Vec<_>>(),
             }),
         );
     }
@@ -356,6 +358,9 @@ pub(crate) fn run_detector<D: Detector>(
         summary,
     })
 }
+
+/// How many families of joined sites a run's summary names (`site_family_members`).
+const SITE_FAMILIES_LISTED: usize = 50;
 
 /// Rows made ahead of the store's writes per batch ([`ordered_par_batches`]).
 const STORE_BATCH: usize = 4096;

@@ -425,7 +425,18 @@ fn releases_in_folders_of_their_own_are_one_site_with_default_settings() {
     let db = dbp.to_str().unwrap();
     let html = fixture.path().join("html");
     common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
-    common::spotcheck_ok(&["detect", "--db", db]);
+    let (runs, _) = common::spotcheck_ok(&["detect", "--db", db, "--json"]);
+    // Every run says which sites it read as one.
+    for run in json_lines(&runs) {
+        let s = &run["summary"];
+        assert_eq!(
+            (s["sites_joined"].as_u64(), s["site_families"].as_u64()),
+            (Some(2), Some(1))
+        );
+        let mut members = s["site_family_members"][0].as_array().unwrap().clone();
+        members.sort_by_key(|m| m.as_str().unwrap().to_string());
+        assert_eq!(members, vec![releases[1], releases[0]]);
+    }
     let (out, _) = common::spotcheck_ok(&["queue", "--db", db, "--all"]);
     let mut entry_of: HashMap<String, u64> = HashMap::new();
     for e in json_lines(&out) {
