@@ -334,6 +334,20 @@ fn qtcore_pages_of_two_releases(
     fixture
 }
 
+/// The qtcore iterator pages of both releases, each release a top-level folder
+/// (`qtcore_pages_of_two_releases`), ingested into a fresh database: the fixture and the
+/// database's guards, and its path.
+fn iterator_pages_of_two_release_folders(
+    corpus: &std::path::Path,
+) -> (tempfile::TempDir, tempfile::TempDir, String) {
+    let fixture = qtcore_pages_of_two_releases(corpus, "html", |name| name.contains("iterator"));
+    let (tmp, dbp) = common::temp_db();
+    let db = dbp.to_str().unwrap().to_string();
+    let html = fixture.path().join("html");
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", &db, html.to_str().unwrap()]);
+    (fixture, tmp, db)
+}
+
 /// Issue 14 (session 3), template siblings: Qt's `QMapIterator` and `QMutableMapIterator`
 /// pages of one release are one template with different identifiers, which SpotSigs alone
 /// pairs (Jaccard 0.6); the queue must not show them as one entry, while the same page in two
@@ -345,11 +359,8 @@ fn template_siblings_are_not_one_entry_but_patch_release_copies_are() {
         return;
     };
     let releases = QT_RELEASES;
-    let fixture = qtcore_pages_of_two_releases(&corpus, "html", |name| name.contains("iterator"));
-    let (_tmp, dbp) = common::temp_db();
-    let db = dbp.to_str().unwrap();
-    let html = fixture.path().join("html");
-    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    let (_fixture, _tmp, db) = iterator_pages_of_two_release_folders(&corpus);
+    let db = db.as_str();
     // Each release is a top-level folder here, two sites by their names but one by their
     // pages (`extract::sites`: the same places), as both releases under one package folder
     // in the corpus are. The site rule then leaves SpotSigs no sibling pair to test the
@@ -420,11 +431,8 @@ fn releases_in_folders_of_their_own_are_one_site_with_default_settings() {
         return;
     };
     let releases = QT_RELEASES;
-    let fixture = qtcore_pages_of_two_releases(&corpus, "html", |name| name.contains("iterator"));
-    let (_tmp, dbp) = common::temp_db();
-    let db = dbp.to_str().unwrap();
-    let html = fixture.path().join("html");
-    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, html.to_str().unwrap()]);
+    let (_fixture, _tmp, db) = iterator_pages_of_two_release_folders(&corpus);
+    let db = db.as_str();
     let (runs, _) = common::spotcheck_ok(&["detect", "--db", db, "--json"]);
     // Every run says which sites it read as one.
     for run in json_lines(&runs) {
