@@ -653,6 +653,7 @@ impl Detector for Cooper {
     }
 
     const DOC_SIGS_FROM_INDEX: bool = true;
+    const READS_SITES: bool = true;
 
     /// Each document's sum signature and salient-term count, from its stored terms: what
     /// `find_pairs` stored.

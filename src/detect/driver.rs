@@ -218,7 +218,11 @@ pub(crate) fn run_detector<D: Detector>(
     }
     stages.mark("store_signatures");
     progress(Progress::Matching);
-    let sites = shared.site_families(store)?;
+    let sites = if D::READS_SITES {
+        shared.site_families(store)?
+    } else {
+        Default::default()
+    };
     let found = D::find_pairs(
         prepared,
         sigs,

@@ -829,6 +829,7 @@ impl Detector for IMatch {
     }
 
     const DOC_SIGS_FROM_INDEX: bool = true;
+    const READS_SITES: bool = true;
 
     /// Each document's coordinates in hex, from the index: what `find_pairs` stored.
     fn doc_sigs_from_index(

@@ -137,6 +137,10 @@ pub trait Detector: Sync + Send + 'static {
     /// ([`Self::doc_sigs_from_index`]): the driver then stores no `run_doc_sigs` rows (a
     /// second copy of every signature, issue 16 session 14).
     const DOC_SIGS_FROM_INDEX: bool = false;
+    /// Whether the method tells one site's pairs from pairs across sites: only then does the
+    /// driver read which sites are one ([`RunContext::sites`], `extract::sites`; every stored
+    /// URL) and the run's summary say so. Otherwise `sites` joins none.
+    const READS_SITES: bool = false;
     /// What [`Found::doc_sig`] gave each document of a run, made again from the run's
     /// stored signatures (`rows`, every one of the run in document id order, as
     /// [`Self::sig_bytes`] wrote them) under its stored parameters, with the store's site

@@ -96,7 +96,11 @@ pub fn query_with<D: Detector>(
     }
     let n_stored = ids.len() - outside_docs.len();
     // The stored pages' families: an outside page on a site of one joins it.
-    let sites = store.site_families()?;
+    let sites = if D::READS_SITES {
+        store.site_families()?
+    } else {
+        Default::default()
+    };
     let found = D::find_pairs(
         prepared,
         sigs,

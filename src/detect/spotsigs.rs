@@ -733,6 +733,7 @@ impl Detector for SpotSigs {
     }
 
     const DOC_SIGS_FROM_INDEX: bool = true;
+    const READS_SITES: bool = true;
 
     /// The vectors made again from the index under the run's stored parameters: the same
     /// signatures, sites and settings give `find_pairs`' vectors.
@@ -1090,13 +1091,7 @@ fn fallback_pairs(
 /// `/`), a directory-style URL is named by its last segment and the query is kept: news
 /// sites name articles `/2024/05/slug/`, and `?id=1` / `?id=2` are two pages.
 pub fn page_name_key(url: &str) -> u64 {
-    let url = url.split('#').next().unwrap_or(url);
-    let (path, query) = url.split_once('?').unwrap_or((url, ""));
-    // The path inside the site: after the host, or after a folder ingest's first segment.
-    let path = match path.split_once("://") {
-        Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
-        None => path.split_once('/').map_or("", |(_, p)| p),
-    };
+    let (path, query) = crate::extract::sites::path_in_site(url);
     let name = path.rsplit('/').find(|seg| !seg.is_empty()).unwrap_or("");
     let mut key = String::with_capacity(name.len() + query.len() + 1);
     key.push_str(name);
@@ -1125,12 +1120,10 @@ fn join_site_families(docs: &mut [DocSigs], sites: &crate::extract::sites::SiteF
     }
 }
 
-/// The site of a URL: its host, or for a relative path (a folder ingest) its first segment.
+/// The site of a URL: its host, or for a relative path (a folder ingest) its first segment
+/// (`extract::sites::site_key`, the one definition).
 pub fn site_of(url: &str) -> &str {
-    match url.split_once("://") {
-        Some((_, rest)) => rest.split(['/', '?', '#']).next().unwrap_or(rest),
-        None => url.split('/').next().unwrap_or(url),
-    }
+    crate::extract::sites::site_key(url)
 }
 
 /// The share of the smaller vector's signatures (as a multiset) that the other holds: 1 for

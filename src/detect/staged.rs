@@ -560,7 +560,11 @@ impl<D: Staged> StagedMethod for D {
             }
         }
         let ids: Vec<i64> = (0..urls.len() as i64).collect();
-        let sites = crate::extract::sites::SiteFamilies::of(urls.iter().map(String::as_str));
+        let sites = if D::READS_SITES {
+            crate::extract::sites::SiteFamilies::of(urls.iter().map(String::as_str))
+        } else {
+            Default::default()
+        };
         let found = D::find_pairs(
             prepared,
             sigs,

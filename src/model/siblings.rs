@@ -309,13 +309,7 @@ pub fn file_name_tokens(url: &str) -> HashSet<String> {
 /// own is at one place with the other releases' copies of its pages.
 pub fn same_place(sites: &SiteFamilies, a: &str, b: &str) -> bool {
     fn place(url: &str) -> Option<(&str, &str, &str)> {
-        let url = url.split('#').next().unwrap_or(url);
-        let (path, query) = url.split_once('?').unwrap_or((url, ""));
-        // The path inside the site: after the host, or after a folder ingest's first segment.
-        let path = match path.split_once("://") {
-            Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
-            None => path.split_once('/').map_or("", |(_, p)| p),
-        };
+        let (path, query) = crate::extract::sites::path_in_site(url);
         let mut segments = path.rsplit('/');
         let name = segments.next().filter(|n| !n.is_empty())?;
         let dir = segments.next().filter(|d| !d.is_empty())?;
@@ -356,7 +350,7 @@ impl SiteTitles {
     }
 
     /// [`SiteTitles::new`] with the sites' families given.
-    pub fn with_families<'a>(
+    fn with_families<'a>(
         pages: impl IntoIterator<Item = (&'a str, &'a str)>,
         families: SiteFamilies,
     ) -> Self {
@@ -394,8 +388,8 @@ impl SiteTitles {
     }
 
     /// The sites' families the counts were made with.
-    pub fn families(&self) -> &SiteFamilies {
-        &self.families
+    pub fn into_families(self) -> SiteFamilies {
+        self.families
     }
 
     /// Whether two pages are two pages of one site by their names: same site, and each title

@@ -677,15 +677,8 @@ impl Store {
 
     /// Which sites of the stored pages are one (`extract::sites`), from every URL streamed.
     pub fn site_families(&self) -> Result<crate::extract::sites::SiteFamilies> {
-        Self::site_families_of(self.conn())
-    }
-
-    /// [`Store::site_families`] on a connection.
-    pub(crate) fn site_families_of(
-        conn: &rusqlite::Connection,
-    ) -> Result<crate::extract::sites::SiteFamilies> {
         let mut builder = crate::extract::sites::SiteFamiliesBuilder::default();
-        let mut st = conn.prepare("SELECT url FROM documents")?;
+        let mut st = self.conn().prepare("SELECT url FROM documents")?;
         let mut rows = st.query([])?;
         while let Some(row) = rows.next()? {
             if let rusqlite::types::ValueRef::Text(url) = row.get_ref(0)? {

@@ -695,16 +695,13 @@ fn build_queue(
     trace.stage("runs read", 0);
     let mut pairs = merger.finish();
     trace.stage("merged", pairs.len());
-    // Which sites are one (releases laid out as sites of their own), for both rules below.
-    let families = if pairs.is_empty() {
-        SiteFamilies::default()
-    } else {
-        Store::site_families_of(conn)?
-    };
+    // Both rules keep or drop each pair on its own, so their order changes no answer: the
+    // name rule goes first, as it reads every page's URL and makes the sites' families (which
+    // sites are one) that the template-sibling rule reads too.
+    let families = drop_named_apart(conn, &mut pairs)?;
+    trace.stage("named apart", pairs.len());
     drop_template_siblings(conn, &mut pairs, &families)?;
     trace.stage("template siblings", pairs.len());
-    drop_named_apart(conn, &mut pairs, families)?;
-    trace.stage("named apart", pairs.len());
     let methods: Vec<String> = runs.into_iter().map(|(m, _)| m).collect();
     let entries = entries_from_pairs(&pairs, &methods, &representative, &noise, config);
     trace.stage("entries", pairs.len());
@@ -851,23 +848,17 @@ fn single_detector_pairs_by_component(pairs: &MergedPairs) -> Vec<u32> {
 /// or whose URLs' file names, each carry a name of their own (`model::siblings::SiteTitles`):
 /// two pages of the site, not two copies of one page (pages at one place of their site,
 /// `siblings::same_place`, are copies whatever their names). Every stored page's title and
-/// URL are counted, on its site.
-fn drop_named_apart(
-    conn: &Connection,
-    pairs: &mut MergedPairs,
-    families: SiteFamilies,
-) -> Result<()> {
+/// URL are counted, on its site (sites that are one counted as one). Returns the sites'
+/// families, made from the same URLs.
+fn drop_named_apart(conn: &Connection, pairs: &mut MergedPairs) -> Result<SiteFamilies> {
     if pairs.is_empty() {
-        return Ok(());
+        return Ok(SiteFamilies::default());
     }
     let mut st = conn.prepare("SELECT id, url, title FROM documents")?;
     let pages: HashMap<i64, (String, String)> = st
         .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
         .collect::<rusqlite::Result<_>>()?;
-    let titles = siblings::SiteTitles::with_families(
-        pages.values().map(|(u, t)| (u.as_str(), t.as_str())),
-        families,
-    );
+    let titles = siblings::SiteTitles::new(pages.values().map(|(u, t)| (u.as_str(), t.as_str())));
     let named = |d: i64| pages.get(&d).map(|(u, t)| (u.as_str(), t.as_str()));
     // Pairs come in (a, b) order: page a's name tokens are made once for all its pairs.
     let mut first: Option<(i64, siblings::PageName)> = None;
@@ -881,7 +872,7 @@ fn drop_named_apart(
         };
         !titles.named_apart_from(a.0, name, b)
     });
-    Ok(())
+    Ok(titles.into_families())
 }
 
 fn entry_key(number: i64, e: &Entry, detectors_total: usize) -> QueueKey {
