@@ -243,11 +243,18 @@ pub(crate) fn run_detector<D: Detector>(
     } = found;
     // Pairs across languages are no pairs (a translation is not a copy): dropped here, for
     // every method, before anything is stored (`super::languages`).
+    // So are the pairs of one site's two language editions (`extract::editions`).
+    let editions = if pairs.is_empty() {
+        Default::default()
+    } else {
+        shared.language_editions(store)?
+    };
     let kept = super::languages::pairs_kept_with(
         store,
         &ids,
         &pairs,
         &mut shared.language_profiles.borrow_mut(),
+        &editions,
     )?;
     // The pairs kept, with their indices in `pairs` (a method's details are by index).
     let write_pairs = |store: &mut Store| {
@@ -275,7 +282,14 @@ pub(crate) fn run_detector<D: Detector>(
             write_pairs(store)?;
             drop(detail);
             let dropped = k.iter().filter(|&&keep| !keep).count();
-            merge(&mut summary, json!({ "across_languages": dropped }));
+            let by_editions = pairs
+                .iter()
+                .filter(|&&(a, b, _)| editions.apart(ids[a as usize], ids[b as usize]))
+                .count();
+            merge(
+                &mut summary,
+                json!({ "across_languages": dropped, "across_editions": by_editions }),
+            );
             let mut keep = k.iter();
             let mut pairs = pairs;
             pairs.retain(|_| keep.next().copied().unwrap_or(true));

@@ -16,6 +16,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::extract::editions::Editions;
 use crate::store::Store;
 use crate::text::lang::{self, LineMemo, Profile};
 
@@ -29,7 +30,8 @@ pub fn pairs_kept(
     ids: &[i64],
     pairs: &[(u32, u32, f64)],
 ) -> Result<Option<Vec<bool>>> {
-    pairs_kept_with(store, ids, pairs, &mut Profiles::default())
+    let editions = store.language_editions()?;
+    pairs_kept_with(store, ids, pairs, &mut Profiles::default(), &editions)
 }
 
 /// The language profiles made so far (by document id) and the languages of their lines:
@@ -58,16 +60,20 @@ impl Profiles {
     }
 }
 
-/// [`pairs_kept`] with the profiles already made, which it extends.
+/// [`pairs_kept`] with the profiles already made, which it extends, and the site's
+/// language editions read.
 pub fn pairs_kept_with(
     store: &Store,
     ids: &[i64],
     pairs: &[(u32, u32, f64)],
     memo: &mut Profiles,
+    editions: &Editions,
 ) -> Result<Option<Vec<bool>>> {
     if pairs.is_empty() {
         return Ok(None);
     }
+    let across_editions =
+        |&(a, b, _): &(u32, u32, f64)| editions.apart(ids[a as usize], ids[b as usize]);
     let in_pairs: FxHashSet<i64> = pairs
         .iter()
         .flat_map(|&(a, b, _)| [ids[a as usize], ids[b as usize]])
@@ -96,10 +102,10 @@ pub fn pairs_kept_with(
     };
     let mut wanted: Vec<i64> = pairs
         .iter()
-        .filter(|p| differ(p))
+        .filter(|p| differ(p) && !across_editions(p))
         .flat_map(|&(a, b, _)| [ids[a as usize], ids[b as usize]])
         .collect();
-    if wanted.is_empty() {
+    if wanted.is_empty() && (editions.is_empty() || !pairs.iter().any(across_editions)) {
         return Ok(None);
     }
     wanted.sort_unstable();
@@ -124,6 +130,9 @@ pub fn pairs_kept_with(
     let keep: Vec<bool> = pairs
         .iter()
         .map(|p| {
+            if across_editions(p) {
+                return false;
+            }
             if !differ(p) {
                 return true;
             }

@@ -43,6 +43,8 @@ pub struct Shared {
     pub language_profiles: RefCell<super::languages::Profiles>,
     /// Which sites are one (`extract::sites`), read once from the stored URLs.
     site_families: RefCell<Option<Arc<crate::extract::sites::SiteFamilies>>>,
+    /// The language editions the stored paths name (`extract::editions`), read once.
+    language_editions: RefCell<Option<Arc<crate::extract::editions::Editions>>>,
 }
 
 impl Shared {
@@ -53,6 +55,19 @@ impl Shared {
         }
         let fresh = Arc::new(store.site_families()?);
         *self.site_families.borrow_mut() = Some(Arc::clone(&fresh));
+        Ok(fresh)
+    }
+
+    /// The language editions of the store's sites, from the memo or read now.
+    pub fn language_editions(
+        &self,
+        store: &Store,
+    ) -> Result<Arc<crate::extract::editions::Editions>> {
+        if let Some(e) = self.language_editions.borrow().as_ref() {
+            return Ok(Arc::clone(e));
+        }
+        let fresh = Arc::new(store.language_editions()?);
+        *self.language_editions.borrow_mut() = Some(Arc::clone(&fresh));
         Ok(fresh)
     }
 

@@ -14,6 +14,7 @@
 
 pub mod charset;
 pub mod content;
+pub mod editions;
 pub mod lines;
 pub mod main_content;
 pub mod redirect_stub;

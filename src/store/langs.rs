@@ -135,6 +135,38 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// The language editions the stored pages' paths name (`extract::editions`): one scan of
+    /// the URLs (most have no language tag and are dropped at once), then the identified
+    /// languages of the tagged pages.
+    pub fn language_editions(&self) -> Result<crate::extract::editions::Editions> {
+        let mut tagged: Vec<(i64, String)> = Vec::new();
+        {
+            let mut st = self.conn().prepare("SELECT id, url FROM documents")?;
+            let mut rows = st.query([])?;
+            while let Some(row) = rows.next()? {
+                if let rusqlite::types::ValueRef::Text(url) = row.get_ref(1)? {
+                    let url = String::from_utf8_lossy(url);
+                    if !crate::extract::editions::language_tags(&url).is_empty() {
+                        tagged.push((row.get(0)?, url.into_owned()));
+                    }
+                }
+            }
+        }
+        let mut builder = crate::extract::editions::EditionsBuilder::default();
+        if tagged.is_empty() {
+            return Ok(builder.finish());
+        }
+        let wanted: rustc_hash::FxHashSet<i64> = tagged.iter().map(|(id, _)| *id).collect();
+        let mut langs: rustc_hash::FxHashMap<i64, String> = rustc_hash::FxHashMap::default();
+        self.for_each_doc_lang(&wanted, |id, code| {
+            langs.insert(id, code.to_string());
+        })?;
+        for (id, url) in &tagged {
+            builder.add(*id, url, langs.get(id).map(String::as_str));
+        }
+        Ok(builder.finish())
+    }
+
     /// Calls `f` with the stored language of every document in `wanted` (by document id),
     /// one scan of `document_langs` (a million rows cost under a second; a query per
     /// document would cost more when most documents are wanted).

@@ -832,12 +832,15 @@ fn a_translated_page_and_its_english_original_are_not_a_pair_and_japanese_is_jap
     // The profiles one `detect` keeps for its next methods give the same verdicts: made by
     // a first call, then only read by a second.
     let mut profiles = Default::default();
+    let editions = Default::default();
     let first =
-        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles).unwrap();
+        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles, &editions)
+            .unwrap();
     assert!(!profiles.is_empty(), "the first call keeps its profiles");
     let made = profiles.len();
     let again =
-        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles).unwrap();
+        spotcheck::detect::languages::pairs_kept_with(&store, &ids, &all, &mut profiles, &editions)
+            .unwrap();
     assert_eq!(profiles.len(), made, "the second call makes none");
     assert!(
         profiles.lines() > 0,
@@ -856,4 +859,90 @@ fn a_translated_page_and_its_english_original_are_not_a_pair_and_japanese_is_jap
         vec![("manual/1.0/en/apt.html", "manual/1.1/en/apt.html")],
         "pairs kept"
     );
+}
+
+/// A section of the manual no edition has translated yet (written for this test), and a
+/// story of the paper below.
+const UNTRANSLATED: [&str; 3] = [
+    "The secure shell server accepts connections on port 22 and reads its configuration \
+     from a single file in the system configuration directory. Every change to that file \
+     takes effect when the service is restarted, so test a new configuration before you \
+     close the session you changed it from.",
+    "Keys are generated when the package is installed. If you clone a virtual machine, \
+     generate new host keys on the copy, or every clone will present the same identity to \
+     the clients that connect to it, and a client cannot tell one machine from another.",
+    "To allow only key-based logins, turn password authentication off and reload the \
+     service; the sessions already open are not closed, which leaves you a way back if the \
+     new setting locks you out of the machine.",
+];
+
+/// The wire story the paper's country editions both print (written for this test).
+const STORY: [&str; 3] = [
+    "The city council voted on Tuesday to close the old central market for eighteen months \
+     while its roof is replaced, a decision traders said would cost them most of their \
+     winter customers and that the mayor called the only safe choice left.",
+    "Traders will move into a temporary hall on the square next to the market, where the \
+     council has promised the same rents, electricity and water for as long as the works \
+     last, and a parking area for the delivery vans that supply the stalls.",
+    "Engineers found last spring that the steel beams holding up the roof had rusted through \
+     in several places, and the building has been closed on windy days since then, which \
+     the traders say has already halved their takings this year.",
+];
+
+fn plain_page(title: &str, paragraphs: &[&str]) -> String {
+    let body: String = paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!("<html><head><title>{title}</title></head><body><h1>{title}</h1>{body}</body></html>")
+}
+
+#[test]
+fn an_untranslated_page_of_one_language_edition_is_no_copy_of_its_original() {
+    let (dir, db) = common::temp_db();
+    let root = dir.path().join("crawl");
+    let ssh = plain_page("Secure shell", &UNTRANSLATED);
+    let story = plain_page("Market to close", &STORY);
+    let pages = [
+        // The manual names two editions (pages under each tag are in its language) ...
+        ("manual/1.0/ca/apt.html", manual_page("ca", "1.0")),
+        ("manual/1.1/en/apt.html", manual_page("en", "1.1")),
+        ("manual/1.1/ca/apt.html", manual_page("ca", "1.1")),
+        // ... and serves its ssh section in English in both, in two releases.
+        ("manual/1.0/en/ssh.html", ssh.clone()),
+        ("manual/1.1/en/ssh.html", ssh.clone()),
+        ("manual/1.1/ca/ssh.html", ssh),
+        // A paper's Canadian and British editions print one story: `ca` and `uk` are
+        // language codes, but no page under them is Catalan or Ukrainian.
+        ("paper/ca/market.html", story.clone()),
+        ("paper/uk/market.html", story),
+    ];
+    for (path, html) in &pages {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, html).unwrap();
+    }
+    let db = db.to_str().unwrap();
+    common::spotcheck_ok(&["ingest", "--quiet", "--db", db, root.to_str().unwrap()]);
+    let (runs, _) = common::spotcheck_ok(&["detect", "--db", db, "--json"]);
+    let runs: Vec<serde_json::Value> = runs
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let spotsigs = runs
+        .iter()
+        .find(|r| r["method"] == "spotsigs")
+        .unwrap_or_else(|| panic!("a SpotSigs run in {runs:?}"));
+    // The untranslated section in two editions (two pairs), and the translated apt page of
+    // either release with its original (the profiles' rule would drop those two too).
+    assert_eq!(spotsigs["summary"]["across_editions"], 4, "{spotsigs}");
+    let pair = |a: &str, b: &str| (a.to_string(), b.to_string());
+    for method in ["spotsigs", "cooper"] {
+        assert_eq!(
+            pairs(db, method),
+            vec![
+                pair("manual/1.0/ca/apt.html", "manual/1.1/ca/apt.html"),
+                pair("manual/1.0/en/ssh.html", "manual/1.1/en/ssh.html"),
+                pair("paper/ca/market.html", "paper/uk/market.html"),
+            ],
+            "{method}: the release copy and the paper's editions, not the untranslated page"
+        );
+    }
 }
