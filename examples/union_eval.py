@@ -46,7 +46,7 @@ def pairs(m):
         if a in gold and b in gold: s.add(tuple(sorted((a, b))))
     return s
 def row(name, s):
-    tp = len(s & true); p = tp / len(s) if s else 1.0; r = tp / len(true)
+    tp = len(s & true); p = tp / len(s) if s else 1.0; r = tp / len(true) if true else 1.0
     f = 2*p*r/(p+r) if p+r else 0.0
     ne = f"  non-English recall {len(s & true_ne) / len(true_ne):.3f} ({len(true_ne)} pairs)" if true_ne else ""
     print(f"{name:10} P {p:.3f} R {r:.3f} F1 {f:.3f}{ne}")
