@@ -5,7 +5,7 @@
 #
 #   examples/corpora.sh [NAME...]      # default: all of them, in the order below
 #
-# Names: news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc.
+# Names: news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd-ed dd-ed2 dd6k ddwarc.
 # The news corpora are made by `make_news_corpus` (built here in release) from
 # ../shared/corpus/news; the doc corpora by ../shared/corpus/debian-docs.sh, with the two
 # provenance-gold fixes BENCHMARKS.md describes (dd-held3: libxml2's moved manual; dd-lang:
@@ -121,6 +121,17 @@ build() {
     # they ship man pages, no HTML (0 pages).
     dd-held9) docs dd-held9 tcl8.6-doc zsh-doc libcurl4-doc imagemagick-6-doc --max-pages 1500 ;;
     dd-held10) docs dd-held10 apache2-doc nodejs-doc python-sqlalchemy-doc ghostscript-doc --max-pages 1500 ;;
+    # Session 28's language editions: GIMP's manual in English and German (two packages;
+    # GIMP 3 moved the manual from usr/share/gimp/2.0/help to 3.0/help, which provenance reads
+    # as new pages: the gold maps both to one path), and aptitude's manual in five languages
+    # (built after the editions rule was final: held out).
+    dd-ed)
+      if [[ ! -s $cache/dd-ed/gold.orig.tsv ]]; then
+        docs dd-ed gimp-help-en gimp-help-de
+        cp "$cache/dd-ed/gold.tsv" "$cache/dd-ed/gold.orig.tsv"
+        sed -E 's#(\t[^\t]*)gimp/[23]\.0/help#\1gimp/help#' "$cache/dd-ed/gold.orig.tsv" > "$cache/dd-ed/gold.tsv"
+      else echo "== dd-ed: there"; fi ;;
+    dd-ed2) docs dd-ed2 aptitude-doc-en aptitude-doc-es aptitude-doc-fr aptitude-doc-ja aptitude-doc-cs ;;
     ddwarc)
       [[ -s $cache/ddwarc/crawl.warc.gz ]] && { echo "== ddwarc: there"; return; }
       docs ddwarc linux-doc-5.10 linux-doc-6.12 --warc ;;
@@ -129,5 +140,5 @@ build() {
 }
 
 names=("$@")
-[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd6k ddwarc)
+[[ ${#names[@]} -gt 0 ]] || names=(news-v2 news-v3 news-v4 news-v5 news-v7 news-v8 news-v9 news-v10 news-v11 news-v12 news-v13 ci-dd cc-held dd-held3 dd-held4 dd-held5 dd-held6 dd-held7 dd-held8 dd-held9 dd-held10 dd-lang dd-lang3 dd-ed dd-ed2 dd6k ddwarc)
 for n in "${names[@]}"; do build "$n"; done
