@@ -6,7 +6,9 @@
 //! pair (a property test checks it against the quadratic loop).
 //!
 //! Used by SpotSigs' fallback for the pages it cannot sign (`detect::spotsigs`): those are
-//! few (index and member-list pages) and a set of word shingles each.
+//! few (index and member-list pages, news in languages whose prose rarely holds an
+//! antecedent) and a set of word shingles each. [`containment_pairs`] is the same join for
+//! copies cut short: the smaller set's share held by the larger, with a Jaccard floor.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -15,31 +17,7 @@ use rustc_hash::FxHashMap;
 /// Jaccard similarity is at least `threshold` (in (0, 1]), sorted by `(i, j)`. Empty sets
 /// pair with nothing.
 pub fn jaccard_pairs(sets: &[Vec<u64>], threshold: f64) -> Vec<(u32, u32, f64)> {
-    // Elements ranked rare-first (ties by value: one order for every run).
-    let mut freq: FxHashMap<u64, u32> = FxHashMap::default();
-    for s in sets {
-        for &e in s {
-            *freq.entry(e).or_default() += 1;
-        }
-    }
-    let mut order: Vec<(u32, u64)> = freq.iter().map(|(&e, &f)| (f, e)).collect();
-    order.sort_unstable();
-    let rank: FxHashMap<u64, u32> = order
-        .iter()
-        .enumerate()
-        .map(|(r, &(_, e))| (e, r as u32))
-        .collect();
-    drop(order);
-    drop(freq);
-    let ranked: Vec<Vec<u32>> = sets
-        .par_iter()
-        .map(|s| {
-            let mut r: Vec<u32> = s.iter().filter_map(|e| rank.get(e).copied()).collect();
-            r.sort_unstable();
-            r
-        })
-        .collect();
-    drop(rank);
+    let ranked = ranked_rare_first(sets);
     // The prefix elements' postings.
     let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
     for (i, r) in ranked.iter().enumerate() {
@@ -74,6 +52,87 @@ pub fn jaccard_pairs(sets: &[Vec<u64>], threshold: f64) -> Vec<(u32, u32, f64)> 
         .collect();
     pairs.sort_unstable_by_key(|p| (p.0, p.1));
     pairs
+}
+
+/// Every pair `(i, j, jaccard)` with `i < j` of `sets` (each sorted, without repeats) of
+/// which the smaller set has at least the share `containment` (in (0, 1]) of its elements in
+/// the other, and whose Jaccard similarity is at least `floor`, sorted by `(i, j)`: a copy
+/// cut short is most of itself in its original, whatever was cut. The smaller set `x` of
+/// such a pair shares an element among its first `|x| − ⌈c·|x|⌉ + 1` (rare-first), so each
+/// set indexes that prefix and every set probes with all its elements the sets no larger
+/// than itself.
+pub fn containment_pairs(sets: &[Vec<u64>], containment: f64, floor: f64) -> Vec<(u32, u32, f64)> {
+    let ranked = ranked_rare_first(sets);
+    let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (i, r) in ranked.iter().enumerate() {
+        for &e in &r[..prefix_len(r.len(), containment)] {
+            postings.entry(e).or_default().push(i as u32);
+        }
+    }
+    // `x` is the smaller of a pair when its (size, index) is the smaller: each pair is
+    // looked at from its larger set only.
+    let smaller = |x: usize, y: usize| (ranked[x].len(), x) < (ranked[y].len(), y);
+    let mut pairs: Vec<(u32, u32, f64)> = (0..ranked.len())
+        .into_par_iter()
+        .flat_map_iter(|y| {
+            let large = &ranked[y];
+            let mut candidates: Vec<u32> = large
+                .iter()
+                .filter_map(|e| postings.get(e))
+                .flatten()
+                .copied()
+                .filter(|&x| smaller(x as usize, y))
+                .collect();
+            candidates.sort_unstable();
+            candidates.dedup();
+            let ranked = &ranked;
+            candidates.into_iter().filter_map(move |x| {
+                let small = &ranked[x as usize];
+                // Jaccard is at most |small| / |large|.
+                if (small.len() as f64) < floor * large.len() as f64 {
+                    return None;
+                }
+                let (inter, union) = intersection_union(small, large);
+                let j_sim = inter as f64 / union as f64;
+                let held = inter as f64 >= containment * small.len() as f64 - 1e-9;
+                (held && j_sim >= floor).then(|| {
+                    let (a, b) = (x.min(y as u32), x.max(y as u32));
+                    (a, b, j_sim)
+                })
+            })
+        })
+        .collect();
+    pairs.sort_unstable_by_key(|p| (p.0, p.1));
+    pairs
+}
+
+/// Each set's elements as ranks in one rare-first order of all elements (ties by value:
+/// one order for every run), sorted: the order prefix filtering needs.
+fn ranked_rare_first(sets: &[Vec<u64>]) -> Vec<Vec<u32>> {
+    let mut freq: FxHashMap<u64, u32> = FxHashMap::default();
+    for s in sets {
+        for &e in s {
+            *freq.entry(e).or_default() += 1;
+        }
+    }
+    let mut order: Vec<(u32, u64)> = freq.iter().map(|(&e, &f)| (f, e)).collect();
+    order.sort_unstable();
+    let rank: FxHashMap<u64, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(r, &(_, e))| (e, r as u32))
+        .collect();
+    drop(order);
+    drop(freq);
+    let ranked: Vec<Vec<u32>> = sets
+        .par_iter()
+        .map(|s| {
+            let mut r: Vec<u32> = s.iter().filter_map(|e| rank.get(e).copied()).collect();
+            r.sort_unstable();
+            r
+        })
+        .collect();
+    ranked
 }
 
 /// How many of a set's first elements (in the rare-first order) a pair at Jaccard ≥ t must
@@ -153,7 +212,58 @@ mod tests {
         assert_eq!(prefix_len(4, 1.0), 1);
     }
 
+    /// The containment join's definition: every pair compared.
+    fn every_contained_pair(sets: &[Vec<u64>], c: f64, floor: f64) -> Vec<(u32, u32, f64)> {
+        let mut out = Vec::new();
+        for i in 0..sets.len() {
+            for j in i + 1..sets.len() {
+                let (a, b) = (&sets[i], &sets[j]);
+                let inter = a.iter().filter(|e| b.binary_search(e).is_ok()).count();
+                let union = a.len() + b.len() - inter;
+                let small = a.len().min(b.len());
+                if small == 0 {
+                    continue;
+                }
+                let j_sim = inter as f64 / union as f64;
+                if inter as f64 >= c * small as f64 - 1e-9 && j_sim >= floor {
+                    out.push((i as u32, j as u32, j_sim));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_copy_cut_short_is_contained_in_its_original() {
+        let whole: Vec<u64> = (0..40).collect();
+        let cut: Vec<u64> = (0..28).chain([900]).collect(); // 28 of 29 held, J 28/41
+        let other: Vec<u64> = (100..130).collect();
+        let tiny: Vec<u64> = (0..5).collect(); // held, but J 5/40 under the floor
+        let pairs = containment_pairs(&[whole, cut, other, tiny], 0.8, 0.2);
+        assert_eq!(pairs.len(), 1, "{pairs:?}");
+        assert_eq!((pairs[0].0, pairs[0].1), (0, 1));
+        assert!((pairs[0].2 - 28.0 / 41.0).abs() < 1e-12);
+    }
+
     proptest! {
+        #[test]
+        fn containment_prefix_filtering_finds_exactly_the_pairs_every_comparison_finds(
+            raw in proptest::collection::vec(proptest::collection::btree_set(0u64..24, 0..12), 0..24),
+            c in prop_oneof![Just(0.8), Just(0.5), Just(1.0), 0.05f64..1.0],
+            floor in prop_oneof![Just(0.2), Just(0.0), 0.0f64..1.0],
+        ) {
+            let sets: Vec<Vec<u64>> = raw.into_iter().map(|s| s.into_iter().collect()).collect();
+            let fast = containment_pairs(&sets, c, floor);
+            let slow = every_contained_pair(&sets, c, floor);
+            prop_assert_eq!(
+                fast.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>(),
+                slow.iter().map(|p| (p.0, p.1)).collect::<Vec<_>>()
+            );
+            for (f, s) in fast.iter().zip(&slow) {
+                prop_assert!((f.2 - s.2).abs() < 1e-12);
+            }
+        }
+
         #[test]
         fn prefix_filtering_finds_exactly_the_pairs_every_comparison_finds(
             raw in proptest::collection::vec(proptest::collection::btree_set(0u64..24, 0..12), 0..24),

@@ -285,9 +285,9 @@ static PARAMS: &[Param<S>] = &[
         value_name: "F",
         kind: Kind::closed(0.0, 1.0),
         help: "Pages left unsigned (fewer than --min-sigs signatures: index and member-list \
-               pages) are a pair at a Jaccard of their word 3-shingle sets of at least F \
-               (pages of 25 shingles or more; never two differently named pages of one \
-               site); 0 = off.",
+               pages) are a pair at a Jaccard of their word 3-shingle sets of at least F, or \
+               by --containment on the shingles (pages of 25 shingles or more; never two \
+               differently named pages of one site); 0 = off.",
         paper: Some("0"),
         get: |s| Some(Value::Float(s.fallback_tau.unwrap_or(0.0))),
         unset: "",
@@ -853,7 +853,8 @@ impl Detector for SpotSigs {
                     same_content: &same_content,
                     content_groups: &content_groups,
                 };
-                fallback_pairs(&unsigned, &meta, tau, s.text, ctx)?
+                let contained = s.containment.map(|c| (c, s.containment_floor));
+                fallback_pairs(&unsigned, &meta, tau, contained, s.text, ctx)?
             }
             None => (Vec::new(), 0),
         };
@@ -1008,7 +1009,9 @@ struct DocsMeta<'a> {
 }
 
 /// SpotSigs' fallback ([`SpotSigsSettings::fallback_tau`]): the pairs at word 3-shingle
-/// Jaccard ≥ `tau` among the `unsigned` documents (indices), with the number of documents
+/// Jaccard ≥ `tau` among the `unsigned` documents (indices), and with `contained` =
+/// `(c, floor)` (the containment rule's settings) the pairs of which the smaller page has
+/// the share `c` of its shingles in the other at Jaccard ≥ `floor`, with the number of documents
 /// it compared. Their texts are read from the store by id, as few as they are (a page the
 /// signatures match is never read again). One document per equal-text key takes part (the
 /// others are its pairs already, by `same_content`), so a template page repeated a
@@ -1023,6 +1026,7 @@ fn fallback_pairs(
     unsigned: &[usize],
     meta: &DocsMeta<'_>,
     tau: f64,
+    contained: Option<(f64, f64)>,
     text: TextKind,
     ctx: &RunContext,
 ) -> Result<(Vec<DocPair>, usize)> {
@@ -1061,7 +1065,15 @@ fn fallback_pairs(
         .collect();
     let (doc_of, sets): (Vec<usize>, Vec<Vec<u64>>) = shingled.into_iter().unzip();
     let mut pairs = Vec::new();
-    for (a, b, sim) in crate::cluster::set_join::jaccard_pairs(&sets, tau) {
+    let mut joined = crate::cluster::set_join::jaccard_pairs(&sets, tau);
+    // The containment rule of the signed pages, on shingles: a copy cut short (a news
+    // story in a language whose prose rarely holds an antecedent, so no copy is signed).
+    if let Some((c, floor)) = contained {
+        joined.extend(crate::cluster::set_join::containment_pairs(&sets, c, floor));
+        joined.sort_by_key(|p| (p.0, p.1));
+        joined.dedup_by(|x, y| (x.0, x.1) == (y.0, y.1));
+    }
+    for (a, b, sim) in joined {
         let (a, b) = (doc_of[a as usize], doc_of[b as usize]);
         if siblings(&meta.sites[a], meta.names[a], &meta.sites[b], meta.names[b]) {
             continue;
