@@ -18,28 +18,14 @@ use rustc_hash::FxHashMap;
 /// pair with nothing.
 pub fn jaccard_pairs(sets: &[Vec<u64>], threshold: f64) -> Vec<(u32, u32, f64)> {
     let ranked = ranked_rare_first(sets);
-    // The prefix elements' postings.
-    let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for (i, r) in ranked.iter().enumerate() {
-        for &e in &r[..prefix_len(r.len(), threshold)] {
-            postings.entry(e).or_default().push(i as u32);
-        }
-    }
+    let postings = prefix_postings(&ranked, threshold);
     let mut pairs: Vec<(u32, u32, f64)> = (0..ranked.len())
         .into_par_iter()
         .flat_map_iter(|i| {
             let x = &ranked[i];
-            let mut candidates: Vec<u32> = x[..prefix_len(x.len(), threshold)]
-                .iter()
-                .filter_map(|e| postings.get(e))
-                .flatten()
-                .copied()
-                .filter(|&j| j as usize > i)
-                .collect();
-            candidates.sort_unstable();
-            candidates.dedup();
+            let probe = &x[..prefix_len(x.len(), threshold)];
             let ranked = &ranked;
-            candidates.into_iter().filter_map(move |j| {
+            candidates(probe, &postings, |j| j as usize > i).filter_map(move |j| {
                 let y = &ranked[j as usize];
                 let (small, large) = (x.len().min(y.len()), x.len().max(y.len()));
                 if (small as f64) < threshold * large as f64 {
@@ -63,12 +49,7 @@ pub fn jaccard_pairs(sets: &[Vec<u64>], threshold: f64) -> Vec<(u32, u32, f64)> 
 /// than itself.
 pub fn containment_pairs(sets: &[Vec<u64>], containment: f64, floor: f64) -> Vec<(u32, u32, f64)> {
     let ranked = ranked_rare_first(sets);
-    let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
-    for (i, r) in ranked.iter().enumerate() {
-        for &e in &r[..prefix_len(r.len(), containment)] {
-            postings.entry(e).or_default().push(i as u32);
-        }
-    }
+    let postings = prefix_postings(&ranked, containment);
     // `x` is the smaller of a pair when its (size, index) is the smaller: each pair is
     // looked at from its larger set only.
     let smaller = |x: usize, y: usize| (ranked[x].len(), x) < (ranked[y].len(), y);
@@ -76,17 +57,8 @@ pub fn containment_pairs(sets: &[Vec<u64>], containment: f64, floor: f64) -> Vec
         .into_par_iter()
         .flat_map_iter(|y| {
             let large = &ranked[y];
-            let mut candidates: Vec<u32> = large
-                .iter()
-                .filter_map(|e| postings.get(e))
-                .flatten()
-                .copied()
-                .filter(|&x| smaller(x as usize, y))
-                .collect();
-            candidates.sort_unstable();
-            candidates.dedup();
             let ranked = &ranked;
-            candidates.into_iter().filter_map(move |x| {
+            candidates(large, &postings, |x| smaller(x as usize, y)).filter_map(move |x| {
                 let small = &ranked[x as usize];
                 // Jaccard is at most |small| / |large|.
                 if (small.len() as f64) < floor * large.len() as f64 {
@@ -104,6 +76,35 @@ pub fn containment_pairs(sets: &[Vec<u64>], containment: f64, floor: f64) -> Vec
         .collect();
     pairs.sort_unstable_by_key(|p| (p.0, p.1));
     pairs
+}
+
+/// The sets (by index) of each element among their first [`prefix_len`] elements.
+fn prefix_postings(ranked: &[Vec<u32>], share: f64) -> FxHashMap<u32, Vec<u32>> {
+    let mut postings: FxHashMap<u32, Vec<u32>> = FxHashMap::default();
+    for (i, r) in ranked.iter().enumerate() {
+        for &e in &r[..prefix_len(r.len(), share)] {
+            postings.entry(e).or_default().push(i as u32);
+        }
+    }
+    postings
+}
+
+/// The sets `keep` accepts among the postings of `probe`'s elements, each once, in order.
+fn candidates(
+    probe: &[u32],
+    postings: &FxHashMap<u32, Vec<u32>>,
+    keep: impl Fn(u32) -> bool,
+) -> std::vec::IntoIter<u32> {
+    let mut found: Vec<u32> = probe
+        .iter()
+        .filter_map(|e| postings.get(e))
+        .flatten()
+        .copied()
+        .filter(|&j| keep(j))
+        .collect();
+    found.sort_unstable();
+    found.dedup();
+    found.into_iter()
 }
 
 /// Each set's elements as ranks in one rare-first order of all elements (ties by value:
