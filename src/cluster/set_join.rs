@@ -177,20 +177,28 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The definition: every pair compared.
-    fn every_pair(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, f64)> {
+    /// Every pair compared: those `keep` accepts given (|A ∩ B|, |A ∪ B|, the smaller size).
+    fn every_pair_where(
+        sets: &[Vec<u64>],
+        keep: impl Fn(usize, usize, usize) -> bool,
+    ) -> Vec<(u32, u32, f64)> {
         let mut out = Vec::new();
         for i in 0..sets.len() {
             for j in i + 1..sets.len() {
                 let (a, b) = (&sets[i], &sets[j]);
                 let inter = a.iter().filter(|e| b.binary_search(e).is_ok()).count();
                 let union = a.len() + b.len() - inter;
-                if union > 0 && inter as f64 / union as f64 >= t {
+                if union > 0 && keep(inter, union, a.len().min(b.len())) {
                     out.push((i as u32, j as u32, inter as f64 / union as f64));
                 }
             }
         }
         out
+    }
+
+    /// The definition: every pair compared.
+    fn every_pair(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, f64)> {
+        every_pair_where(sets, |inter, union, _| inter as f64 / union as f64 >= t)
     }
 
     #[test]
@@ -215,23 +223,11 @@ mod tests {
 
     /// The containment join's definition: every pair compared.
     fn every_contained_pair(sets: &[Vec<u64>], c: f64, floor: f64) -> Vec<(u32, u32, f64)> {
-        let mut out = Vec::new();
-        for i in 0..sets.len() {
-            for j in i + 1..sets.len() {
-                let (a, b) = (&sets[i], &sets[j]);
-                let inter = a.iter().filter(|e| b.binary_search(e).is_ok()).count();
-                let union = a.len() + b.len() - inter;
-                let small = a.len().min(b.len());
-                if small == 0 {
-                    continue;
-                }
-                let j_sim = inter as f64 / union as f64;
-                if inter as f64 >= c * small as f64 - 1e-9 && j_sim >= floor {
-                    out.push((i as u32, j as u32, j_sim));
-                }
-            }
-        }
-        out
+        every_pair_where(sets, |inter, union, small| {
+            small > 0
+                && inter as f64 >= c * small as f64 - 1e-9
+                && inter as f64 / union as f64 >= floor
+        })
     }
 
     #[test]
