@@ -226,7 +226,7 @@ fn content_as_stored(
         .collect();
     // The stored pages' counts alone: the outside page is cut as its stored copies were
     // (counting it too would make a block on one page more a template here and not there).
-    let counts = store.site_blocks(&sites)?;
+    let (families, counts) = store.site_blocks(&sites)?;
     let stopwords = function_words();
     Ok(visible
         .into_par_iter()
@@ -235,7 +235,7 @@ fn content_as_stored(
             let (text, _) = content_text_with(
                 &d.text,
                 signals,
-                counts.get(site_key(&d.url)),
+                counts.get(families.site_of(&d.url)),
                 &rule,
                 stopwords,
             );

@@ -64,7 +64,8 @@ pub struct ContentRule {
     /// its pages are ingested again, nor, from a build before session 24, the bit of a
     /// discussion named by its heading: the signals change, not this rule; 8: the per-page
     /// text drops a discussion that outweighs the story, session 25; 9: the across-pages
-    /// text drops teaser links beside a page's prose, the same session). The
+    /// text drops teaser links beside a page's prose, the same session; 10: a family of
+    /// sites, `super::sites`, counts its blocks as one site, session 28). The
     /// structure signals themselves are stored at ingest and are not made again: a database
     /// made by a build of version 3 keeps its pages' link shares as that build took them
     /// (before long links counted as text) until its pages are ingested into a new one. The
@@ -87,7 +88,7 @@ impl Default for ContentRule {
             max_names: 20,
             min_words: 40,
             min_share: 0.1,
-            per_page_version: 9,
+            per_page_version: 10,
         }
     }
 }
@@ -217,6 +218,47 @@ impl SiteBlocks {
         self.template = Some((limit, rule.max_names, template));
         self.blocks = FxHashMap::default();
         self.more_names = FxHashSet::default();
+    }
+
+    /// Takes in `other`'s counts, as if its pages had been added to these after this
+    /// site's own (the counts a family of sites has as one site, `extract::sites`).
+    pub fn absorb(&mut self, other: SiteBlocks) {
+        debug_assert!(
+            self.template.is_none() && other.template.is_none(),
+            "counts absorbed after keep_template_only"
+        );
+        self.pages += other.pages;
+        // The other's names after the first of each block.
+        let mut other_names: FxHashMap<u64, Vec<u16>> = FxHashMap::default();
+        for (h, name) in other.more_names {
+            other_names.entry(h).or_default().push(name);
+        }
+        for (h, theirs) in other.blocks {
+            let names = std::iter::once(theirs.first_name)
+                .chain(other_names.remove(&h).unwrap_or_default());
+            match self.blocks.entry(h) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(theirs);
+                    for name in names.skip(1) {
+                        self.more_names.insert((h, name));
+                    }
+                }
+                std::collections::hash_map::Entry::Occupied(mut slot) => {
+                    let count = slot.get_mut();
+                    count.pages += theirs.pages;
+                    // As `add_page` counts a name: one not seen for this block yet, up to
+                    // the cap (distinct names are counted up to NAMES_COUNTED + 1).
+                    for name in names {
+                        if name != count.first_name
+                            && usize::from(count.names) <= NAMES_COUNTED
+                            && self.more_names.insert((h, name))
+                        {
+                            count.names += 1;
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Counts one page's distinct blocks; `url` is the page's, for its [`file_name`].
@@ -404,6 +446,32 @@ pub fn template_site<'a>(
     rule: &ContentRule,
 ) -> Option<&'a SiteBlocks> {
     site.filter(|s| s.pages >= rule.min_site_pages)
+}
+
+/// The counts of each family of sites (`extract::sites`): a family's member sites' counts
+/// absorbed into one entry under the family's name, so the releases of one manual laid out
+/// as sites of their own learn one template, as they would under one host (a block on 20
+/// pages of each of three releases is template to the family, not to any one release).
+pub fn join_site_families(
+    sites: std::collections::HashMap<String, SiteBlocks>,
+    families: &super::sites::SiteFamilies,
+) -> std::collections::HashMap<String, SiteBlocks> {
+    if families.is_empty() {
+        return sites;
+    }
+    // Members in name order: the counts do not depend on the map's order.
+    let mut members: Vec<(String, SiteBlocks)> = sites.into_iter().collect();
+    members.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out: std::collections::HashMap<String, SiteBlocks> = Default::default();
+    for (site, counts) in members {
+        match out.entry(families.family(&site).to_string()) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(counts);
+            }
+            std::collections::hash_map::Entry::Occupied(mut slot) => slot.get_mut().absorb(counts),
+        }
+    }
+    out
 }
 
 /// The lines of `text` that `keep` accepts, with at most one blank line between kept
@@ -1223,6 +1291,57 @@ mod tests {
         let (text, way) = content_text(&page, None, &ContentRule::default(), &stop());
         assert_eq!(way, ContentWay::PerPage);
         assert_eq!(text, format!("{es}\n{es}\n{es}"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn absorbed_counts_are_the_counts_of_all_pages_added_to_one_site(
+            pages in proptest::collection::vec(
+                (0usize..2, 0usize..6, proptest::collection::btree_set(0u64..12, 0..6)),
+                0..40,
+            ),
+        ) {
+            let page_of = |(name, blocks): (usize, &std::collections::BTreeSet<u64>)| {
+                (format!("s/dir/name{name}.html"), blocks.iter().copied().collect::<Vec<_>>())
+            };
+            let mut one = SiteBlocks::default();
+            let mut parts = [SiteBlocks::default(), SiteBlocks::default()];
+            // The first site's pages, then the second's: the order `absorb` stands for.
+            for part in 0..2 {
+                for (site, name, blocks) in pages.iter().filter(|p| p.0 == part) {
+                    let (url, blocks) = page_of((*name, blocks));
+                    one.add_page(&url, &blocks);
+                    parts[*site].add_page(&url, &blocks);
+                }
+            }
+            let [mut joined, second] = parts;
+            joined.absorb(second);
+            proptest::prop_assert_eq!(joined.pages, one.pages);
+            proptest::prop_assert_eq!(joined.blocks, one.blocks);
+        }
+    }
+
+    #[test]
+    fn a_family_of_sites_counts_as_one_site() {
+        // Two releases laid out as sites, ten pages at the same places: one family.
+        let mut urls: Vec<String> = Vec::new();
+        for release in ["rel-1.0", "rel-2.0"] {
+            urls.extend((0..10).map(|i| format!("{release}/doc/p{i}.html")));
+        }
+        urls.push("other/doc/p0.html".into());
+        let mut sites: std::collections::HashMap<String, SiteBlocks> = Default::default();
+        for url in &urls {
+            sites
+                .entry(site_key(url).to_string())
+                .or_default()
+                .add_page(url, &[1, 2]);
+        }
+        let families = crate::extract::sites::SiteFamilies::of(urls.iter().map(String::as_str));
+        let joined = join_site_families(sites, &families);
+        assert_eq!(joined.len(), 2, "{:?}", joined.keys().collect::<Vec<_>>());
+        assert_eq!(joined["rel-1.0"].pages, 20);
+        assert_eq!(joined["rel-1.0"].blocks[&1].pages, 20);
+        assert_eq!(joined["other"].pages, 1);
     }
 
     #[test]

@@ -659,13 +659,23 @@ impl Store {
 
     /// Each of `sites`' block counts over the stored visible texts: pass 1 of the content
     /// pass, for the sites asked only (what `query` adds an outside page of such a site to,
-    /// so its content text loses the same template as the stored pages' did).
+    /// so its content text loses the same template as the stored pages' did). As in the
+    /// pass, a family of sites counts as one: the counts are keyed by family name
+    /// (`families.site_of(url)` finds a page's), with the families of the stored URLs.
     pub fn site_blocks(
         &self,
         sites: &std::collections::HashSet<String>,
-    ) -> Result<std::collections::HashMap<String, crate::extract::content::SiteBlocks>> {
+    ) -> Result<(
+        crate::extract::sites::SiteFamilies,
+        std::collections::HashMap<String, crate::extract::content::SiteBlocks>,
+    )> {
         use crate::extract::content;
-        self.count_site_blocks(|url| sites.contains(content::site_key(url)))
+        let families = self.site_families()?;
+        let wanted: std::collections::HashSet<&str> =
+            sites.iter().map(|s| families.family(s)).collect();
+        let counts = self.count_site_blocks(|url| wanted.contains(families.site_of(url)))?;
+        let counts = content::join_site_families(counts, &families);
+        Ok((families, counts))
     }
 
     /// Pass 1 of the content pass: each site's block counts over the stored visible texts
@@ -847,10 +857,13 @@ impl Store {
         // empty database does): each page's distinct blocks, hashed in parallel a chunk at
         // a time, counted per site.
         let started = std::time::Instant::now();
-        let mut sites: HashMap<String, SiteBlocks> = match known_counts {
+        let sites: HashMap<String, SiteBlocks> = match known_counts {
             Some(known) => known,
             None => self.count_site_blocks(|_| true)?,
         };
+        // Releases laid out as sites of their own learn one template (`extract::sites`).
+        let families = self.site_families()?;
+        let mut sites = content::join_site_families(sites, &families);
         sites
             .par_iter_mut()
             .for_each(|(_, site)| site.keep_template_only(rule));
@@ -872,7 +885,7 @@ impl Store {
         let mut reusable: HashMap<SameContent<'_>, Reusable> = HashMap::new();
         let key_of = |row: &PassRow| -> SameContent<'_> {
             let text_hash = row.text_hash.clone();
-            match sites.get_key_value(content::site_key(&row.url)) {
+            match sites.get_key_value(families.site_of(&row.url)) {
                 Some((site, counts)) if content::template_site(Some(counts), rule).is_some() => {
                     SameContent::Template {
                         text_hash,
@@ -1041,7 +1054,7 @@ impl Store {
                             return None;
                         }
                         let visible = row.visible.as_deref().unwrap_or_default();
-                        let site = sites.get(content::site_key(&row.url));
+                        let site = sites.get(families.site_of(&row.url));
                         let signals = row
                             .signals
                             .as_deref()
