@@ -258,3 +258,48 @@ fn an_ingest_into_an_empty_database_leaves_the_migrations_schema() {
     assert_eq!(summary.revisits.resolved, 2, "{summary:?}");
     assert_eq!(schema(&db), schema(&migrated));
 }
+
+/// Ten pages of a manual's release (written for this test): each its own paragraph, and on
+/// three of them a generated legend.
+fn release_pages(root: &std::path::Path, release: &str) {
+    for i in 0..10 {
+        let legend = if i < 3 {
+            "<p>This legend explains the graph: a box is a class, a solid arrow is public \
+             inheritance, and a dashed arrow is a template instantiation.</p>"
+        } else {
+            ""
+        };
+        let html = format!(
+            "<html><head><title>Page {i}</title></head><body><p>Page {i} of the manual \
+             describes function number {i} and how the library calls it, with the arguments \
+             it takes and the errors it returns in release {release}.</p>{legend}</body></html>"
+        );
+        let file = root.join(release).join("doc").join(format!("p{i}.html"));
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, html).unwrap();
+    }
+}
+
+#[test]
+fn releases_in_folders_of_their_own_learn_one_template_for_the_content_text() {
+    // Three releases, each a site of its own (a folder ingest's first segment), one family:
+    // the legend is on 3 of each release's 10 pages (no more than a 10-page site's limit of
+    // 3) but on 9 of the family's 30 (over its limit of 6): template, as under one host.
+    let (dir, db) = common::temp_db();
+    let root = dir.path().join("crawl");
+    for release in ["manual-1.0", "manual-1.1", "manual-1.2"] {
+        release_pages(&root, release);
+    }
+    ingest_paths(&db, std::slice::from_ref(&root), &IngestOptions::default()).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let text: String = conn
+        .query_row(
+            "SELECT coalesce(c.text, d.visible_text) FROM documents d
+             LEFT JOIN content_texts c ON c.doc_id = d.id WHERE d.url = 'manual-1.1/doc/p0.html'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(text.contains("Page 0 of the manual"), "{text}");
+    assert!(!text.contains("This legend explains"), "{text}");
+}
