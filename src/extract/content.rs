@@ -246,15 +246,8 @@ impl SiteBlocks {
                 std::collections::hash_map::Entry::Occupied(mut slot) => {
                     let count = slot.get_mut();
                     count.pages += theirs.pages;
-                    // As `add_page` counts a name: one not seen for this block yet, up to
-                    // the cap (distinct names are counted up to NAMES_COUNTED + 1).
                     for name in names {
-                        if name != count.first_name
-                            && usize::from(count.names) <= NAMES_COUNTED
-                            && self.more_names.insert((h, name))
-                        {
-                            count.names += 1;
-                        }
+                        count_name(&mut self.more_names, h, count, name);
                     }
                 }
             }
@@ -280,12 +273,7 @@ impl SiteBlocks {
                 count.names = 1;
                 continue;
             }
-            if name != count.first_name
-                && usize::from(count.names) <= NAMES_COUNTED
-                && self.more_names.insert((h, name))
-            {
-                count.names += 1;
-            }
+            count_name(&mut self.more_names, h, count, name);
         }
     }
 }
@@ -446,6 +434,17 @@ pub fn template_site<'a>(
     rule: &ContentRule,
 ) -> Option<&'a SiteBlocks> {
     site.filter(|s| s.pages >= rule.min_site_pages)
+}
+
+/// Counts `name` for block `h` when it is one not seen for the block yet, up to the cap
+/// (distinct names are counted up to [`NAMES_COUNTED`] + 1): `add_page` and `absorb` alike.
+fn count_name(more_names: &mut FxHashSet<(u64, u16)>, h: u64, count: &mut BlockCount, name: u16) {
+    if name != count.first_name
+        && usize::from(count.names) <= NAMES_COUNTED
+        && more_names.insert((h, name))
+    {
+        count.names += 1;
+    }
 }
 
 /// The counts of each family of sites (`extract::sites`): a family's member sites' counts
